@@ -1,0 +1,32 @@
+# Two entry points for a fresh machine: `make run` (the main job) and `make test` (the suite).
+# Each creates .venv and installs the project into it the first time, then reuses it.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+CONFIG ?= airline.yml
+ARGS ?=
+
+.PHONY: run test browser clean
+
+$(INSTALLED): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[local,dev]'
+	touch $(INSTALLED)
+
+run: $(INSTALLED)
+	$(PY) run.py --config $(CONFIG) $(ARGS)
+
+# The report is checked in a real browser: Debian's chromium, driven by Playwright.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (Debian package) for the report tests"; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(INSTALLED) browser
+	$(PY) -m pytest $(ARGS)
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

@@ -1,0 +1,1 @@
+"""Example domains: SQLModel tables, the chatbot's tools and validators, one package per domain."""

@@ -1,0 +1,1 @@
+"""IntellAgent: stress-test a conversational agent against its own policy before it meets real users."""

@@ -1,0 +1,254 @@
+"""The run configuration: YAML validated by pydantic, with one-line errors that name the key and file.
+
+Relative paths inside a config file are resolved against the folder that holds the file, so a
+config can be moved together with its policy document without editing it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from intellagent.errors import UsageError
+from intellagent.llm.spec import ModelSpec, parse_spec
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_CONFIGS = PROJECT_ROOT / "configs"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _spec(value: Any) -> Any:
+    return parse_spec(value) if isinstance(value, str) else value
+
+
+class EnvironmentConfig(_Strict):
+    """Where the world of the chatbot under test is defined."""
+
+    policy: Path = Field(description="The policy document (the chatbot's system prompt), Markdown or text.")
+    schema_module: str = Field(
+        alias="schema",
+        description="Module with the SQLModel tables: a dotted name (db_schemas.airline.schema) or a .py path.",
+    )
+    tools: str = Field(description="Module with the chatbot's tools, as a dotted name or a .py path.")
+    validators: str | None = Field(default=None, description="Module with row validators (optional).")
+    background: str | None = Field(
+        default=None, description="Module with a `generate(session, seed)` that builds the base world (optional)."
+    )
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class LLMConfig(_Strict):
+    """The LLM of every framework role; a role left out uses `default`."""
+
+    default: ModelSpec = Field(default_factory=lambda: ModelSpec(provider="local"))
+    policies: ModelSpec | None = None
+    graph: ModelSpec | None = None
+    scenarios: ModelSpec | None = None
+    populate: ModelSpec | None = None
+    user: ModelSpec | None = None
+    critique: ModelSpec | None = None
+    analysis: ModelSpec | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _specs_from_strings(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"default": parse_spec(data)}
+        if isinstance(data, dict):
+            return {key: _spec(value) for key, value in data.items()}
+        return data
+
+    def for_role(self, role: str) -> ModelSpec:
+        """The model of a framework role (`chatbot` is configured under `chatbot:`, not here)."""
+        if role not in FRAMEWORK_ROLES:
+            raise KeyError(f"unknown LLM role {role!r}; roles are {', '.join(FRAMEWORK_ROLES)}")
+        return getattr(self, role) or self.default
+
+
+FRAMEWORK_ROLES = ("policies", "graph", "scenarios", "populate", "user", "critique", "analysis")
+
+
+class ChatbotConfig(_Strict):
+    """The chatbot under test and how to reach it (see the README's adapters section)."""
+
+    type: Literal["llm_agent", "python", "langgraph", "http", "openai"] = "llm_agent"
+    llm: ModelSpec | None = Field(default=None, description="llm_agent: its model; defaults to llm.default.")
+    native_tools: Literal["auto", "yes", "no"] = Field(
+        default="auto",
+        description="llm_agent: use the API's tool calls, or a JSON choice per step (auto: no for local models).",
+    )
+    target: str | None = Field(default=None, description="python/langgraph: 'package.module:attribute'.")
+    url: str | None = Field(default=None, description="http: the endpoint that returns the next reply.")
+    model: str | None = Field(default=None, description="openai: the deployed model's name.")
+    base_url: str | None = Field(default=None, description="openai: the endpoint's base URL.")
+    api_key_env: str | None = Field(default=None, description="openai/http: env var holding the key, if any.")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds to wait for one reply.")
+    greeting: str = Field(
+        default="Hello! How can I help you today?", description="First message, for adapters that do not greet."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spec_from_string(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("llm"), str):
+            return {**data, "llm": parse_spec(data["llm"])}
+        return data
+
+    @model_validator(mode="after")
+    def _required_fields(self) -> ChatbotConfig:
+        needs = {"python": "target", "langgraph": "target", "http": "url", "openai": "model"}
+        field = needs.get(self.type)
+        if field and not getattr(self, field):
+            raise ValueError(f"chatbot type {self.type!r} needs `{field}`")
+        return self
+
+
+class DescribeConfig(_Strict):
+    """Settings of the describe stage (policies, graph, scenarios)."""
+
+    challenge_range: tuple[int, int] = Field(
+        default=(3, 9), description="Lowest and highest total challenge score of a scenario's policies."
+    )
+    edge_block_size: int = Field(
+        default=1, ge=1, description="Policies scored against all others per graph call (calls grow as N/size)."
+    )
+    refine: bool = Field(default=False, description="Check each expected behaviour against the full policy.")
+    max_attempts: int = Field(default=3, ge=1, description="Sampling attempts per requested scenario.")
+
+    @model_validator(mode="after")
+    def _ordered_range(self) -> DescribeConfig:
+        low, high = self.challenge_range
+        if not 1 <= low <= high:
+            raise ValueError("challenge_range must be [low, high] with 1 <= low <= high")
+        return self
+
+
+class PopulateConfig(_Strict):
+    """Settings of the populate stage (one database per scenario)."""
+
+    max_repairs: int = Field(default=2, ge=0, description="Times a rejected row is sent back for repair.")
+
+
+class SimulateConfig(_Strict):
+    """Settings of the simulate stage (one dialog per event)."""
+
+    max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
+    max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
+    max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
+
+
+class ReportConfig(_Strict):
+    """Settings of the report stage and of the quality gate."""
+
+    fail_under: float | None = Field(default=None, ge=0, le=1, description="Exit 1 below this overall pass rate.")
+    baseline: Path | None = Field(default=None, description="An earlier run folder to compare against.")
+    strong_edge: float = Field(default=6.0, ge=0, le=10, description="Weight from which a policy pair is 'strong'.")
+
+
+class BudgetConfig(_Strict):
+    """Limits that abort a run cleanly (exit 3) while keeping what is done."""
+
+    max_cost_usd: float | None = Field(default=None, ge=0, description="Stop starting new LLM calls past this.")
+    max_error_rate: float = Field(
+        default=0.5, gt=0, le=1, description="Abort a stage when more than this share of its items failed."
+    )
+
+
+class Config(_Strict):
+    """A whole run: what is tested, with which models, how much of it."""
+
+    name: str = Field(default="", description="A label for reports; defaults to the config file's stem.")
+    environment: EnvironmentConfig
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    chatbot: ChatbotConfig = Field(default_factory=ChatbotConfig)
+    samples: int = Field(default=3, ge=1, description="Scenarios to generate (and dialogs to run).")
+    seed: int = Field(default=42, description="Seed of every random choice; same seed, same artifacts.")
+    workers: int = Field(default=2, ge=1, description="Items processed concurrently within a stage.")
+    llm_retries: int = Field(default=3, ge=0, description="Retries of a transient LLM error, with backoff.")
+    parse_retries: int = Field(default=2, ge=0, description="Re-asks of an answer that does not validate.")
+    describe: DescribeConfig = Field(default_factory=DescribeConfig)
+    populate: PopulateConfig = Field(default_factory=PopulateConfig)
+    simulate: SimulateConfig = Field(default_factory=SimulateConfig)
+    report: ReportConfig = Field(default_factory=ReportConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+
+    def chatbot_llm(self) -> ModelSpec:
+        """The model behind the default `llm_agent` chatbot."""
+        return self.chatbot.llm or self.llm.default
+
+
+def resolve_config_path(name: str | Path) -> Path:
+    """A path as given, or a bare name looked up among the example configs."""
+    path = Path(name)
+    if path.is_file():
+        return path.resolve()
+    for candidate in (EXAMPLE_CONFIGS / path.name, EXAMPLE_CONFIGS / f"{path.name}.yml"):
+        if path.parent == Path(".") and candidate.is_file():
+            return candidate
+    examples = ", ".join(sorted(p.name for p in EXAMPLE_CONFIGS.glob("*.yml")))
+    raise UsageError(f"config file {name} not found; give a path or one of the examples: {examples}")
+
+
+def load_config(source: str | Path | dict[str, Any] | Config, *, base_dir: Path | None = None) -> Config:
+    """Read and validate a config from a file path, a dict or an existing model.
+
+    Args:
+        source: a YAML file (path or example name), an already parsed mapping, or a `Config`.
+        base_dir: folder that relative paths of a mapping are resolved against (default: cwd).
+    """
+    if isinstance(source, Config):
+        return source
+    if isinstance(source, dict):
+        return _validate(source, origin="config", base_dir=base_dir or Path.cwd())
+    path = resolve_config_path(source)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise UsageError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a mapping of settings at the top level")
+    data.setdefault("name", path.stem)
+    return _validate(data, origin=str(path), base_dir=path.parent)
+
+
+def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"{origin}: {_first_problem(exc)}") from exc
+    env = config.environment
+    env.policy = (base_dir / env.policy).resolve()
+    if not env.policy.is_file():
+        raise UsageError(f"{origin}: environment.policy: file {env.policy} not found; fix the path")
+    for key in ("schema_module", "tools", "validators", "background"):
+        value = getattr(env, key)
+        if value and value.endswith(".py"):
+            resolved = (base_dir / value).resolve()
+            if not resolved.is_file():
+                label = "schema" if key == "schema_module" else key
+                raise UsageError(f"{origin}: environment.{label}: file {resolved} not found; fix the path")
+            setattr(env, key, str(resolved))
+    if config.report.baseline is not None:
+        config.report.baseline = (base_dir / config.report.baseline).resolve()
+    return config
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    key = key.replace("schema_module", "schema")
+    if error["type"] == "extra_forbidden":
+        return f"unknown key `{key}`; remove it or check its spelling"
+    if error["type"] == "missing":
+        return f"missing key `{key}`; add it"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"`{key}`: {message} (got {error.get('input')!r})"

@@ -1,0 +1,63 @@
+"""Model SPECs: the one-string way to name an LLM (`local`, `openai:MODEL`, `azure:DEPLOYMENT`,
+`openai:MODEL@BASE_URL`), and the block form a config file may use instead."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from intellagent.errors import UsageError
+
+Provider = Literal["local", "openai", "azure", "scripted"]
+
+SPEC_HELP = "use local, openai:MODEL, azure:DEPLOYMENT or openai:MODEL@BASE_URL"
+
+
+class ModelSpec(BaseModel):
+    """One LLM endpoint and its sampling settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: Provider = Field(description="local (embedded), openai, azure, or scripted (tests only).")
+    model: str | None = Field(default=None, description="Model name; for azure, the deployment name.")
+    base_url: str | None = Field(default=None, description="Base URL of an OpenAI-compatible server.")
+    api_version: str | None = Field(default=None, description="azure: API version (else OPENAI_API_VERSION).")
+    api_key_env: str | None = Field(
+        default=None, description="Env var with the key (default OPENAI_API_KEY / AZURE_OPENAI_API_KEY)."
+    )
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1, description="Cap on the answer's length.")
+    timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+
+    @model_validator(mode="after")
+    def _needs_model(self) -> ModelSpec:
+        if self.provider in ("openai", "azure") and not self.model:
+            raise ValueError(f"provider {self.provider} needs a model ({SPEC_HELP})")
+        return self
+
+    @property
+    def label(self) -> str:
+        """The SPEC string this block is equivalent to (used in reports and accounting)."""
+        if self.provider in ("local", "scripted"):
+            return self.provider
+        text = f"{self.provider}:{self.model}"
+        return f"{text}@{self.base_url}" if self.base_url else text
+
+
+def parse_spec(text: str) -> ModelSpec:
+    """Parse a SPEC string into a `ModelSpec`, or raise a `UsageError` that says what is accepted."""
+    text = text.strip()
+    if text in ("local", "scripted"):
+        return ModelSpec(provider=text)
+    provider, sep, rest = text.partition(":")
+    if not sep or not rest or provider not in ("openai", "azure"):
+        raise UsageError(f"model SPEC {text!r} not understood; {SPEC_HELP}")
+    model, at, base_url = rest.partition("@")
+    if at and provider != "openai":
+        raise UsageError(f"model SPEC {text!r}: a base URL goes with openai:MODEL@URL only")
+    if at and not base_url.startswith(("http://", "https://")):
+        raise UsageError(f"model SPEC {text!r}: the base URL must start with http:// or https://")
+    if not model:
+        raise UsageError(f"model SPEC {text!r} names no model; {SPEC_HELP}")
+    return ModelSpec(provider=provider, model=model, base_url=base_url or None)
