@@ -252,3 +252,45 @@ def _first_problem(exc: ValidationError) -> str:
         return f"missing key `{key}`; add it"
     message = error["msg"].removeprefix("Value error, ")
     return f"`{key}`: {message} (got {error.get('input')!r})"
+
+
+def apply_overrides(
+    config: Config,
+    *,
+    llm: str | None = None,
+    chatbot_llm: str | None = None,
+    samples: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    max_cost: float | None = None,
+    fail_under: float | None = None,
+    baseline: Path | None = None,
+) -> Config:
+    """A copy of `config` with command-line (or API) overrides applied and re-validated.
+
+    Args:
+        llm: a SPEC for every framework role (per-role settings are replaced).
+        chatbot_llm: a SPEC for the chatbot under test (the `llm_agent` adapter).
+        samples, seed, workers: replace the config's values.
+        max_cost: the budget in USD.
+        fail_under: the overall pass rate under which the run exits 1.
+        baseline: an earlier run folder to compare against.
+    """
+    data = config.model_dump(by_alias=True, exclude_none=True)
+    if llm is not None:
+        data["llm"] = {"default": parse_spec(llm)}
+    if chatbot_llm is not None:
+        data["chatbot"]["llm"] = parse_spec(chatbot_llm)
+    for key, value in (("samples", samples), ("seed", seed), ("workers", workers)):
+        if value is not None:
+            data[key] = value
+    if max_cost is not None:
+        data["budget"]["max_cost_usd"] = max_cost
+    if fail_under is not None:
+        data["report"]["fail_under"] = fail_under
+    if baseline is not None:
+        data["report"]["baseline"] = Path(baseline).resolve()
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"command line: {_first_problem(exc)}") from exc

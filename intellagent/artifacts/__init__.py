@@ -1,0 +1,30 @@
+"""The artifacts a run writes, one typed model per file: the contract between the stages.
+
+describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.sqlite;
+simulate → dialogs.jsonl; report → analysis.jsonl, report.json, report.html, junit.xml.
+"""
+
+from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Message, ToolCall
+from intellagent.artifacts.events import Event
+from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
+from intellagent.artifacts.run_info import RunInfo, RunStatus, StageInfo
+from intellagent.artifacts.scenarios import Scenario
+
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_LABELS",
+    "Category",
+    "CritiqueExchange",
+    "Dialog",
+    "DialogStatus",
+    "Event",
+    "Flow",
+    "Message",
+    "Policy",
+    "PolicyCatalog",
+    "RunInfo",
+    "RunStatus",
+    "Scenario",
+    "StageInfo",
+    "ToolCall",
+]

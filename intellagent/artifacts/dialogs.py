@@ -1,0 +1,56 @@
+"""dialogs.jsonl: one simulated conversation per event, with everything that happened in it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from intellagent.llm.usage import Tally
+
+DialogStatus = Literal["pass", "fail", "incomplete", "error"]
+
+
+class ToolCall(BaseModel):
+    """A tool the chatbot called, with its arguments and what it returned."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    result: str | None = None
+
+
+class Message(BaseModel):
+    """One entry of the transcript."""
+
+    role: Literal["chatbot", "user"]
+    content: str
+    thought: str | None = Field(default=None, description="user: the private reasoning, never sent.")
+    tool_calls: list[ToolCall] = Field(default_factory=list, description="chatbot: calls made before replying.")
+    at_s: float = Field(default=0.0, description="Seconds since the dialog started.")
+
+
+class CritiqueExchange(BaseModel):
+    """The user's stop verdict and the critique's answer to it."""
+
+    turn: int
+    verdict: Literal["success", "failure"]
+    reason: str
+    confirmed: bool
+    feedback: str = ""
+
+
+class Dialog(BaseModel):
+    """A conversation between the simulated user and the chatbot under test, and its verdict."""
+
+    id: str = Field(description="The event's id.")
+    status: DialogStatus
+    reason: str = Field(default="", description="Why it passed or failed, or what went wrong.")
+    policies: list[str] = Field(default_factory=list)
+    challenge: int = 0
+    transcript: list[Message] = Field(default_factory=list)
+    critiques: list[CritiqueExchange] = Field(default_factory=list)
+    turns: int = Field(default=0, description="User turns taken.")
+    usage: dict[str, Tally] = Field(default_factory=dict, description="LLM usage per role in this dialog.")
+    duration_s: float = 0.0
+    digest: str | None = Field(default=None, description="sha256 of the event database after the dialog.")

@@ -1,0 +1,26 @@
+"""events.jsonl: a scenario made concrete, with the database in which it is true."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class Event(BaseModel):
+    """A scenario with real values and its own SQLite database (events/<id>.sqlite)."""
+
+    id: str = Field(description="The scenario's id: one event per scenario.")
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    policies: list[str] = Field(default_factory=list)
+    challenge: int = 0
+    scenario: str = Field(default="", description="The scenario with every symbol replaced by its value.")
+    expected_behaviour: str = Field(default="", description="The expected behaviour, values substituted.")
+    symbols: dict[str, str] = Field(default_factory=dict, description="Symbol → value (U1 → 'mia_li_3668').")
+    user_rows: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="Rows the simulated user may know about, per table."
+    )
+    database: str | None = Field(default=None, description="Path of the event's database, relative to the run.")
+    digest: str | None = Field(default=None, description="sha256 of the database's canonical dump, as created.")
+    repairs: int = Field(default=0, description="Rows sent back for repair before they validated.")

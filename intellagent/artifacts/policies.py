@@ -1,0 +1,84 @@
+"""policies.json: what the chatbot must do, decomposed from its policy document."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field
+
+Category = Literal[
+    "authentication",
+    "data_privacy",
+    "legal_compliance",
+    "payment",
+    "tool_usage",
+    "reasoning",
+    "formatting",
+    "knowledge_extraction",
+    "user_consent",
+    "escalation",
+    "enforcement",
+    "offensive_content",
+    "sexual_content",
+    "harassment",
+    "fraud",
+    "misinformation",
+    "company_policy",
+    "other",
+]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+
+CATEGORY_LABELS: dict[str, str] = {
+    "authentication": "Authentication / access control",
+    "data_privacy": "Data privacy / user data handling",
+    "legal_compliance": "Legal / compliance",
+    "payment": "Payment handling / financial",
+    "tool_usage": "Tool usage / API calls",
+    "reasoning": "Logical / numerical reasoning",
+    "formatting": "Response formatting",
+    "knowledge_extraction": "Knowledge extraction",
+    "user_consent": "User consent / acknowledgment",
+    "escalation": "Escalation / handoff",
+    "enforcement": "Policy enforcement / restriction",
+    "offensive_content": "Offensive / hate content",
+    "sexual_content": "Sexual / NSFW content",
+    "harassment": "Harassment / bullying",
+    "fraud": "Fraud / malicious use",
+    "misinformation": "Misinformation / disallowed content",
+    "company_policy": "Company policy (none of the above)",
+    "other": "Other",
+}
+
+
+class Flow(BaseModel):
+    """A family of conversations the chatbot handles (book, modify, cancel, ...)."""
+
+    id: str = Field(description="F1, F2, ...")
+    name: str
+    description: str = ""
+
+
+class Policy(BaseModel):
+    """One self-contained rule the chatbot must keep."""
+
+    id: str = Field(description="P01, P02, ... (stable within a run)")
+    text: str
+    flows: list[str] = Field(description="Ids of the flows the rule applies to.")
+    category: Category
+    challenge: int = Field(ge=1, le=5, description="1 very straightforward … 5 highly intricate.")
+
+
+class PolicyCatalog(BaseModel):
+    """The decomposition of a policy document: task, flows and policies."""
+
+    task_description: str
+    flows: list[Flow]
+    policies: list[Policy]
+    errors: list[str] = Field(default_factory=list, description="Flows whose extraction failed, with why.")
+
+    def policy(self, policy_id: str) -> Policy:
+        """The policy with this id (KeyError if none)."""
+        for policy in self.policies:
+            if policy.id == policy_id:
+                return policy
+        raise KeyError(policy_id)

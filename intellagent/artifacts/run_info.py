@@ -1,0 +1,37 @@
+"""run.json: what was run, with which settings and versions, how it went, and what it cost."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from intellagent.llm.usage import UsageReport
+
+RunStatus = Literal["running", "done", "gate_failed", "aborted", "failed"]
+
+
+class StageInfo(BaseModel):
+    """How one stage went."""
+
+    status: Literal["running", "done", "aborted", "failed"] = "running"
+    started_at: str
+    finished_at: str | None = None
+    items: int = 0
+    errors: int = 0
+
+
+class RunInfo(BaseModel):
+    """The self-description of a run folder."""
+
+    name: str
+    status: RunStatus = "running"
+    error: str | None = None
+    seed: int
+    config: dict[str, Any] = Field(description="The effective config, secrets removed.")
+    fingerprint: str = Field(description="Hash of the settings that shape the artifacts (resume guard).")
+    versions: dict[str, str] = Field(default_factory=dict, description="Python and package versions.")
+    started_at: str
+    finished_at: str | None = None
+    stages: dict[str, StageInfo] = Field(default_factory=dict)
+    usage: UsageReport = Field(default_factory=UsageReport)

@@ -1,0 +1,21 @@
+"""scenarios.jsonl: one line per sampled policy set and the conversation that tests it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Scenario(BaseModel):
+    """What the user wants and what the chatbot must do, for a sampled set of policies."""
+
+    id: str = Field(description="S001, S002, ... in sampling order")
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    policies: list[str] = Field(description="Ids of the sampled policies.")
+    target_challenge: int = Field(description="The challenge level this sample was drawn for.")
+    challenge: int = Field(description="Sum of the sampled policies' challenge scores.")
+    description: str = Field(default="", description="The user's situation and goal, for one conversation.")
+    expected_behaviour: str = Field(default="", description="What the chatbot must do, self-contained.")
+    refined: bool = Field(default=False, description="Whether a refinement pass corrected the behaviour.")

@@ -1,0 +1,113 @@
+"""The command line: parse, load the config, run, and turn the outcome into an exit code.
+
+Exit codes: 0 done; 1 the quality gate failed; 2 usage or configuration error; 3 the run was
+aborted (budget exhausted, too many errors, a refused LLM call). Errors are one line on stderr; the
+traceback is shown only with --debug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from intellagent.config import apply_overrides, load_config
+from intellagent.errors import IntellAgentError, RunAborted, UsageError
+from intellagent.runner import STAGES, run
+
+EPILOG = """\
+model SPECs:
+  local                   the embedded model (default; no key, no network)
+  openai:MODEL            OpenAI (key from OPENAI_API_KEY)
+  azure:DEPLOYMENT        Azure OpenAI (AZURE_OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION)
+  openai:MODEL@BASE_URL   any OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp)
+
+exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line and exit 2, like every other usage error
+        raise UsageError(f"{message}; see --help")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of `run.py`."""
+    p = _Parser(
+        prog="run.py",
+        description="Stress-test a chatbot against its own policy: describe → populate → simulate → report.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--config", required=True, metavar="CONFIG",
+                   help="a config file, or the name of an example config (e.g. airline.yml)")
+    p.add_argument("--output", type=Path, metavar="DIR", help="run folder (default: results/<config name>)")
+    p.add_argument("--llm", metavar="SPEC", help="model of every framework role")
+    p.add_argument("--chatbot-llm", metavar="SPEC", help="model of the chatbot under test (llm_agent)")
+    p.add_argument("--samples", type=int, metavar="N", help="scenarios to generate and dialogs to run")
+    p.add_argument("--seed", type=int, metavar="N", help="seed of every random choice")
+    p.add_argument("--workers", type=int, metavar="N", help="items processed concurrently")
+    p.add_argument("--max-cost", type=float, metavar="USD", help="stop starting LLM calls past this cost (exit 3)")
+    p.add_argument("--replay", action="store_true",
+                   help="answer every LLM call from the run's cache; a call it cannot answer is an error")
+    p.add_argument("--fresh", action="store_true", help="replace an earlier run in DIR instead of resuming it")
+    p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
+    p.add_argument("--baseline", type=Path, metavar="DIR",
+                   help="compare with an earlier run; exit 1 if a policy got significantly worse")
+    p.add_argument("--stages", metavar="LIST",
+                   help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
+    p.add_argument("--no-progress", action="store_true", help="no live progress bars")
+    p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line and return its exit code."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="%(levelname)s %(message)s")
+    try:
+        args = parser().parse_args(argv)
+        return _run(args)
+    except IntellAgentError as error:
+        if debug:
+            raise
+        label = "aborted" if isinstance(error, RunAborted) else "error"
+        print(f"{label}: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = apply_overrides(
+        load_config(args.config),
+        llm=args.llm,
+        chatbot_llm=args.chatbot_llm,
+        samples=args.samples,
+        seed=args.seed,
+        workers=args.workers,
+        max_cost=args.max_cost,
+        fail_under=args.fail_under,
+        baseline=args.baseline,
+    )
+    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else STAGES
+    result = run(
+        config,
+        output=args.output,
+        fresh=args.fresh,
+        replay=args.replay,
+        stages=stages,
+        progress=not args.no_progress,
+        debug=args.debug,
+    )
+    if result.report is not None:
+        from intellagent.summary import summary_text
+
+        print(summary_text(result))
+    else:
+        print(f"artifacts in {result.folder}")
+    for failure in result.gate_failures:
+        print(f"gate: {failure}", file=sys.stderr)
+    return result.exit_code

@@ -1,0 +1,175 @@
+"""`LLM`: one role's model behind the single door every call goes through.
+
+Each call is looked up in the cache, refused under `--replay` if the cache cannot answer it, checked
+against the budget, sent, counted, and stored. Structured answers are validated by their pydantic
+model; an answer that does not validate is sent back with the validation error, a bounded number of
+times, before the step fails with `AnswerInvalid`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+from intellagent.errors import IntellAgentError, RunAborted
+from intellagent.llm.cache import ResponseCache, request_key
+from intellagent.llm.spec import ModelSpec
+from intellagent.llm.usage import Usage, price_per_token
+
+T = TypeVar("T", bound=BaseModel)
+
+# Errors that no retry can fix: a bad key, a model that does not exist, no permission.
+PERMANENT = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
+
+
+class LLMError(IntellAgentError):
+    """A call failed after its retries; the item that needed it is recorded as an error."""
+
+
+class AnswerInvalid(LLMError):
+    """The model kept answering something its schema rejects."""
+
+
+class ReplayMiss(RunAborted):
+    """--replay is on and the cache holds no answer for a request."""
+
+
+class PermanentLLMError(RunAborted):
+    """The provider refused in a way retries cannot fix (bad key, unknown model)."""
+
+
+class LLM:
+    """A framework role's model, with cache, accounting, budget and validated answers."""
+
+    def __init__(
+        self,
+        *,
+        role: str,
+        spec: ModelSpec,
+        model: BaseChatModel,
+        identity: dict[str, Any],
+        cache: ResponseCache,
+        usage: Usage,
+        replay: bool = False,
+        parse_retries: int = 2,
+    ) -> None:
+        self.role = role
+        self.spec = spec
+        self.model = model
+        self.identity = identity
+        self.cache = cache
+        self.usage = usage
+        self.replay = replay
+        self.parse_retries = parse_retries
+        self._prices = _prices(spec)
+
+    async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str) -> T:
+        """A structured answer: an instance of `schema`, validated.
+
+        Args:
+            messages: the conversation to answer.
+            schema: the pydantic model the answer must satisfy (constrained by JSON schema).
+            step: 'stage/step' for accounting, e.g. 'describe/policies'.
+        """
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
+        }
+        conversation = list(messages)
+        for _ in range(self.parse_retries + 1):
+            reply = await self.complete(conversation, step=step, response_format=response_format)
+            try:
+                return schema.model_validate_json(_json_text(reply.content))
+            except ValidationError as error:
+                problem = _describe(error)
+            conversation += [reply, HumanMessage(_feedback(problem))]
+        raise AnswerInvalid(
+            f"{self.role} ({step}): the answer did not match {schema.__name__} after "
+            f"{self.parse_retries + 1} tries: {problem}"
+        )
+
+    async def complete(self, messages: list[BaseMessage], *, step: str, **options: Any) -> AIMessage:
+        """A raw answer, e.g. with `tools=[...]` bound for native tool calls.
+
+        Args:
+            messages: the conversation to answer.
+            step: 'stage/step' for accounting.
+            **options: request options bound to the model (tools, tool_choice, response_format).
+        """
+        key, request = request_key(self.identity, messages, options)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self._count(cached, step, cached=True)
+            return cached
+        if self.replay:
+            raise ReplayMiss(
+                f"--replay: no recorded answer for {self.role} at {step}; "
+                "run once without --replay to record it"
+            )
+        self.usage.check_budget()
+        model = self.model.bind(**options) if options else self.model
+        try:
+            reply = await model.ainvoke(messages)
+        except PERMANENT as error:
+            raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
+        except (openai.OpenAIError, ValueError) as error:
+            raise LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}") from error
+        self._count(reply, step, cached=False)
+        self.cache.put(key, role=self.role, step=step, request=request, answer=reply)
+        return reply
+
+    def _count(self, reply: AIMessage, step: str, *, cached: bool) -> None:
+        tokens = reply.usage_metadata or {}
+        self.usage.record(
+            step=step,
+            role=self.role,
+            input_tokens=tokens.get("input_tokens", 0),
+            output_tokens=tokens.get("output_tokens", 0),
+            cached=cached,
+            prices=self._prices,
+            unpriced_model=None if self._prices or self.spec.provider in ("local", "scripted") else self.spec.model,
+        )
+
+
+def _prices(spec: ModelSpec) -> tuple[float, float] | None:
+    if spec.prices:
+        return spec.prices[0] / 1e6, spec.prices[1] / 1e6
+    return price_per_token(spec.model)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def _json_text(content: Any) -> str:
+    """The JSON in an answer, without the Markdown fence some models wrap it in."""
+    text = content if isinstance(content, str) else json.dumps(content)
+    match = _FENCE.match(text.strip())
+    return match.group(1) if match else text
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in item["loc"]) or "the answer"
+        problems.append(f"{where}: {item['msg']}")
+    return "; ".join(problems)
+
+
+def _feedback(problem: str) -> str:
+    return (
+        f"Your answer could not be used: {problem}. "
+        "Answer again with one JSON object that follows the schema exactly."
+    )
+
+
+def _api_message(error: Exception) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(error) or type(error).__name__

@@ -1,0 +1,84 @@
+"""One factory from a `ModelSpec` to a LangChain chat model that speaks the Chat Completions API.
+
+OpenAI, Azure OpenAI, any OpenAI-compatible server and the embedded model all go through
+`langchain-openai`; transient errors (timeouts, 429, 5xx, dropped connections) are retried by the
+OpenAI client itself, with exponential backoff and jitter.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_openai import AzureChatOpenAI, ChatOpenAI
+
+from intellagent.errors import UsageError
+from intellagent.llm.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from intellagent.llm.scripted import ScriptedLLM
+
+# A local model must not write forever when a schema lets it (an endless array, say).
+LOCAL_MAX_TOKENS = 1536
+
+
+def build_chat_model(
+    spec: ModelSpec, *, role: str, seed: int, max_retries: int, script: ScriptedLLM | None = None
+) -> BaseChatModel:
+    """A chat model for `spec`.
+
+    Args:
+        spec: the provider, model and sampling settings.
+        role: the framework role it serves (the scripted double answers by role).
+        seed: sampling seed, sent to providers that honour it.
+        max_retries: retries of a transient error before the call fails.
+        script: the scripted test double, required when `spec.provider` is `scripted`.
+    """
+    common: dict[str, Any] = {
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "timeout": spec.timeout,
+        "max_retries": max_retries,
+        "seed": seed,
+    }
+    if spec.provider == "local":
+        from intellagent.llm.local import MODEL_NAME, local_server
+
+        common["max_tokens"] = spec.max_tokens or LOCAL_MAX_TOKENS
+        return ChatOpenAI(model=MODEL_NAME, base_url=local_server().base_url, api_key="local", **common)
+    if spec.provider == "scripted":
+        if script is None:
+            raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
+        return script.chat_model(role=role, **common)
+    if spec.provider == "azure":
+        return AzureChatOpenAI(
+            azure_deployment=spec.model,
+            azure_endpoint=spec.base_url or _required_env("AZURE_OPENAI_ENDPOINT", spec),
+            api_version=spec.api_version or _required_env("OPENAI_API_VERSION", spec),
+            api_key=_required_env(spec.api_key_env or "AZURE_OPENAI_API_KEY", spec),
+            **common,
+        )
+    key_env = spec.api_key_env or "OPENAI_API_KEY"
+    # A self-hosted OpenAI-compatible server usually wants no key; the client still needs a value.
+    api_key = os.environ.get(key_env) or (None if spec.base_url is None else "not-needed")
+    if api_key is None:
+        raise UsageError(f"{key_env} is not set for {spec.label}; export it, or use --llm local")
+    return ChatOpenAI(model=spec.model, base_url=spec.base_url, api_key=api_key, **common)
+
+
+def _required_env(name: str, spec: ModelSpec) -> str:
+    value = os.environ.get(name)
+    if not value:
+        raise UsageError(f"{name} is not set for {spec.label}; export it")
+    return value
+
+
+def cache_identity(spec: ModelSpec, *, seed: int) -> dict[str, Any]:
+    """What identifies a model's answers in the cache: provider, model, endpoint and sampling."""
+    identity = spec.model_dump(include={"provider", "model", "base_url", "temperature", "max_tokens"})
+    if spec.provider == "local":
+        from intellagent.llm.local import SHA256
+
+        identity["model"] = SHA256
+    return {**identity, "seed": seed}

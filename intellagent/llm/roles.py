@@ -1,0 +1,57 @@
+"""The models of a run, one `LLM` per role, built on first use from the config."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from intellagent.llm.cache import ResponseCache
+from intellagent.llm.client import LLM
+from intellagent.llm.factory import build_chat_model, cache_identity
+from intellagent.llm.scripted import ScriptedLLM
+from intellagent.llm.spec import ModelSpec
+from intellagent.llm.usage import Usage
+
+if TYPE_CHECKING:
+    from intellagent.config import Config
+
+
+class RoleModels:
+    """Every framework role's `LLM`, plus `chatbot` for the default chatbot under test."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        cache: ResponseCache,
+        usage: Usage,
+        replay: bool = False,
+        script: ScriptedLLM | None = None,
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self.usage = usage
+        self.replay = replay
+        self.script = script
+        self._built: dict[str, LLM] = {}
+
+    def spec(self, role: str) -> ModelSpec:
+        """The model configured for a role."""
+        return self.config.chatbot_llm() if role == "chatbot" else self.config.llm.for_role(role)
+
+    def __getitem__(self, role: str) -> LLM:
+        if role not in self._built:
+            spec = self.spec(role)
+            seed = self.config.seed
+            self._built[role] = LLM(
+                role=role,
+                spec=spec,
+                model=build_chat_model(
+                    spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script
+                ),
+                identity=cache_identity(spec, seed=seed),
+                cache=self.cache,
+                usage=self.usage,
+                replay=self.replay,
+                parse_retries=self.config.parse_retries,
+            )
+        return self._built[role]

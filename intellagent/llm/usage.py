@@ -1,0 +1,133 @@
+"""Accounting of LLM calls: counts, tokens and cost per stage, per step and per role, and the budget."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+from pydantic import BaseModel, Field
+
+from intellagent.errors import RunAborted
+
+# USD per million input / output tokens, for models whose list price is known.
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "o3-mini": (1.10, 4.40),
+    "o4-mini": (1.10, 4.40),
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
+}
+
+
+def price_per_token(model: str | None) -> tuple[float, float] | None:
+    """(input, output) USD per token for a known model name or dated snapshot of it, else None."""
+    if not model:
+        return None
+    for name in sorted(PRICES, key=len, reverse=True):
+        if model == name or model.startswith(name + "-20"):
+            per_million_in, per_million_out = PRICES[name]
+            return per_million_in / 1e6, per_million_out / 1e6
+    return None
+
+
+class Tally(BaseModel):
+    """What a group of calls consumed. Cached answers are counted apart: they cost nothing."""
+
+    calls: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Tally) -> None:
+        self.calls += other.calls
+        self.cached += other.cached
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd = round(self.cost_usd + other.cost_usd, 6)
+
+
+class UsageReport(BaseModel):
+    """The accounting as stored in run.json and shown in reports."""
+
+    total: Tally = Field(default_factory=Tally)
+    stages: dict[str, Tally] = Field(default_factory=dict)
+    steps: dict[str, Tally] = Field(default_factory=dict)
+    roles: dict[str, Tally] = Field(default_factory=dict)
+    unpriced_models: list[str] = Field(default_factory=list)
+
+
+class BudgetExhausted(RunAborted):
+    """The run reached --max-cost; no new LLM call is started."""
+
+
+class Usage:
+    """Thread-safe counters shared by every LLM of a run."""
+
+    def __init__(self, *, max_cost_usd: float | None = None, start: UsageReport | None = None) -> None:
+        self.max_cost_usd = max_cost_usd
+        self._lock = threading.Lock()
+        self._report = start.model_copy(deep=True) if start else UsageReport()
+        self._unpriced: set[str] = set(self._report.unpriced_models)
+        self._by: dict[str, dict[str, Tally]] = {
+            "stages": defaultdict(Tally, self._report.stages),
+            "steps": defaultdict(Tally, self._report.steps),
+            "roles": defaultdict(Tally, self._report.roles),
+        }
+
+    def check_budget(self) -> None:
+        """Raise `BudgetExhausted` if the spent cost has reached the budget."""
+        if self.max_cost_usd is not None and self.total.cost_usd >= self.max_cost_usd:
+            raise BudgetExhausted(
+                f"budget of ${self.max_cost_usd:.2f} reached (${self.total.cost_usd:.4f} spent); "
+                "raise --max-cost to continue, the run resumes where it stopped"
+            )
+
+    def record(
+        self,
+        *,
+        step: str,
+        role: str,
+        input_tokens: int,
+        output_tokens: int,
+        cached: bool,
+        prices: tuple[float, float] | None,
+        unpriced_model: str | None = None,
+    ) -> None:
+        """Count one answered call. `step` is 'stage/step', e.g. 'describe/policies'.
+
+        Args:
+            prices: USD per input and per output token, or None when free or unknown.
+            unpriced_model: the model's name when its price is unknown, so the report can say so.
+        """
+        tally = Tally(calls=0 if cached else 1, cached=1 if cached else 0)
+        if not cached:
+            tally.input_tokens, tally.output_tokens = input_tokens, output_tokens
+            if prices:
+                tally.cost_usd = input_tokens * prices[0] + output_tokens * prices[1]
+            if unpriced_model:
+                self._unpriced.add(unpriced_model)
+        with self._lock:
+            self._report.total.add(tally)
+            self._by["stages"][step.split("/")[0]].add(tally)
+            self._by["steps"][step].add(tally)
+            self._by["roles"][role].add(tally)
+
+    @property
+    def total(self) -> Tally:
+        with self._lock:
+            return self._report.total.model_copy()
+
+    def report(self) -> UsageReport:
+        """A snapshot, with stable key order."""
+        with self._lock:
+            return UsageReport(
+                total=self._report.total.model_copy(),
+                **{name: dict(sorted(groups.items())) for name, groups in self._by.items()},
+                unpriced_models=sorted(self._unpriced),
+            )

@@ -1,0 +1,89 @@
+"""The live progress display: one bar per stage with items done, errors, tokens and cost so far."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from intellagent.llm.usage import Usage
+
+
+class _UsageColumn(ProgressColumn):
+    """Tokens and cost of the task's stage, read live from the run's accounting."""
+
+    def __init__(self, usage: Usage) -> None:
+        super().__init__()
+        self.usage = usage
+
+    def render(self, task: Task) -> Text:
+        tally = self.usage.report().stages.get(task.fields["stage"])
+        if tally is None:
+            return Text("")
+        tokens = tally.input_tokens + tally.output_tokens
+        cached = f", {tally.cached} cached" if tally.cached else ""
+        return Text(f"{tokens:,} tok ${tally.cost_usd:.4f}{cached}", style="dim")
+
+
+class StageProgress:
+    """The bar of one stage."""
+
+    def __init__(self, progress: Progress | None, task: TaskID | None) -> None:
+        self._progress = progress
+        self._task = task
+        self.done = 0
+        self.errors = 0
+
+    def advance(self, *, error: bool = False) -> None:
+        """Count one finished item (an `error` one is counted apart)."""
+        self.done += 1
+        self.errors += int(error)
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, advance=1, errors=self.errors)
+
+    def set_total(self, total: int) -> None:
+        """Change how many items the stage expects (e.g. when a sample is redrawn)."""
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, total=total)
+
+
+class RunProgress:
+    """The display of a whole run; silent when disabled (API use, tests)."""
+
+    def __init__(self, usage: Usage, *, enabled: bool = True, console: Console | None = None) -> None:
+        self._progress: Progress | None = None
+        if enabled:
+            self._progress = Progress(
+                TextColumn("{task.description:<9}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[errors]} errors", style="red"),
+                _UsageColumn(usage),
+                TimeElapsedColumn(),
+                console=console or Console(stderr=True),
+            )
+
+    def __enter__(self) -> RunProgress:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def stage(self, name: str, total: int) -> StageProgress:
+        """A new bar for a stage expecting `total` items."""
+        if self._progress is None:
+            return StageProgress(None, None)
+        task = self._progress.add_task(name, total=total, errors=0, stage=name)
+        return StageProgress(self._progress, task)

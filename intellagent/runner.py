@@ -1,0 +1,210 @@
+"""The runner: prepares the run folder, runs the stages in order, and keeps run.json up to date.
+
+A run folder is resumed by default: each stage reads what is already there and does only what is
+missing. A folder that holds a run of different settings is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.metadata
+import json
+import platform
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from intellagent.artifacts import RunInfo, StageInfo
+from intellagent.config import Config
+from intellagent.context import RunContext
+from intellagent.errors import RunAborted, UsageError
+from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
+from intellagent.progress import RunProgress
+from intellagent.run_folder import RunFolder
+
+STAGES = ("describe", "populate", "simulate", "report")
+
+# Settings that do not change what the artifacts contain: a run may resume with other values.
+RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report"}
+
+PACKAGES = ("langgraph", "langchain-core", "langchain-openai", "openai", "networkx", "faker", "sqlmodel",
+            "pydantic", "xllamacpp")
+
+
+@dataclass
+class RunResult:
+    """How a run ended: its folder, run.json, exit code and (once reported) its report."""
+
+    folder: Path
+    info: RunInfo
+    exit_code: int
+    report: Any = None
+    gate_failures: list[str] = field(default_factory=list)
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+async def execute(
+    config: Config,
+    *,
+    output: Path | None = None,
+    fresh: bool = False,
+    replay: bool = False,
+    stages: tuple[str, ...] = STAGES,
+    script: ScriptedLLM | None = None,
+    chatbot: Any = None,
+    progress: bool = True,
+    debug: bool = False,
+) -> RunResult:
+    """Run the given stages of `config` into a run folder.
+
+    Args:
+        config: the validated config.
+        output: the run folder (default results/<config name>).
+        fresh: start over, deleting an earlier run in the folder.
+        replay: answer every LLM call from the folder's cache; a miss aborts the run.
+        stages: which stages to run, in pipeline order (the earlier ones must have run before).
+        script: the scripted test double, for configs whose provider is `scripted`.
+        chatbot: a chatbot object that replaces the config's `chatbot:` (Python API).
+        progress: show the live progress bars.
+        debug: keep tracebacks of failed items in the log.
+    """
+    unknown = set(stages) - set(STAGES)
+    if unknown:
+        raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
+    folder = RunFolder(output or Path("results") / (config.name or "run"))
+    info = _prepare(folder, config, fresh=fresh)
+    usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
+    cache = ResponseCache(folder.path("llm_cache.sqlite"))
+    with RunProgress(usage, enabled=progress) as display:
+        ctx = RunContext(
+            config=config,
+            folder=folder,
+            llms=RoleModels(config, cache=cache, usage=usage, replay=replay, script=script),
+            usage=usage,
+            progress=display,
+            chatbot=chatbot,
+            debug=debug,
+        )
+        try:
+            for name in (stage for stage in STAGES if stage in stages):
+                await _run_stage(ctx, info, name)
+        except RunAborted as error:
+            _finish(folder, info, usage, status="aborted", error=str(error))
+            raise
+        except BaseException as error:
+            _finish(folder, info, usage, status="failed", error=f"{type(error).__name__}: {error}")
+            raise
+        finally:
+            cache.close()
+    status = "gate_failed" if ctx.gate_failures else "done"
+    _finish(folder, info, usage, status=status)
+    return RunResult(
+        folder=folder.root,
+        info=info,
+        exit_code=1 if ctx.gate_failures else 0,
+        report=ctx.report,
+        gate_failures=ctx.gate_failures,
+    )
+
+
+def run(config: Config, **options: Any) -> RunResult:
+    """`execute`, for callers without an event loop."""
+    return asyncio.run(execute(config, **options))
+
+
+async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
+    module = importlib.import_module(f"graphs.{name}")
+    info.stages[name] = StageInfo(started_at=now())
+    _save(ctx.folder, info, ctx.usage)
+    try:
+        await module.run(ctx)
+    except RunAborted:
+        info.stages[name].status = "aborted"
+        raise
+    except BaseException:
+        info.stages[name].status = "failed"
+        raise
+    finally:
+        info.stages[name].finished_at = now()
+    info.stages[name].status = "done"
+    _save(ctx.folder, info, ctx.usage)
+
+
+def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
+    earlier = folder.load("run.json", RunInfo) if folder.exists("run.json") else None
+    if folder.root.exists() and any(folder.root.iterdir()) and earlier is None:
+        raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
+    fingerprint = _fingerprint(config)
+    if earlier is not None and fresh:
+        shutil.rmtree(folder.root)
+        earlier = None
+    if earlier is not None and earlier.fingerprint != fingerprint:
+        raise UsageError(
+            f"{folder.root} holds a run with other settings; use --fresh to replace it, or another --output"
+        )
+    folder.root.mkdir(parents=True, exist_ok=True)
+    info = RunInfo(
+        name=config.name,
+        seed=config.seed,
+        config=scrub(config.model_dump(mode="json", by_alias=True)),
+        fingerprint=fingerprint,
+        versions=_versions(),
+        started_at=now(),
+        stages=earlier.stages if earlier else {},
+        usage=earlier.usage if earlier else RunInfo.model_fields["usage"].default_factory(),
+    )
+    folder.save("run.json", info)
+    return info
+
+
+def _finish(folder: RunFolder, info: RunInfo, usage: Usage, *, status: str, error: str | None = None) -> None:
+    info.status = status  # type: ignore[assignment]
+    info.error = error
+    info.finished_at = now()
+    _save(folder, info, usage)
+
+
+def _save(folder: RunFolder, info: RunInfo, usage: Usage) -> None:
+    info.usage = usage.report()
+    folder.save("run.json", info)
+
+
+def _fingerprint(config: Config) -> str:
+    shaping = config.model_dump(mode="json", by_alias=True, exclude=RESUMABLE_SETTINGS)
+    return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
+
+
+_SECRET_KEY = re.compile(r"(key|token|secret|password)", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
+
+
+def scrub(data: Any, key: str = "") -> Any:
+    """A copy of config data with secret values masked (names of env vars are kept)."""
+    if isinstance(data, dict):
+        return {k: scrub(v, k) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scrub(v) for v in data]
+    if isinstance(data, str):
+        if _SECRET_KEY.search(key) and not key.endswith("_env"):
+            return "***"
+        return _URL_CREDENTIALS.sub(r"\1***@", data)
+    return data
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("intellagent", *PACKAGES):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions

@@ -1,0 +1,44 @@
+"""Fixtures shared by the whole suite: the scripted LLM and small configs that use it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from intellagent.config import Config, load_config
+from intellagent.llm import ScriptedLLM
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def script() -> ScriptedLLM:
+    """A fresh scripted LLM; add rules with `script.on(...)`."""
+    return ScriptedLLM()
+
+
+@pytest.fixture
+def policy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "policy.md"
+    path.write_text("# Shop assistant\n\n- Always greet the customer.\n- Never reveal another customer's order.\n")
+    return path
+
+
+@pytest.fixture
+def scripted_config(tmp_path: Path, policy_file: Path) -> Config:
+    """A config whose every role is the scripted LLM, on the airline tables and tools."""
+    return load_config(
+        {
+            "name": "scripted",
+            "environment": {
+                "policy": str(policy_file),
+                "schema": "db_schemas.airline.schema",
+                "tools": "db_schemas.airline.tools",
+            },
+            "llm": "scripted",
+            "samples": 2,
+        },
+        base_dir=tmp_path,
+    )

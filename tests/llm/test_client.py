@@ -1,0 +1,96 @@
+"""The single door of LLM calls: validated answers, feedback on bad ones, cache, replay, budget, accounting."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from intellagent.llm import AnswerInvalid, BudgetExhausted, HTTPError, ModelSpec, PermanentLLMError, ReplayMiss, Usage
+
+
+class Flows(BaseModel):
+    flows: list[str] = Field(min_length=1)
+
+
+ASK = [SystemMessage("Split the prompt into flows."), HumanMessage("Book and cancel flights.")]
+
+
+def ask(llm, schema=Flows, step="describe/flows", messages=ASK):
+    return asyncio.run(llm.answer(messages, schema, step=step))
+
+
+def test_structured_answer_is_validated_and_schema_is_sent(script, make_llm):
+    script.on(schema="Flows", reply={"flows": ["book", "cancel"]})
+    assert ask(make_llm(script)).flows == ["book", "cancel"]
+    (request,) = script.requests
+    assert request.body["response_format"]["json_schema"]["schema"]["required"] == ["flows"]
+
+
+def test_invalid_answer_is_sent_back_with_the_error(script, make_llm):
+    script.on(schema="Flows", replies=[{"flows": []}, {"flows": ["book"]}])
+    assert ask(make_llm(script)).flows == ["book"]
+    retry = script.requests[1]
+    assert "flows" in retry.last and "could not be used" in retry.last
+    assert retry.messages[-2]["role"] == "assistant"
+
+
+def test_answer_that_never_validates_fails_the_step(script, make_llm):
+    script.on(schema="Flows", reply="not json")
+    with pytest.raises(AnswerInvalid, match="Flows after 3 tries"):
+        ask(make_llm(script, parse_retries=2))
+    assert len(script.requests) == 3
+
+
+def test_fenced_json_is_accepted(script, make_llm):
+    script.on(schema="Flows", reply='```json\n{"flows": ["refund"]}\n```')
+    assert ask(make_llm(script)).flows == ["refund"]
+
+
+def test_same_request_is_answered_from_the_cache(script, make_llm):
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    usage = Usage()
+    ask(make_llm(script, usage=usage))
+    again = make_llm(script, usage=usage)  # a new process reading the same cache file
+    assert ask(again).flows == ["book"]
+    assert len(script.requests) == 1
+    assert (usage.total.calls, usage.total.cached) == (1, 1)
+
+
+def test_replay_refuses_a_request_the_cache_cannot_answer(script, make_llm):
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    ask(make_llm(script))
+    assert ask(make_llm(script, replay=True)).flows == ["book"]
+    with pytest.raises(ReplayMiss, match="describe/other"):
+        asyncio.run(make_llm(script, replay=True).answer([HumanMessage("new")], Flows, step="describe/other"))
+    assert len(script.requests) == 1
+
+
+def test_budget_stops_new_calls_once_reached(script, make_llm):
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    usage = Usage(max_cost_usd=0.000001)
+    llm = make_llm(script, usage=usage, spec=ModelSpec(provider="scripted", prices=(1000.0, 1000.0)))
+    ask(llm)
+    assert usage.total.cost_usd > 0.000001
+    with pytest.raises(BudgetExhausted, match="--max-cost"):
+        asyncio.run(llm.answer([HumanMessage("another")], Flows, step="describe/flows"))
+    assert len(script.requests) == 1
+
+
+def test_usage_is_counted_per_stage_step_and_role(script, make_llm):
+    script.on(reply={"flows": ["book"]})
+    usage = Usage()
+    ask(make_llm(script, usage=usage, role="policies"), step="describe/flows")
+    ask(make_llm(script, usage=usage, role="graph"), step="describe/edges", messages=[HumanMessage("Score.")])
+    report = usage.report()
+    assert report.stages["describe"].calls == 2
+    assert report.steps["describe/edges"].calls == 1
+    assert report.roles["graph"].input_tokens > 0 and report.roles["graph"].output_tokens > 0
+
+
+def test_unknown_model_is_permanent_and_aborts(script, make_llm):
+    script.on(reply=HTTPError(404, "The model `gpt-9` does not exist"))
+    with pytest.raises(PermanentLLMError, match="does not exist"):
+        ask(make_llm(script))

@@ -1,0 +1,86 @@
+"""Transient errors are retried with backoff over real HTTP; permanent ones are not."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel
+
+from intellagent.llm import LLM, ModelSpec, PermanentLLMError, ResponseCache, Usage
+from intellagent.llm.factory import build_chat_model, cache_identity
+
+
+class Answer(BaseModel):
+    text: str
+
+
+def completion(content: str) -> dict:
+    return {
+        "id": "c1", "object": "chat.completion", "created": 0, "model": "gpt-test",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+@pytest.fixture
+def server():
+    """A local server speaking the Chat Completions API that answers from a queue of (status, body)."""
+    queue: list[tuple[int, dict]] = []
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's naming)
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            status, body = queue.pop(0)
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            if status == 429:
+                self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", queue, seen
+    httpd.shutdown()
+
+
+def llm_for(base_url: str, tmp_path, retries: int) -> LLM:
+    spec = ModelSpec(provider="openai", model="gpt-test", base_url=base_url)
+    return LLM(
+        role="user",
+        spec=spec,
+        model=build_chat_model(spec, role="user", seed=0, max_retries=retries),
+        identity=cache_identity(spec, seed=0),
+        cache=ResponseCache(tmp_path / "cache.sqlite"),
+        usage=Usage(),
+    )
+
+
+def test_429_is_retried_then_succeeds(server, tmp_path):
+    base_url, queue, seen = server
+    queue += [(429, {"error": {"message": "slow down"}}), (200, completion('{"text": "hi"}'))]
+    llm = llm_for(base_url, tmp_path, retries=2)
+    answer = asyncio.run(llm.answer([HumanMessage("hello")], Answer, step="simulate/user"))
+    assert answer.text == "hi"
+    assert len(seen) == 2
+    assert llm.usage.total.calls == 1 and llm.usage.total.input_tokens == 10
+
+
+def test_bad_key_stops_at_once_without_retrying(server, tmp_path):
+    base_url, queue, seen = server
+    queue += [(401, {"error": {"message": "Incorrect API key provided"}})] * 3
+    with pytest.raises(PermanentLLMError, match="Incorrect API key"):
+        asyncio.run(llm_for(base_url, tmp_path, retries=2).answer([HumanMessage("x")], Answer, step="s/x"))
+    assert len(seen) == 1

@@ -1,0 +1,47 @@
+"""The embedded model answers a schema-constrained request through its real HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from intellagent.llm import LLM, ModelSpec, ResponseCache, Usage
+from intellagent.llm.factory import build_chat_model, cache_identity
+from intellagent.llm.local import SHA256, model_file
+
+pytestmark = pytest.mark.local_model
+
+
+class Triage(BaseModel):
+    flow: Literal["book", "modify", "cancel"]
+    passengers: int = Field(ge=1, le=9)
+
+
+def test_embedded_model_is_verified_before_use():
+    path = model_file()
+    assert path.stat().st_size == 1_117_320_768
+    assert SHA256.startswith("cc324af0")
+
+
+def test_embedded_model_answers_a_schema_constrained_request(tmp_path):
+    spec = ModelSpec(provider="local", max_tokens=64)
+    llm = LLM(
+        role="policies",
+        spec=spec,
+        model=build_chat_model(spec, role="policies", seed=0, max_retries=1),
+        identity=cache_identity(spec, seed=0),
+        cache=ResponseCache(tmp_path / "cache.sqlite"),
+        usage=Usage(),
+    )
+    messages = [
+        SystemMessage("Classify the customer's request for an airline agent."),
+        HumanMessage("Hi, I need to cancel the trip I booked for me and my two kids."),
+    ]
+    answer = asyncio.run(llm.answer(messages, Triage, step="test/triage"))
+    assert answer.flow == "cancel"
+    assert llm.usage.total.calls == 1
+    assert llm.usage.total.output_tokens > 0 and llm.usage.total.cost_usd == 0
