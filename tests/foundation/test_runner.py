@@ -1,0 +1,53 @@
+"""The runner's folder rules: run.json, resume guard, --fresh, secrets never written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from intellagent.config import apply_overrides
+from intellagent.errors import UsageError
+from intellagent.runner import execute, scrub
+
+
+def prepare(config, output, **options):
+    return asyncio.run(execute(config, output=output, stages=(), progress=False, **options))
+
+
+def test_run_json_describes_the_run(scripted_config, tmp_path):
+    result = prepare(scripted_config, tmp_path / "run")
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert result.exit_code == 0
+    assert info["status"] == "done" and info["seed"] == 42
+    assert info["config"]["environment"]["schema"] == "db_schemas.airline.schema"
+    assert {"python", "pydantic", "langgraph"} <= set(info["versions"])
+    assert info["started_at"] <= info["finished_at"]
+
+
+def test_a_folder_with_other_settings_is_not_resumed(scripted_config, tmp_path):
+    prepare(scripted_config, tmp_path / "run")
+    prepare(apply_overrides(scripted_config, samples=9, workers=4), tmp_path / "run")  # same artifacts
+    with pytest.raises(UsageError, match="--fresh"):
+        prepare(apply_overrides(scripted_config, seed=7), tmp_path / "run")
+    prepare(apply_overrides(scripted_config, seed=7), tmp_path / "run", fresh=True)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["seed"] == 7
+
+
+def test_fresh_never_deletes_a_folder_that_is_not_a_run(scripted_config, tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("precious")
+    with pytest.raises(UsageError, match="not a run folder"):
+        prepare(scripted_config, tmp_path / "mine", fresh=True)
+    assert (tmp_path / "mine" / "notes.txt").exists()
+
+
+def test_unknown_stage_is_a_usage_error(scripted_config, tmp_path):
+    with pytest.raises(UsageError, match="unknown stage 'judge'"):
+        asyncio.run(execute(scripted_config, output=tmp_path / "r", stages=("judge",), progress=False))
+
+
+def test_secrets_are_masked_but_env_var_names_kept():
+    data = {"api_key": "sk-live", "api_key_env": "OPENAI_API_KEY", "url": "https://bob:pw@host/v1", "n": 3}
+    assert scrub(data) == {"api_key": "***", "api_key_env": "OPENAI_API_KEY", "url": "https://***@host/v1", "n": 3}
