@@ -84,8 +84,13 @@ _server: LocalServer | None = None
 _lock = threading.Lock()
 
 
-def local_server(*, parallel: int = 2, context_per_slot: int = 8192) -> LocalServer:
-    """Start the embedded model's server once per process and return it."""
+def local_server(*, parallel: int = 1, context_per_slot: int = 16384) -> LocalServer:
+    """Start the embedded model's server once per process and return it.
+
+    One slot is the default: on two cores, two slots decode at a fraction of the speed each and
+    the second one re-reads shared prompt prefixes cold, while a single slot with the RAM prompt
+    cache restores any recent prefix (the policy document, a dialog's history) at once.
+    """
     global _server
     with _lock:
         if _server is None:
