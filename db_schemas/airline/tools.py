@@ -167,9 +167,10 @@ def send_certificate(session: InjectedSession, user_id: str, amount: Number) -> 
     for payment_id in _CERTIFICATE_IDS:
         if payment_id not in taken:
             position = max((method.position for method in methods), default=-1) + 1
-            session.add(
-                PaymentMethod(user_id=user_id, payment_id=payment_id, position=position, source="certificate", amount=amount)
+            certificate = PaymentMethod(
+                user_id=user_id, payment_id=payment_id, position=position, source="certificate", amount=amount
             )
+            session.add(certificate)
             return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
     return None  # Q8: with all three ids taken nothing is added and there is no message (sent as 'null')
 

@@ -41,7 +41,9 @@ def test_flight_status_follows_the_policy_clock(airline: Environment, world: Pat
     statuses = {
         period: Counter(day["status"] for day in days if condition(day["date"]))
         for period, condition in (
-            ("before", lambda d: d < "2024-05-15"), ("today", lambda d: d == "2024-05-15"), ("after", lambda d: d > "2024-05-15")
+            ("before", lambda d: d < "2024-05-15"),
+            ("today", lambda d: d == "2024-05-15"),
+            ("after", lambda d: d > "2024-05-15"),
         )
     }
     assert set(statuses["before"]) == {"landed", "cancelled"}
@@ -54,9 +56,8 @@ def test_searches_find_flights_in_the_world(airline: Environment, world: Path) -
     flight = airline.table("flights")
     with airline.session(world) as session:
         first = session.exec(select(flight)).first()
-        found = json.loads(airline.call_tool(
-            session, "search_direct_flight", {"origin": first.origin, "destination": first.destination, "date": "2024-05-20"}
-        ))
+        route = {"origin": first.origin, "destination": first.destination, "date": "2024-05-20"}
+        found = json.loads(airline.call_tool(session, "search_direct_flight", route))
         assert first.flight_number in [result["flight_number"] for result in found]
         routes = {(row.origin, row.destination) for row in session.exec(select(flight))}
         origin = first.origin

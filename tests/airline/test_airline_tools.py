@@ -205,7 +205,7 @@ def onestop_flights(data: TauDatabase, origin: str, destination: str, date: str)
     pairs = []
     for first in data["flights"].values():
         for second in data["flights"].values():
-            if first["origin"] != origin or second["destination"] != destination or first["destination"] != second["origin"]:
+            if (first["origin"], second["destination"], first["destination"]) != (origin, destination, second["origin"]):
                 continue
             date2 = f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date
             if first["scheduled_arrival_time_est"] > second["scheduled_departure_time_est"]:
@@ -260,7 +260,8 @@ def test_think_and_transfer(airline: Environment, tau_db: Path) -> None:
     ],
 )
 def test_baggage_checks(airline: Environment, tau_db: Path, arguments: dict[str, Any], message: str) -> None:
-    assert call(airline, tau_db, "update_reservation_baggages", total_baggages=3, nonfree_baggages=1, **arguments) == message
+    reply = call(airline, tau_db, "update_reservation_baggages", total_baggages=3, nonfree_baggages=1, **arguments)
+    assert reply == message
 
 
 def test_added_bags_are_charged_and_removed_ones_not_refunded(airline: Environment, tau_db: Path) -> None:
@@ -328,7 +329,8 @@ def test_a_cabin_change_reprices_every_segment_but_keeps_the_cabin(airline: Envi
                                                                     tau_data: TauDatabase) -> None:
     reply = json.loads(call(airline, tau_db, "update_reservation_flights", reservation_id="NO6JO3", cabin="economy",
                             flights=NO6JO3_FLIGHTS, payment_id="credit_card_4421486"))
-    prices = [tau_data["flights"][leg["flight_number"]]["dates"][leg["date"]]["prices"]["economy"] for leg in NO6JO3_FLIGHTS]
+    days = [tau_data["flights"][leg["flight_number"]]["dates"][leg["date"]] for leg in NO6JO3_FLIGHTS]
+    prices = [day["prices"]["economy"] for day in days]
     assert [segment["price"] for segment in reply["flights"]] == prices
     assert reply["payment_history"][-1] == {"payment_id": "credit_card_4421486", "amount": sum(prices) - 483 - 1991}
     assert reply["cabin"] == "business"  # Q2: the cabin is never written
