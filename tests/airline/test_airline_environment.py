@@ -11,6 +11,15 @@ POLICY = (Path(__file__).resolve().parents[2] / "policies/airline.md").read_text
 PROSE = " ".join(POLICY.split())  # line breaks of the Markdown source do not matter
 
 
+def test_tables_come_parents_first(airline: Environment) -> None:
+    seen: set[str] = set()
+    for table in airline.tables:
+        parents = {key.column.table.name for key in table.__table__.foreign_keys}  # type: ignore[attr-defined]
+        assert parents <= seen, (table.__tablename__, parents - seen)
+        seen.add(table.__tablename__)
+    assert len(seen) == 10
+
+
 def test_the_environment_carries_the_policy_as_the_system_prompt(airline: Environment) -> None:
     assert airline.name == "airline"
     assert airline.policy == POLICY
