@@ -41,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--config", required=True, metavar="CONFIG",
-                   help="a config file, or the name of an example config (e.g. airline.yml)")
+                   help="a config file, or the name of an example config in configs/")
     p.add_argument("--output", type=Path, metavar="DIR", help="run folder (default: results/<config name>)")
     p.add_argument("--llm", metavar="SPEC", help="model of every framework role")
     p.add_argument("--chatbot-llm", metavar="SPEC", help="model of the chatbot under test (llm_agent)")

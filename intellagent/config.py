@@ -33,7 +33,7 @@ class EnvironmentConfig(_Strict):
     policy: Path = Field(description="The policy document (the chatbot's system prompt), Markdown or text.")
     schema_module: str = Field(
         alias="schema",
-        description="Module with the SQLModel tables: a dotted name (db_schemas.airline.schema) or a .py path.",
+        description="Module with the SQLModel tables: a dotted name (package.module) or a .py path.",
     )
     tools: str = Field(description="Module with the chatbot's tools, as a dotted name or a .py path.")
     validators: str | None = Field(default=None, description="Module with row validators (optional).")
