@@ -46,6 +46,8 @@ def level_chart(levels: list[LevelResult]) -> str:
         return top + plot_h * (1 - value)
 
     body = _y_grid(left, width - right, y)
+    # Label every level while there is room, else every k-th one, so the labels never overlap.
+    every = max(1, math.ceil(34 / step)) if step else 1
     rated = [(i, level.pass_rate) for i, level in enumerate(levels) if level.pass_rate.rate is not None]
     if len(rated) > 1:
         upper = [f"{x(i):.1f},{y(r.high or 0):.1f}" for i, r in rated]
@@ -55,10 +57,11 @@ def level_chart(levels: list[LevelResult]) -> str:
         body.append(f'<polyline points="{line}" fill="none" stroke="{ACCENT}" stroke-width="2.5"/>')
     for i, level in enumerate(levels):
         rate = level.pass_rate
-        body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" class="axis" text-anchor="middle">'
-                    f"{level.level}</text>")
-        body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 30}" class="note" text-anchor="middle">'
-                    f"n={rate.total}</text>")
+        if i % every == 0:
+            body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" class="axis" text-anchor="middle">'
+                        f"{level.level}</text>")
+            body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 30}" class="note" text-anchor="middle">'
+                        f"n={rate.total}</text>")
         if rate.rate is None:
             continue
         if len(rated) == 1:  # no band to draw: show the interval as a whisker

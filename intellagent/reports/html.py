@@ -62,7 +62,8 @@ def _headline(report: Report) -> str:
     overall, coverage = report.overall, report.coverage
     rate, pairs = overall.pass_rate, coverage.strong_pairs
     violated = [p for p in report.policies if p.violated]
-    legend = " ".join(f'<span class="dot {s}"></span>{n} {STATUS_WORDS[s]}' for s, n in overall.by_status.items())
+    legend = " ".join(f'<span class="item"><span class="dot {s}"></span>{n} {STATUS_WORDS[s]}</span>'
+                      for s, n in overall.by_status.items())
     usage = overall.usage
     duration = "–" if usage.duration_s is None else _duration(usage.duration_s)
     cost = f"${usage.cost_usd:.4f}" + (" + unpriced" if usage.unpriced_models else "")

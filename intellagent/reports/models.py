@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts import AnalysisStatus
+from intellagent.artifacts import AnalysisStatus, DialogStatus
 from intellagent.reports.stats import wilson_interval
 
 
@@ -185,7 +185,7 @@ class DialogResult(BaseModel):
 
     id: str
     status: AnalysisStatus
-    simulated: str = Field(description="The simulation's own verdict (pass, fail, incomplete, error).")
+    simulated: DialogStatus = Field(description="The simulation's own verdict.")
     challenge: int
     policies: list[str]
     tested: list[str]
