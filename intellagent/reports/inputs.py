@@ -44,14 +44,27 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
             raise UsageError(f"{folder.path(name)} is missing; run the {stage} stage first (--stages {stage})")
     catalog = folder.load("policies.json", PolicyCatalog)
     assert catalog is not None  # checked above
+    events = _latest(folder.jsonl("events.jsonl", Event).load())
+    by_id = {event.id: event for event in events}
     return RunArtifacts(
         catalog=catalog,
         graph=load_graph(folder),
         scenarios=_latest(folder.jsonl("scenarios.jsonl", Scenario).load()),
-        events=_latest(folder.jsonl("events.jsonl", Event).load()),
-        dialogs=_latest(folder.jsonl("dialogs.jsonl", Dialog).load()),
+        events=events,
+        dialogs=[_with_event(d, by_id.get(d.id)) for d in _latest(folder.jsonl("dialogs.jsonl", Dialog).load())],
         info=folder.load("run.json", RunInfo),
     )
+
+
+def _with_event(dialog: Dialog, event: Event | None) -> Dialog:
+    """A dialog that names its event's policies and challenge, in case the dialog record left them out.
+
+    The analysis asks about exactly these policies: the ones the event was built to test.
+    """
+    if event is None or (dialog.policies and dialog.challenge):
+        return dialog
+    return dialog.model_copy(update={"policies": dialog.policies or event.policies,
+                                     "challenge": dialog.challenge or event.challenge})
 
 
 def _latest(items: list[T]) -> list[T]:

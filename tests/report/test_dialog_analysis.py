@@ -115,3 +115,14 @@ def test_a_changed_dialog_is_analysed_again(config, reported, analysis_script):
     report_run(config, folder, analysis_script)
     new = analysis_script.requests[asked:]
     assert len(new) == 1 and "case S001." in new[0].text
+
+
+def test_a_dialog_that_left_out_its_policies_is_asked_about_its_events_policies(config, run_folder, analysis_script):
+    dialogs = run_folder.jsonl("dialogs.jsonl", Dialog)
+    s002 = next(d for d in dialogs.load() if d.id == "S002")
+    dialogs.append(s002.model_copy(update={"policies": [], "challenge": 0}))
+    result = report_run(config, run_folder, analysis_script)
+    request = next(r for r in analysis_script.calls(role="analysis") if "case S002." in r.text)
+    assert request.body["response_format"]["json_schema"]["schema"]["properties"]["tested"]["items"]["enum"] == [
+        "P01", "P03"]
+    assert next(d for d in result.report.dialogs if d.id == "S002").challenge == 3
