@@ -37,7 +37,8 @@ def summary_text(result: RunResult) -> str:
                   f"{one_line(p.text, 70)}" for p in worst]
     gate = report.gate
     if gate is not None and (gate.fail_under is not None or gate.baseline is not None):
-        lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({len(gate.failures)} reasons below)"))
+        reasons = f"{len(gate.failures)} reason{'' if len(gate.failures) == 1 else 's'}"
+        lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
     return "\n".join(lines)
