@@ -150,6 +150,10 @@ class ReportConfig(_Strict):
     fail_under: float | None = Field(default=None, ge=0, le=1, description="Exit 1 below this overall pass rate.")
     baseline: Path | None = Field(default=None, description="An earlier run folder to compare against.")
     strong_edge: float = Field(default=6.0, ge=0, le=10, description="Weight from which a policy pair is 'strong'.")
+    significance: float = Field(
+        default=0.05, gt=0, lt=1,
+        description="Level of the one-sided Fisher exact test that calls a policy 'significantly worse' (--baseline).",
+    )
 
 
 class BudgetConfig(_Strict):

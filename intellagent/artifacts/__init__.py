@@ -4,6 +4,7 @@ describe → policies.json, graph.json, scenarios.jsonl; populate → events.jso
 simulate → dialogs.jsonl; report → analysis.jsonl, report.json, report.html, junit.xml.
 """
 
+from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
@@ -13,6 +14,8 @@ from intellagent.artifacts.scenarios import Scenario
 __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
+    "Analysis",
+    "AnalysisStatus",
     "Category",
     "CritiqueExchange",
     "Dialog",
@@ -27,4 +30,5 @@ __all__ = [
     "Scenario",
     "StageInfo",
     "ToolCall",
+    "Violation",
 ]

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Time the main job end to end: `run.py --config airline.yml` into a fresh temporary folder.
+
+Prints the wall time of each stage and in total, with the LLM calls and tokens each stage used, as
+recorded in the run's run.json. The embedded model is used unless --llm gives another SPEC.
+
+    python benchmarks/end_to_end.py                      # the embedded model, the example's size
+    python benchmarks/end_to_end.py --llm openai:gpt-4o-mini --samples 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the job once and print its timings; returns the job's exit code."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="airline.yml", help="config file or example name (default airline.yml)")
+    parser.add_argument("--llm", metavar="SPEC", help="model of every role, the chatbot included (default: local)")
+    parser.add_argument("--samples", type=int, metavar="N", help="override the config's samples")
+    parser.add_argument("--keep", action="store_true", help="keep the run folder and print where it is")
+    args = parser.parse_args(argv)
+
+    folder = Path(tempfile.mkdtemp(prefix="intellagent-bench-")) / "run"
+    command = [sys.executable, str(ROOT / "run.py"), "--config", args.config, "--output", str(folder), "--no-progress"]
+    if args.llm:
+        command += ["--llm", args.llm, "--chatbot-llm", args.llm]
+    if args.samples:
+        command += ["--samples", str(args.samples)]
+    print("$ " + " ".join(command[1:]), flush=True)
+    started = time.monotonic()
+    job = subprocess.run(command, cwd=ROOT, check=False)
+    wall = time.monotonic() - started
+
+    info_path = folder / "run.json"
+    if not info_path.exists():
+        print(f"no run.json: the job exited {job.returncode} before starting", file=sys.stderr)
+        return job.returncode or 1
+    print()
+    print(timing_table(json.loads(info_path.read_text(encoding="utf-8")), wall))
+    if args.keep:
+        print(f"\nrun folder: {folder}")
+    else:
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    return job.returncode
+
+
+def timing_table(info: dict[str, Any], wall: float) -> str:
+    """The per-stage and total figures of a run.json, as a text table."""
+    usage = info.get("usage", {})
+    per_stage = usage.get("stages", {})
+    rows = [("stage", "wall time", "LLM calls", "input tok", "output tok")]
+    for name, stage in info.get("stages", {}).items():
+        tally = per_stage.get(name, {})
+        rows.append((name, _seconds(_duration(stage)), *_counts(tally)))
+    total = usage.get("total", {})
+    rows.append(("total", _seconds(wall), *_counts(total)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    lines.insert(len(lines) - 1, "-" * len(lines[0]))
+    cpus = os.cpu_count() or 0
+    lines.append(f"status {info.get('status')}, {cpus} CPU cores, Python {platform.python_version()}; "
+                 "total wall time includes start-up and loading the model")
+    return "\n".join(lines)
+
+
+def _duration(stage: dict[str, Any]) -> float | None:
+    if not stage.get("finished_at"):
+        return None
+    start, end = (datetime.fromisoformat(stage[key]) for key in ("started_at", "finished_at"))
+    return (end - start).total_seconds()
+
+
+def _counts(tally: dict[str, Any]) -> tuple[str, str, str]:
+    calls = f"{tally.get('calls', 0)}" + (f" (+{tally['cached']} cached)" if tally.get("cached") else "")
+    return calls, f"{tally.get('input_tokens', 0):,}", f"{tally.get('output_tokens', 0):,}"
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    minutes, seconds = divmod(value, 60)
+    return f"{int(minutes)} min {seconds:04.1f} s" if minutes else f"{seconds:.1f} s"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""The report stage: analyse every dialog, then write report.json, report.html, junit.xml and judge the gate.
+
+    load ──► analyse (one per dialog still to analyse, in parallel) ──► summarise ──► write
+
+`load` reads the earlier artifacts and the analyses already made (analysis.jsonl); a dialog is
+analysed again only if it changed since. Dialogs that ended `incomplete` or `error` are recorded as
+such without an LLM call. `summarise` computes the report, compares it with the baseline and
+evaluates the gate; `write` puts the three reports in the run folder.
+"""
+
+from __future__ import annotations
+
+import operator
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+from intellagent.artifacts import Analysis, Dialog
+from intellagent.context import RunContext
+from intellagent.reports import (
+    Report,
+    RunArtifacts,
+    build_report,
+    compare,
+    evaluate_gate,
+    junit_xml,
+    load_artifacts,
+    load_baseline,
+    report_html,
+    run_usage,
+)
+from intellagent.reports.analysis import RATED, analyse, dialog_digest, failed, unrated
+from intellagent.run_folder import write_atomic
+from intellagent.stage import StageItems
+
+ARTIFACT = "analysis.jsonl"
+
+
+class ReportState(TypedDict, total=False):
+    """What flows through the stage."""
+
+    artifacts: RunArtifacts
+    baseline: Report | None
+    pending: list[Dialog]
+    items: StageItems[Analysis]
+    analyses: Annotated[list[Analysis], operator.add]
+    report: Report
+
+
+class DialogTask(TypedDict):
+    """One dialog to analyse, sent to `analyse`."""
+
+    dialog: Dialog
+    artifacts: RunArtifacts
+    items: StageItems[Analysis]
+
+
+def build_graph(ctx: RunContext) -> Any:
+    """The compiled report state machine of a run."""
+    artifact = ctx.folder.jsonl(ARTIFACT, Analysis)
+    settings = ctx.config.report
+
+    def load(state: ReportState) -> dict[str, Any]:
+        artifacts = load_artifacts(ctx.folder)
+        baseline = load_baseline(settings.baseline) if settings.baseline else None
+        earlier = {a.id: a for a in artifact.load()}
+        kept, pending = [], []
+        for dialog in artifacts.dialogs:
+            done = earlier.get(dialog.id)
+            if done is not None and done.source == dialog_digest(dialog):
+                kept.append(done)
+            elif dialog.status in RATED:
+                pending.append(dialog)
+            else:  # nothing to analyse: the dialog ended without a verdict
+                kept.append(unrated(dialog))
+                artifact.append(kept[-1])
+        items = StageItems(ctx, stage="report", artifact=artifact, total=len(pending))
+        return {"artifacts": artifacts, "baseline": baseline, "pending": pending, "items": items, "analyses": kept}
+
+    async def analyse_dialog(task: DialogTask) -> dict[str, Any]:
+        dialog = task["dialog"]
+        analysis = await task["items"].run(
+            lambda: analyse(ctx.llms["analysis"], dialog, task["artifacts"].catalog),
+            failed=lambda reason: failed(dialog, reason),
+        )
+        return {"analyses": [analysis]}
+
+    def summarise(state: ReportState) -> dict[str, Any]:
+        artifact.finalize()
+        artifacts = state["artifacts"]
+        report = build_report(
+            artifacts,
+            state["analyses"],
+            name=ctx.config.name,
+            strong_edge=settings.strong_edge,
+            usage=run_usage(ctx.usage.report(), artifacts.info, now=datetime.now(UTC)),
+        )
+        baseline = state.get("baseline")
+        if baseline is not None and settings.baseline is not None:
+            report.baseline = compare(report, baseline, folder=settings.baseline, alpha=settings.significance)
+        report.gate = evaluate_gate(
+            report, fail_under=settings.fail_under, baseline=settings.baseline, alpha=settings.significance
+        )
+        return {"report": report}
+
+    def write(state: ReportState) -> dict[str, Any]:
+        report = state["report"]
+        analyses = {a.id: a for a in state["analyses"]}
+        ctx.folder.save("report.json", report)
+        write_atomic(ctx.folder.path("report.html"), report_html(report, state["artifacts"], analyses))
+        write_atomic(ctx.folder.path("junit.xml"), junit_xml(report))
+        return {}
+
+    graph = StateGraph(ReportState)
+    graph.add_node("load", load)
+    graph.add_node("analyse", analyse_dialog)
+    graph.add_node("summarise", summarise)
+    graph.add_node("write", write)
+    graph.add_edge(START, "load")
+    graph.add_conditional_edges("load", dispatch_analyses, ["analyse", "summarise"])
+    graph.add_edge("analyse", "summarise")
+    graph.add_edge("summarise", "write")
+    graph.add_edge("write", END)
+    return graph.compile()
+
+
+def dispatch_analyses(state: ReportState) -> list[Send] | str:
+    """One `analyse` per dialog still to analyse, or straight on to `summarise` when none is."""
+    if not state["pending"]:
+        return "summarise"
+    return [
+        Send("analyse", DialogTask(dialog=dialog, artifacts=state["artifacts"], items=state["items"]))
+        for dialog in state["pending"]
+    ]
+
+
+async def run(ctx: RunContext) -> None:
+    """Analyse the run's dialogs, write its reports, and set `ctx.report` and `ctx.gate_failures`."""
+    final = await build_graph(ctx).ainvoke({}, config={"max_concurrency": ctx.config.workers})
+    report: Report = final["report"]
+    ctx.report = report
+    ctx.gate_failures = list(report.gate.failures) if report.gate else []

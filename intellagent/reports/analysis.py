@@ -1,0 +1,157 @@
+"""The analysis of one dialog: which of its policies were tested and which the chatbot broke.
+
+The model answers in a schema built for the dialog at hand: policy ids are limited to the dialog's
+own policies and turns to the chatbot's messages, so an answer that names anything else is sent
+back by the LLM layer instead of being guessed at here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, create_model, model_validator
+
+from intellagent.artifacts import Analysis, Dialog, PolicyCatalog, Violation
+from intellagent.llm import LLM
+from intellagent.prompts import render
+from intellagent.reports.text import one_line
+from intellagent.stage import ItemFailed
+
+STEP = "report/analysis"
+
+# Tool results can be long database rows; the analysis needs their gist, not every field.
+TOOL_RESULT_CHARS = 500
+
+RATED = ("pass", "fail")
+
+
+def dialog_digest(dialog: Dialog) -> str:
+    """A short digest of everything in a dialog: its analysis is redone when the dialog changes."""
+    return hashlib.sha256(dialog.model_dump_json().encode("utf-8")).hexdigest()[:16]
+
+
+Reason = Annotated[
+    str, AfterValidator(one_line), Field(min_length=1, max_length=400, description="One line that quotes that turn.")
+]
+
+
+class _Verdict(BaseModel):
+    """The check every dialog's answer schema shares: the verdict agrees with the violations."""
+
+    @model_validator(mode="after")
+    def _verdict_matches_violations(self) -> _Verdict:
+        violations, verdict = getattr(self, "violations"), getattr(self, "verdict")
+        if verdict == "fail" and not violations:
+            raise ValueError('verdict "fail" needs at least one entry in violations')
+        if verdict == "pass" and violations:
+            raise ValueError('verdict "pass" cannot list violations; answer "fail" or list none')
+        return self
+
+
+def answer_schema(policy_ids: list[str], chatbot_turns: list[int]) -> type[BaseModel]:
+    """The answer schema of one dialog: ids and turns can only be ones that exist in it.
+
+    Args:
+        policy_ids: the dialog's policies (the only ids an answer may name).
+        chatbot_turns: transcript indexes of the chatbot's messages (the only turns a violation may cite).
+    """
+    policy = Literal[tuple(policy_ids)]  # type: ignore[valid-type]
+    turn = Literal[tuple(chatbot_turns)]  # type: ignore[valid-type]
+    violation = create_model(
+        "PolicyViolation",
+        policy=(policy, Field(description="Id of the broken policy.")),
+        turn=(turn, Field(description="Number of the chatbot turn that broke it.")),
+        reason=(Reason, ...),
+    )
+    return create_model(
+        "DialogAnalysis",
+        __base__=_Verdict,
+        # Bounded lists: a small model under a grammar could otherwise repeat an item until it runs out of tokens.
+        tested=(list[policy], Field(max_length=len(policy_ids), description="Policies the conversation tested.")),
+        violations=(list[violation], Field(max_length=len(policy_ids), description="Policies broken; empty if none.")),
+        verdict=(Literal["pass", "fail"], Field(description='"fail" if any policy was broken, else "pass".')),
+    )
+
+
+def conversation_text(dialog: Dialog) -> str:
+    """The transcript as the analysis reads it: numbered turns, tool calls with their results.
+
+    The user's private thoughts are left out: they hold the user's own verdict, which is given
+    separately and should not be read twice as evidence.
+    """
+    lines = []
+    for turn, message in enumerate(dialog.transcript):
+        for call in message.tool_calls:
+            arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+            result = one_line(call.result or "", TOOL_RESULT_CHARS)
+            lines.append(f"[{turn}] chatbot calls {call.name}({arguments}) -> {result}")
+        lines.append(f"[{turn}] {message.role}: {message.content}")
+    return "\n".join(lines)
+
+
+def judgement_text(dialog: Dialog) -> str:
+    """What the simulation concluded, and what the critique said about that conclusion."""
+    lines = [f"Simulation verdict: {dialog.status}. {dialog.reason}".strip()]
+    for exchange in dialog.critiques:
+        answer = "agreed" if exchange.confirmed else f"disagreed: {exchange.feedback}"
+        lines.append(f"Critique of the {exchange.verdict} verdict at turn {exchange.turn}: {answer}".strip())
+    return "\n".join(lines)
+
+
+def policies_text(policy_ids: list[str], catalog: PolicyCatalog) -> str:
+    """Policies, one per line with its id."""
+    return "\n".join(f"{pid}: {catalog.policy(pid).text}" for pid in policy_ids)
+
+
+async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
+    """Ask for the verdict on a finished (`pass`/`fail`) dialog, per policy.
+
+    Raises:
+        ItemFailed: the dialog cannot be analysed (no policies, or no chatbot turn).
+        AnswerInvalid: the model kept answering outside the schema.
+    """
+    known = [pid for pid in dialog.policies if _known(catalog, pid)]
+    if not known:
+        raise ItemFailed(f"dialog {dialog.id} lists no policy of policies.json; nothing to analyse")
+    turns = [i for i, message in enumerate(dialog.transcript) if message.role == "chatbot"]
+    if not turns:
+        raise ItemFailed(f"dialog {dialog.id} has no chatbot message to analyse")
+    messages = render(
+        "report/analysis",
+        policies=policies_text(known, catalog),
+        conversation=conversation_text(dialog),
+        judgement=judgement_text(dialog),
+    )
+    answer: Any = await llm.answer(messages, answer_schema(known, turns), step=STEP)
+    return from_answer(dialog, answer)
+
+
+def from_answer(dialog: Dialog, answer: Any) -> Analysis:
+    """The analysis record of a validated answer: one violation per policy, broken ones count as tested."""
+    violations: dict[str, Violation] = {}
+    for item in answer.violations:
+        violations.setdefault(item.policy, Violation(policy=item.policy, turn=item.turn, reason=item.reason))
+    tested = set(answer.tested) | set(violations)
+    return Analysis(
+        id=dialog.id,
+        status=answer.verdict,
+        tested=[pid for pid in dialog.policies if pid in tested],
+        violations=[violations[pid] for pid in dialog.policies if pid in violations],
+        source=dialog_digest(dialog),
+    )
+
+
+def unrated(dialog: Dialog) -> Analysis:
+    """The record of a dialog that ended without a verdict (`incomplete`) or failed (`error`)."""
+    return Analysis(id=dialog.id, status=dialog.status, error=dialog.reason or None, source=dialog_digest(dialog))
+
+
+def failed(dialog: Dialog, reason: str) -> Analysis:
+    """The record of a dialog whose analysis failed: reported as an error, never as a chatbot failure."""
+    return Analysis(id=dialog.id, status="error", error=f"analysis: {reason}", source=dialog_digest(dialog))
+
+
+def _known(catalog: PolicyCatalog, policy_id: str) -> bool:
+    return any(policy.id == policy_id for policy in catalog.policies)

@@ -1,0 +1,79 @@
+"""Comparison with an earlier run: what changed per policy, and which policies got significantly worse.
+
+"Significantly worse" is decided per policy by a one-sided Fisher exact test on its passed and
+violated counts in both runs, at the configured level (0.05 by default). The exact test suits the
+small counts of a policy tested a few times: a single new violation is reported, but only a drop
+that chance explains poorly fails the gate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from intellagent.errors import UsageError
+from intellagent.reports.models import BaselineComparison, PolicyChange, PolicyResult, Report
+from intellagent.reports.stats import fisher_worse
+from intellagent.run_folder import RunFolder
+
+
+def load_baseline(folder: Path) -> Report:
+    """The report of an earlier run folder; a one-line error when there is none."""
+    path = RunFolder(folder).path("report.json")
+    if not path.is_file():
+        raise UsageError(f"--baseline {folder}: no report.json there; give the folder of a run that was reported")
+    report = RunFolder(folder).load("report.json", Report)
+    assert report is not None  # checked above
+    return report
+
+
+def significance_test(alpha: float) -> str:
+    """The test behind 'significantly worse', as stated in the reports."""
+    return f"one-sided Fisher exact test on each policy's passed/violated counts, significance level {alpha:g}"
+
+
+def compare(current: Report, baseline: Report, *, folder: Path, alpha: float) -> BaselineComparison:
+    """This run's report against the baseline's, policy by policy.
+
+    Args:
+        current: this run's report.
+        baseline: the earlier run's report.
+        folder: where the baseline lives (named in the reports).
+        alpha: significance level of the test.
+
+    A policy is compared only when both runs hold it with the same text: with a different text the
+    same id may name another rule.
+    """
+    before = {p.id: p for p in baseline.policies}
+    comparable = [p for p in current.policies if p.id in before and before[p.id].text == p.text]
+    changes = [_change(before[p.id], p, alpha) for p in comparable]
+    current_ids = {p.id for p in current.policies}
+    not_comparable = sorted(
+        {p.id for p in current.policies} - {p.id for p in comparable}
+        | {pid for pid in before if pid not in current_ids}
+    )
+    return BaselineComparison(
+        folder=str(folder),
+        name=baseline.name,
+        test=significance_test(alpha),
+        overall_before=baseline.overall.pass_rate,
+        overall_after=current.overall.pass_rate,
+        policies=changes,
+        significantly_worse=[c.id for c in changes if c.significantly_worse],
+        new_violations=[p.id for p in comparable if p.violated and not before[p.id].violated],
+        newly_covered=[p.id for p in comparable if p.tested and not before[p.id].tested],
+        no_longer_covered=[p.id for p in comparable if before[p.id].tested and not p.tested],
+        not_comparable=not_comparable,
+    )
+
+
+def _change(before: PolicyResult, after: PolicyResult, alpha: float) -> PolicyChange:
+    p_value = fisher_worse((before.passed, before.tested), (after.passed, after.tested))
+    rates = (before.pass_rate.rate, after.pass_rate.rate)
+    return PolicyChange(
+        id=after.id,
+        before=before.pass_rate,
+        after=after.pass_rate,
+        change=round(rates[1] - rates[0], 4) if None not in rates else None,
+        p_value=round(p_value, 6),
+        significantly_worse=p_value <= alpha,
+    )

@@ -1,0 +1,194 @@
+"""The report's charts, drawn as inline SVG: no library, no network, readable without JavaScript.
+
+Every label passes through `escape`, since policy texts and names come from a model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from html import escape
+
+from intellagent.reports.models import GroupCoverage, GroupResult, LevelResult, PolicyPair, PolicyResult, Rate
+from intellagent.reports.text import one_line, percent
+
+# Colours shared with the page's stylesheet (report.html).
+PASS, FAIL, MUTED, ACCENT, GRID = "#1f9d63", "#d6455d", "#c3c8d1", "#3b6fd8", "#e6e9ef"
+
+
+def _svg(width: int, height: int, body: list[str], label: str, css: str = "chart") -> str:
+    return (
+        f'<svg class="{css}" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>"
+    )
+
+
+def _rate_colour(rate: float | None) -> str:
+    if rate is None:
+        return MUTED
+    # From red at 0% through amber to green at 100%: the eye finds the bad rows first.
+    hue = round(120 * rate * rate)
+    return f"hsl({hue}, 58%, 44%)"
+
+
+def level_chart(levels: list[LevelResult]) -> str:
+    """Pass rate of the dialogs at or above each challenge level, with 95% intervals as a band."""
+    width, height, left, right, top, bottom = 520, 250, 44, 16, 14, 58
+    if not levels:
+        return '<p class="empty">No dialog got a verdict, so there is no rate to draw.</p>'
+    plot_w, plot_h = width - left - right, height - top - bottom
+    step = plot_w / max(1, len(levels) - 1) if len(levels) > 1 else 0
+
+    def x(i: int) -> float:
+        return left + (i * step if len(levels) > 1 else plot_w / 2)
+
+    def y(value: float) -> float:
+        return top + plot_h * (1 - value)
+
+    body = _y_grid(left, width - right, y)
+    # Label every level while there is room, else every k-th one, so the labels never overlap.
+    every = max(1, math.ceil(34 / step)) if step else 1
+    rated = [(i, level.pass_rate) for i, level in enumerate(levels) if level.pass_rate.rate is not None]
+    if len(rated) > 1:
+        upper = [f"{x(i):.1f},{y(r.high or 0):.1f}" for i, r in rated]
+        lower = [f"{x(i):.1f},{y(r.low or 0):.1f}" for i, r in reversed(rated)]
+        body.append(f'<polygon points="{" ".join(upper + lower)}" fill="{ACCENT}" opacity="0.12"/>')
+        line = " ".join(f"{x(i):.1f},{y(r.rate or 0):.1f}" for i, r in rated)
+        body.append(f'<polyline points="{line}" fill="none" stroke="{ACCENT}" stroke-width="2.5"/>')
+    for i, level in enumerate(levels):
+        rate = level.pass_rate
+        if i % every == 0:
+            body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" class="axis" text-anchor="middle">'
+                        f"{level.level}</text>")
+            body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 30}" class="note" text-anchor="middle">'
+                        f"n={rate.total}</text>")
+        if rate.rate is None:
+            continue
+        if len(rated) == 1:  # no band to draw: show the interval as a whisker
+            body.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{y(rate.low or 0):.1f}" '
+                        f'y2="{y(rate.high or 0):.1f}" stroke="{ACCENT}" stroke-width="2" opacity="0.5"/>')
+        body.append(
+            f'<circle cx="{x(i):.1f}" cy="{y(rate.rate):.1f}" r="5" fill="{_rate_colour(rate.rate)}" stroke="#fff" '
+            f'stroke-width="1.5"><title>{escape(_rate_title(f"challenge ≥ {level.level}", rate))}</title></circle>'
+        )
+    body.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" class="axis" text-anchor="middle">'
+                "challenge level (dialogs at or above it)</text>")
+    return _svg(width, height, body, "Pass rate against challenge level")
+
+
+def _y_grid(x1: float, x2: float, y: Callable[[float], float]) -> list[str]:
+    lines = []
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        at = y(tick)
+        lines.append(f'<line x1="{x1}" x2="{x2}" y1="{at:.1f}" y2="{at:.1f}" stroke="{GRID}"/>')
+        lines.append(f'<text x="{x1 - 6}" y="{at + 4:.1f}" class="axis" text-anchor="end">{tick * 100:.0f}%</text>')
+    return lines
+
+
+def _rate_title(label: str, rate: Rate) -> str:
+    if rate.rate is None:
+        return f"{label}: not tested"
+    interval = f"95% CI {percent(rate.low)}–{percent(rate.high)}"
+    return f"{label}: {percent(rate.rate)} passed ({rate.passed}/{rate.total}), {interval}"
+
+
+def group_bars(groups: list[GroupResult], *, label: str) -> str:
+    """A horizontal bar per group: its pass rate over policy tests, with the 95% interval as a whisker."""
+    if not groups:
+        return '<p class="empty">Nothing to show.</p>'
+    row, name_w, bar_w, value_w = 28, 180, 240, 100
+    width, height = name_w + bar_w + value_w, row * len(groups) + 6
+    body = []
+    for i, group in enumerate(groups):
+        top = 4 + i * row
+        rate = group.pass_rate
+        body.append(f'<g><title>{escape(_rate_title(group.name, rate))}</title>')
+        body.append(f'<text x="{name_w - 8}" y="{top + 17}" class="label" text-anchor="end">'
+                    f"{escape(one_line(group.name, 25))}</text>")
+        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w}" height="16" rx="3" fill="{GRID}"/>')
+        if rate.rate is not None:
+            body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w * rate.rate:.1f}" height="16" rx="3" '
+                        f'fill="{_rate_colour(rate.rate)}"/>')
+            low, high = name_w + bar_w * (rate.low or 0), name_w + bar_w * (rate.high or 0)
+            body.append(f'<line x1="{low:.1f}" x2="{high:.1f}" y1="{top + 13}" y2="{top + 13}" stroke="#1d2433" '
+                        'stroke-width="1.5" opacity="0.55"/>')
+            value = f"{percent(rate.rate)} ({rate.passed}/{rate.total})"
+        else:
+            value = "not tested"
+        body.append(f'<text x="{name_w + bar_w + 8}" y="{top + 17}" class="value">{escape(value)}</text></g>')
+    return _svg(width, height, body, label)
+
+
+def coverage_bars(groups: list[GroupCoverage], *, label: str) -> str:
+    """A bar per group: tested policies (filled) and never-tested ones (pale), with the counts."""
+    if not groups:
+        return '<p class="empty">Nothing to show.</p>'
+    row, name_w, bar_w, value_w = 28, 180, 240, 100
+    width, height = name_w + bar_w + value_w, row * len(groups) + 6
+    body = []
+    for i, group in enumerate(groups):
+        top = 4 + i * row
+        tested_w = bar_w * (group.tested / group.total) if group.total else 0
+        never = ", ".join(group.never_tested) or "none"
+        title = f"{group.name}: {group.tested} of {group.total} tested; never tested: {never}"
+        body.append(f"<g><title>{escape(title)}</title>")
+        body.append(f'<text x="{name_w - 8}" y="{top + 17}" class="label" text-anchor="end">'
+                    f"{escape(one_line(group.name, 25))}</text>")
+        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w}" height="16" rx="3" fill="{GRID}"/>')
+        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{tested_w:.1f}" height="16" rx="3" fill="{ACCENT}"/>')
+        body.append(f'<text x="{name_w + bar_w + 8}" y="{top + 17}" class="value">'
+                    f"{group.tested}/{group.total} tested</text></g>")
+    return _svg(width, height, body, label)
+
+
+def policy_graph(policies: list[PolicyResult], pairs: list[PolicyPair]) -> str:
+    """The policies on a circle (grouped by flow) with their strong links; pairs tested together are solid."""
+    if not policies:
+        return '<p class="empty">No policies.</p>'
+    size, margin = 440, 44
+    centre, radius = size / 2, size / 2 - margin
+    ordered = sorted(policies, key=lambda p: (p.flows[:1], p.id))
+    place = {}
+    for i, policy in enumerate(ordered):
+        angle = 2 * math.pi * i / len(ordered) - math.pi / 2
+        place[policy.id] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle), angle)
+    body = []
+    for pair in pairs:
+        (x1, y1, _), (x2, y2, _) = place[pair.policies[0]], place[pair.policies[1]]
+        style = (f'stroke="{PASS}" stroke-opacity="0.75"' if pair.tested_together
+                 else f'stroke="{MUTED}" stroke-dasharray="4 3"')
+        title = f"{pair.policies[0]} – {pair.policies[1]} (weight {pair.weight:g}): " + (
+            "tested together" if pair.tested_together else "never tested together")
+        body.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" {style} '
+                    f'stroke-width="{0.6 + pair.weight / 5:.1f}"><title>{escape(title)}</title></line>')
+    labels = len(ordered) <= 48
+    for policy in ordered:
+        x, y, angle = place[policy.id]
+        if policy.violated:
+            fill, state = FAIL, f"violated in {policy.violated} of {policy.tested}"
+        elif policy.tested:
+            fill, state = PASS, f"held in {policy.tested} of {policy.tested}"
+        else:
+            fill, state = "#fff", "never tested"
+        title = f"{policy.id} ({state}): {one_line(policy.text, 160)}"
+        body.append(f'<a href="#policy-{escape(policy.id)}"><circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="{fill}" '
+                    f'stroke="{MUTED if not policy.tested else fill}" stroke-width="2">'
+                    f"<title>{escape(title)}</title></circle></a>")
+        if labels:
+            lx, ly = centre + (radius + 20) * math.cos(angle), centre + (radius + 20) * math.sin(angle)
+            body.append(f'<text x="{lx:.1f}" y="{ly + 4:.1f}" class="node" text-anchor="middle">'
+                        f"{escape(policy.id)}</text>")
+    return _svg(size, size, body, "Policy graph with the strongly linked pairs", "chart graph")
+
+
+def status_bar(by_status: dict[str, int]) -> str:
+    """One stacked bar of the dialogs by status."""
+    total = sum(by_status.values())
+    if not total:
+        return ""
+    parts = []
+    for status, count in by_status.items():
+        if count:
+            parts.append(f'<span class="seg {escape(status)}" style="flex:{count}" '
+                         f'title="{escape(f"{count} {status}")}"></span>')
+    return f'<div class="stack">{"".join(parts)}</div>'

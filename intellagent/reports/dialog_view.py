@@ -1,0 +1,118 @@
+"""The report's dialog cards: scenario, expected behaviour, verdict and the full transcript.
+
+Everything shown here was written by a model or by the chatbot under test, so every piece of text
+goes through `escape` and lands in an element as text: markup in a chatbot answer stays visible
+as characters and never runs.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from intellagent.artifacts import Analysis, Dialog, Message, PolicyCatalog, ToolCall
+from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.text import one_line
+
+
+def dialog_cards(artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
+    """One collapsible card per dialog, in id order."""
+    return "".join(dialog_card(d, analyses[d.id], artifacts) for d in artifacts.dialogs)
+
+
+def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> str:
+    """The card of one dialog: a summary line that opens onto everything about it."""
+    catalog = artifacts.catalog
+    violated = {v.policy for v in analysis.violations}
+    chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested)) for pid in dialog.policies)
+    headline = analysis.violations[0].reason if analysis.violations else (analysis.error or dialog.reason)
+    summary = (
+        f'<summary><span class="badge {analysis.status}">{analysis.status}</span>'
+        f'<span class="did">{escape(dialog.id)}</span>'
+        f'<span class="challenge" title="challenge score">◆ {dialog.challenge}</span>'
+        f'<span class="chips">{chips}</span>'
+        f'<span class="gist">{escape(one_line(headline, 140))}</span></summary>'
+    )
+    return (
+        f'<details class="dialog" id="dialog-{escape(dialog.id)}" data-status="{analysis.status}">{summary}'
+        f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
+        f"{_verdict(dialog, analysis, catalog)}</div>"
+        f'<h4>Transcript</h4><ol class="transcript">{_transcript(dialog, analysis)}</ol></div></details>'
+    )
+
+
+def _policy_chip(pid: str, catalog: PolicyCatalog, violated: set[str], tested: set[str]) -> str:
+    state = "violated" if pid in violated else "tested" if pid in tested else "untested"
+    title = f"{pid} ({state}): {_policy_text(catalog, pid)}"
+    return f'<span class="chip {state}" title="{escape(title)}">{escape(pid)}</span>'
+
+
+def _situation(dialog: Dialog, artifacts: RunArtifacts) -> str:
+    event, scenario = artifacts.event(dialog.id), artifacts.scenario(dialog.id)
+    described = (event.scenario if event and event.scenario else scenario.description if scenario else "")
+    expected = (event.expected_behaviour if event and event.expected_behaviour
+                else scenario.expected_behaviour if scenario else "")
+    return (
+        f'<section><h4>Scenario</h4><p class="prose">{escape(described) or "<em>not recorded</em>"}</p>'
+        f'<h4>Expected behaviour</h4><p class="prose">{escape(expected) or "<em>not recorded</em>"}</p></section>'
+    )
+
+
+def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
+    parts = [f'<section class="verdict {analysis.status}"><h4>Verdict: {analysis.status}</h4>']
+    if analysis.error:
+        parts.append(f'<p class="prose">{escape(analysis.error)}</p>')
+    if analysis.violations:
+        items = "".join(
+            f'<li><a class="chip violated" href="#policy-{escape(v.policy)}">{escape(v.policy)}</a> '
+            f'<span class="rule">{escape(_policy_text(catalog, v.policy))}</span>'
+            f'<span class="why"><a href="#turn-{escape(dialog.id)}-{v.turn}">turn {v.turn}</a>: '
+            f"{escape(v.reason)}</span></li>"
+            for v in analysis.violations
+        )
+        parts.append(f'<ul class="violations">{items}</ul>')
+    elif analysis.status == "pass":
+        tested = ", ".join(analysis.tested) or "none named"
+        parts.append(f'<p class="prose">No policy broken. Tested: {escape(tested)}.</p>')
+    parts.append(f'<p class="sim">Simulation: <b>{escape(dialog.status)}</b> after {dialog.turns} user turns. '
+                 f"{escape(dialog.reason)}</p>")
+    for exchange in dialog.critiques:
+        answer = "confirmed" if exchange.confirmed else "sent back"
+        parts.append(
+            f'<p class="sim">Critique at turn {exchange.turn}: user said <b>{exchange.verdict}</b> '
+            f"({escape(exchange.reason)}); critique {answer}"
+            + (f": {escape(exchange.feedback)}" if exchange.feedback else "") + "</p>"
+        )
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _transcript(dialog: Dialog, analysis: Analysis) -> str:
+    flagged: dict[int, list[str]] = {}
+    for violation in analysis.violations:
+        flagged.setdefault(violation.turn, []).append(violation.policy)
+    return "".join(_message(dialog.id, turn, m, flagged.get(turn, [])) for turn, m in enumerate(dialog.transcript))
+
+
+def _message(dialog_id: str, turn: int, message: Message, violates: list[str]) -> str:
+    calls = "".join(_tool_call(call) for call in message.tool_calls)
+    thought = (f'<div class="thought"><span>thinks</span> {escape(message.thought)}</div>'
+               if message.thought else "")
+    flag = "".join(f'<span class="chip violated">breaks {escape(pid)}</span>' for pid in violates)
+    css = f"msg {message.role}" + (" flagged" if violates else "")
+    return (
+        f'<li class="{css}" id="turn-{escape(dialog_id)}-{turn}">{calls}{thought}'
+        f'<div class="bubble"><div class="who">{message.role} <span class="turn">#{turn}</span> {flag}</div>'
+        f'<div class="text">{escape(message.content)}</div></div></li>'
+    )
+
+
+def _tool_call(call: ToolCall) -> str:
+    arguments = json.dumps(call.arguments, ensure_ascii=False, indent=1, sort_keys=True)
+    result = "" if call.result is None else f'<pre class="result">{escape(call.result)}</pre>'
+    return (f'<div class="tool"><div class="call"><span>tool</span> <code>{escape(call.name)}</code></div>'
+            f'<pre class="args">{escape(arguments)}</pre>{result}</div>')
+
+
+def _policy_text(catalog: PolicyCatalog, pid: str) -> str:
+    return next((p.text for p in catalog.policies if p.id == pid), "")

@@ -1,0 +1,232 @@
+"""report.html: the whole report in one self-contained file that opens from disk, offline.
+
+The page is rendered here, as static HTML with inline SVG charts; the template's small script only
+sorts and filters what is already there and opens the dialog a link points to. Every text that
+comes from a model or from the chatbot is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from string import Template
+
+from intellagent.artifacts import Analysis
+from intellagent.reports.charts import (
+    coverage_bars,
+    group_bars,
+    level_chart,
+    policy_graph,
+    status_bar,
+)
+from intellagent.reports.dialog_view import dialog_cards
+from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.metrics import worst_first
+from intellagent.reports.models import BaselineComparison, PolicyResult, Rate, Report
+from intellagent.reports.text import percent
+
+TEMPLATE = Path(__file__).with_name("report.html")
+
+STATUS_WORDS = {"pass": "passed", "fail": "failed", "incomplete": "incomplete", "error": "error"}
+
+
+def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
+    """The report page of a run."""
+    body = "".join([
+        _header(report),
+        _headline(report),
+        _charts(report),
+        _baseline(report.baseline) if report.baseline else "",
+        _policy_table(report),
+        _dialogs(report, artifacts, analyses),
+        _footer(report),
+    ])
+    page = Template(TEMPLATE.read_text(encoding="utf-8"))
+    return page.substitute(title=escape(f"{report.name or 'run'} · policy adherence"), body=body)
+
+
+def _header(report: Report) -> str:
+    gate = report.gate
+    if gate is None or (gate.fail_under is None and gate.baseline is None):
+        verdict = '<div class="gate off">No quality gate set</div>'
+    elif gate.passed:
+        verdict = '<div class="gate passed">✓ Quality gate passed</div>'
+    else:
+        reasons = "".join(f"<li>{escape(reason)}</li>" for reason in gate.failures)
+        verdict = f'<div class="gate failed">✗ Quality gate failed<ul>{reasons}</ul></div>'
+    return (f'<header><div><p class="kicker">IntellAgent · policy adherence report</p>'
+            f"<h1>{escape(report.name or 'run')}</h1></div>{verdict}</header>")
+
+
+def _headline(report: Report) -> str:
+    overall, coverage = report.overall, report.coverage
+    rate, pairs = overall.pass_rate, coverage.strong_pairs
+    violated = [p for p in report.policies if p.violated]
+    legend = " ".join(f'<span class="item"><span class="dot {s}"></span>{n} {STATUS_WORDS[s]}</span>'
+                      for s, n in overall.by_status.items())
+    usage = overall.usage
+    duration = "–" if usage.duration_s is None else _duration(usage.duration_s)
+    cost = f"${usage.cost_usd:.4f}" + (" + unpriced" if usage.unpriced_models else "")
+    cards = [
+        _card("Pass rate", percent(rate.rate),
+              f"{_interval(rate)} · {rate.passed} of {rate.total} dialogs with a verdict",
+              status_bar(overall.by_status) + f'<p class="legend">{legend}</p>', "hero"),
+        _card("Policies tested", percent(coverage.share),
+              f"{coverage.tested} of {coverage.total} · {len(coverage.never_tested)} never tested"),
+        _card("Strong pairs tested together", percent(pairs.share),
+              f"{pairs.tested} of {pairs.total} pairs of weight ≥ {pairs.threshold:g}"),
+        _card("Policies violated", str(len(violated)),
+              f"{sum(p.violated for p in violated)} violations in {overall.by_status['fail']} dialogs"),
+        _card("Run", duration, f"{usage.calls:,} LLM calls · {usage.input_tokens + usage.output_tokens:,} tokens · "
+              f"{escape(cost)}"),
+    ]
+    return f'<section class="cards">{"".join(cards)}</section>'
+
+
+def _card(title: str, figure: str, note: str, extra: str = "", css: str = "") -> str:
+    return (f'<div class="card {css}"><h3>{escape(title)}</h3><p class="figure">{escape(figure)}</p>'
+            f'<p class="note">{note}</p>{extra}</div>')
+
+
+def _interval(rate: Rate) -> str:
+    return "no verdict yet" if rate.rate is None else f"95% CI {percent(rate.low)}–{percent(rate.high)}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+
+def _charts(report: Report) -> str:
+    coverage = report.coverage
+    never = "".join(f'<a class="chip untested" href="#policy-{escape(pid)}">{escape(pid)}</a>'
+                    for pid in coverage.never_tested) or "none: every policy was tested"
+    return (
+        '<section class="grid two">'
+        f'<div class="panel"><h2>Pass rate against challenge level</h2>'
+        f'<p class="hint">Dialogs whose challenge score is at or above each level; the band is the 95% interval.</p>'
+        f"{level_chart(report.challenge_levels)}</div>"
+        f'<div class="panel"><h2>Pass rate per category</h2>'
+        f'<p class="hint">Over every test of a category\'s policies; whiskers show the 95% interval.</p>'
+        f'{group_bars(report.categories, label="Pass rate per category")}</div>'
+        f'<div class="panel"><h2>Coverage</h2>'
+        f'<p class="hint">Policies that some dialog with a verdict tested, out of all policies of each flow '
+        f"and category.</p><h3 class=\"sub\">Per flow</h3>{coverage_bars(coverage.flows, label='Coverage per flow')}"
+        f'<h3 class="sub">Per category</h3>{coverage_bars(coverage.categories, label="Coverage per category")}'
+        f'<h3 class="sub">Never tested</h3><p class="chips">{never}</p></div>'
+        f'<div class="panel"><h2>Policy graph</h2>'
+        f'<p class="hint">Strongly linked pairs (weight ≥ {coverage.strong_pairs.threshold:g}): solid when a dialog '
+        f"tested both together, dashed when none did.</p>{policy_graph(report.policies, coverage.strong_pairs.pairs)}"
+        '<p class="legend"><span class="dot pass"></span>held <span class="dot fail"></span>violated '
+        '<span class="dot none"></span>never tested</p></div>'
+        "</section>"
+    )
+
+
+def _baseline(comparison: BaselineComparison) -> str:
+    before, after = comparison.overall_before, comparison.overall_after
+    lists = [
+        ("Significantly worse", comparison.significantly_worse, "violated"),
+        ("New violations", comparison.new_violations, "violated"),
+        ("Newly covered", comparison.newly_covered, "tested"),
+        ("No longer covered", comparison.no_longer_covered, "untested"),
+        ("Not comparable", comparison.not_comparable, "untested"),
+    ]
+    groups = "".join(
+        f'<div><h3 class="sub">{title}</h3><p class="chips">'
+        + ("".join(f'<a class="chip {css}" href="#policy-{escape(pid)}">{escape(pid)}</a>' for pid in ids) or "none")
+        + "</p></div>"
+        for title, ids, css in lists
+    )
+    changed = [c for c in comparison.policies if c.change or c.significantly_worse]
+    rows = "".join(
+        f'<tr class="{"worse" if c.significantly_worse else ""}">'
+        f'<td><a href="#policy-{escape(c.id)}">{escape(c.id)}</a></td>'
+        f"<td>{c.before.passed}/{c.before.total}</td><td>{c.after.passed}/{c.after.total}</td>"
+        f'<td>{"–" if c.change is None else f"{c.change * 100:+.0f} pts"}</td><td>{c.p_value:.3f}</td></tr>'
+        for c in sorted(changed, key=lambda c: (c.p_value, c.id))
+    )
+    heads = "<th>Policy</th><th>Before</th><th>Now</th><th>Change</th><th>p</th>"
+    table = (f'<table class="compact"><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>'
+             if rows else "<p>No policy's pass rate changed.</p>")
+    return (
+        f'<section class="panel" id="baseline"><h2>Against the baseline</h2>'
+        f'<p class="hint">Baseline {escape(comparison.folder)} ({escape(comparison.name)}): pass rate '
+        f"{percent(before.rate)} ({before.passed}/{before.total}) → "
+        f"{percent(after.rate)} ({after.passed}/{after.total}). "
+        f"Significantly worse means: {escape(comparison.test)}.</p>"
+        f'<div class="grid five">{groups}</div>{table}</section>'
+    )
+
+
+def _policy_table(report: Report) -> str:
+    categories = sorted({p.category for p in report.policies})
+    options = "".join(f'<option value="{escape(c)}">{escape(c)}</option>' for c in categories)
+    heads = [("id", "Policy", "text"), ("text", "Rule", "text"), ("category", "Category", "text"),
+             ("flows", "Flows", "text"), ("challenge", "Challenge", "num"), ("sampled", "Sampled", "num"),
+             ("tested", "Tested", "num"), ("violated", "Violated", "num"), ("rate", "Pass rate", "num")]
+    header = "".join(f'<th data-key="{key}" data-type="{kind}" tabindex="0">{label}</th>' for key, label, kind in heads)
+    rows = "".join(_policy_row(policy) for policy in worst_first(report.policies))
+    return (
+        '<section class="panel" id="policies"><h2>Policies, worst first</h2>'
+        '<div class="controls"><input type="search" id="policy-filter" placeholder="Filter policies…" '
+        'aria-label="Filter policies">'
+        f'<select id="category-filter" aria-label="Category"><option value="">All categories</option>{options}</select>'
+        '<select id="state-filter" aria-label="Result"><option value="">All results</option>'
+        '<option value="violated">Violated</option><option value="held">Held</option>'
+        '<option value="untested">Never tested</option></select>'
+        '<span class="count" id="policy-count"></span></div>'
+        f'<table id="policy-table"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table></section>'
+    )
+
+
+def _policy_row(policy: PolicyResult) -> str:
+    rate = policy.pass_rate
+    state = "violated" if policy.violated else "held" if policy.tested else "untested"
+    links = " ".join(f'<a href="#dialog-{escape(v.dialog)}" title="{escape(v.reason)}">{escape(v.dialog)}</a>'
+                     for v in policy.violations)
+    if rate.rate is None:
+        shown = '<span class="muted">never tested</span>'
+    else:
+        shown = (f'<div class="meter"><span style="width:{rate.rate * 100:.0f}%" class="{state}"></span></div>'
+                 f"<b>{percent(rate.rate)}</b> <span class=\"muted\">{rate.passed}/{rate.total} · "
+                 f"{percent(rate.low)}–{percent(rate.high)}</span>")
+    cells = [
+        (policy.id, f'<span class="chip {state}">{escape(policy.id)}</span>'),
+        (policy.text, escape(policy.text)),
+        (policy.category, escape(policy.category)),
+        (" ".join(policy.flows), escape(", ".join(policy.flows))),
+        (policy.challenge, str(policy.challenge)),
+        (policy.sampled, str(policy.sampled)),
+        (policy.tested, str(policy.tested)),
+        (policy.violated, f"{policy.violated} <span class=\"links\">{links}</span>" if policy.violated else "0"),
+        ("" if rate.rate is None else rate.rate, shown),
+    ]
+    tds = "".join(f'<td data-v="{escape(str(value))}">{html}</td>' for value, html in cells)
+    return (f'<tr id="policy-{escape(policy.id)}" data-category="{escape(policy.category)}" '
+            f'data-state="{state}">{tds}</tr>')
+
+
+def _dialogs(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
+    buttons = '<button class="on" data-status="">All</button>' + "".join(
+        f'<button data-status="{status}">{STATUS_WORDS[status]} ({count})</button>'
+        for status, count in report.overall.by_status.items() if count
+    )
+    return (
+        '<section class="panel" id="dialogs"><h2>Dialogs</h2>'
+        '<p class="hint">Open a dialog for its scenario, the expected behaviour, the verdict and the whole '
+        "transcript with tool calls, results and the user's thoughts.</p>"
+        f'<div class="controls" id="dialog-filter">{buttons}<span class="spacer"></span>'
+        '<button id="expand-all">Open all</button><button id="collapse-all">Close all</button></div>'
+        f"{dialog_cards(artifacts, analyses)}</section>"
+    )
+
+
+def _footer(report: Report) -> str:
+    status = report.overall.by_status
+    return (
+        f'<footer>{status["incomplete"]} incomplete and {status["error"]} error dialogs are listed but left out of '
+        f"every rate. {report.overall.scenario_errors} scenarios and {report.overall.event_errors} databases "
+        "could not be built and have no dialog. Intervals are 95% Wilson score intervals. "
+        "This file is self-contained: it needs no network.</footer>"
+    )

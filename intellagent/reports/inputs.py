@@ -1,0 +1,82 @@
+"""What the report is made from: the earlier stages' artifacts of a run folder, read and checked."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TypeVar
+
+import networkx as nx
+
+from intellagent.artifacts import Dialog, Event, PolicyCatalog, RunInfo, Scenario
+from intellagent.errors import UsageError
+from intellagent.run_folder import RunFolder
+
+T = TypeVar("T", Scenario, Event, Dialog)
+
+
+@dataclass
+class RunArtifacts:
+    """The artifacts of describe, populate and simulate, plus run.json."""
+
+    catalog: PolicyCatalog
+    graph: nx.Graph
+    scenarios: list[Scenario]
+    events: list[Event]
+    dialogs: list[Dialog]
+    info: RunInfo | None
+
+    def scenario(self, item_id: str) -> Scenario | None:
+        """The scenario of a dialog or event id, if any."""
+        return next((s for s in self.scenarios if s.id == item_id), None)
+
+    def event(self, item_id: str) -> Event | None:
+        """The event of a dialog id, if any."""
+        return next((e for e in self.events if e.id == item_id), None)
+
+
+def load_artifacts(folder: RunFolder) -> RunArtifacts:
+    """Read a run folder's artifacts; a missing one is a one-line error that says which stage makes it."""
+    for name, stage in (("policies.json", "describe"), ("graph.json", "describe"),
+                        ("scenarios.jsonl", "describe"), ("events.jsonl", "populate"),
+                        ("dialogs.jsonl", "simulate")):
+        if not folder.exists(name):
+            raise UsageError(f"{folder.path(name)} is missing; run the {stage} stage first (--stages {stage})")
+    catalog = folder.load("policies.json", PolicyCatalog)
+    assert catalog is not None  # checked above
+    events = _latest(folder.jsonl("events.jsonl", Event).load())
+    by_id = {event.id: event for event in events}
+    return RunArtifacts(
+        catalog=catalog,
+        graph=load_graph(folder),
+        scenarios=_latest(folder.jsonl("scenarios.jsonl", Scenario).load()),
+        events=events,
+        dialogs=[_with_event(d, by_id.get(d.id)) for d in _latest(folder.jsonl("dialogs.jsonl", Dialog).load())],
+        info=folder.load("run.json", RunInfo),
+    )
+
+
+def _with_event(dialog: Dialog, event: Event | None) -> Dialog:
+    """A dialog that names its event's policies and challenge, in case the dialog record left them out.
+
+    The analysis asks about exactly these policies: the ones the event was built to test.
+    """
+    if event is None or (dialog.policies and dialog.challenge):
+        return dialog
+    return dialog.model_copy(update={"policies": dialog.policies or event.policies,
+                                     "challenge": dialog.challenge or event.challenge})
+
+
+def _latest(items: list[T]) -> list[T]:
+    """One item per id, the last written (a file not yet finalized may repeat an id), in id order."""
+    by_id = {item.id: item for item in items}  # type: ignore[attr-defined]
+    return [by_id[key] for key in sorted(by_id)]
+
+
+def load_graph(folder: RunFolder) -> nx.Graph:
+    """graph.json: node-link JSON of the policy graph (edge attribute `weight`, 0-10)."""
+    path = folder.path("graph.json")
+    try:
+        return nx.node_link_graph(json.loads(path.read_text(encoding="utf-8")), edges="edges")
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{path} is not a node-link policy graph ({error}); run the describe stage again") from error

@@ -1,0 +1,185 @@
+"""Adherence metrics: the report's numbers, from the analyses of the dialogs.
+
+A dialog counts towards a rate only when it got a verdict (`pass` or `fail`); `incomplete` and
+`error` dialogs are counted by status and left out of every rate, so that a crashed simulation is
+never read as a chatbot that broke its policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, Dialog, Policy, RunInfo
+from intellagent.llm import UsageReport
+from intellagent.reports.analysis import RATED
+from intellagent.reports.coverage import coverage
+from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.models import (
+    DialogResult,
+    GroupResult,
+    LevelResult,
+    Overall,
+    PolicyResult,
+    PolicyViolationNote,
+    Rate,
+    Report,
+    RunUsage,
+    StageUsage,
+)
+from intellagent.runner import STAGES
+
+STATUSES = ("pass", "fail", "incomplete", "error")
+
+
+def build_report(
+    artifacts: RunArtifacts,
+    analyses: list[Analysis],
+    *,
+    name: str,
+    strong_edge: float,
+    usage: RunUsage,
+) -> Report:
+    """The report of a run, without baseline and gate (they are added once evaluated).
+
+    Args:
+        artifacts: the earlier stages' artifacts.
+        analyses: one analysis per dialog.
+        name: the run's name.
+        strong_edge: graph weight from which a policy pair counts as strongly linked.
+        usage: calls, tokens, cost and time of the run.
+    """
+    by_id = {analysis.id: analysis for analysis in analyses}
+    missing = [dialog.id for dialog in artifacts.dialogs if dialog.id not in by_id]
+    if missing:
+        raise ValueError(f"dialogs without an analysis: {', '.join(missing)}")
+    ordered = [by_id[dialog.id] for dialog in artifacts.dialogs]
+    rated = [analysis for analysis in ordered if analysis.status in RATED]
+    challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
+    policies = [policy_result(p, artifacts, rated) for p in artifacts.catalog.policies]
+    return Report(
+        name=name,
+        overall=Overall(
+            dialogs=len(ordered),
+            by_status={status: sum(a.status == status for a in ordered) for status in STATUSES},
+            pass_rate=Rate.of(sum(a.status == "pass" for a in rated), len(rated)),
+            scenario_errors=sum(s.status == "error" for s in artifacts.scenarios),
+            event_errors=sum(e.status == "error" for e in artifacts.events),
+            usage=usage,
+        ),
+        policies=policies,
+        categories=[
+            _group(category, CATEGORY_LABELS[category], policies, lambda p, c=category: p.category == c)
+            for category in CATEGORIES
+            if any(p.category == category for p in policies)
+        ],
+        flows=[
+            _group(flow.id, flow.name, policies, lambda p, f=flow.id: f in p.flows)
+            for flow in artifacts.catalog.flows
+        ],
+        challenge_levels=challenge_levels(rated, challenge),
+        coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
+        dialogs=[_dialog_result(dialog, by_id[dialog.id]) for dialog in artifacts.dialogs],
+    )
+
+
+def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]) -> PolicyResult:
+    """How one policy fared: sampled into scenarios, tested by dialogs with a verdict, violated."""
+    tested = [a for a in rated if policy.id in a.tested]
+    notes = [
+        PolicyViolationNote(dialog=a.id, turn=v.turn, reason=v.reason)
+        for a in tested
+        for v in a.violations
+        if v.policy == policy.id
+    ]
+    return PolicyResult(
+        id=policy.id,
+        text=policy.text,
+        category=policy.category,
+        flows=policy.flows,
+        challenge=policy.challenge,
+        sampled=sum(s.status == "ok" and policy.id in s.policies for s in artifacts.scenarios),
+        tested=len(tested),
+        passed=len(tested) - len(notes),
+        violated=len(notes),
+        pass_rate=Rate.of(len(tested) - len(notes), len(tested)),
+        violations=notes,
+    )
+
+
+def worst_first(policies: list[PolicyResult]) -> list[PolicyResult]:
+    """Tested policies from the lowest pass rate up (most violations first on ties), then untested ones."""
+    return sorted(policies, key=lambda p: (p.tested == 0, p.pass_rate.rate or 0, -p.violated, p.id))
+
+
+def challenge_levels(rated: list[Analysis], challenge: dict[str, int]) -> list[LevelResult]:
+    """Pass rate of the dialogs at or above each challenge level, from the lowest level seen to the highest."""
+    if not rated:
+        return []
+    scores = [challenge[a.id] for a in rated]
+    levels = []
+    for level in range(min(scores), max(scores) + 1):
+        group = [a for a in rated if challenge[a.id] >= level]
+        levels.append(LevelResult(level=level, pass_rate=Rate.of(sum(a.status == "pass" for a in group), len(group))))
+    return levels
+
+
+def run_usage(usage: UsageReport, info: RunInfo | None, *, now: datetime) -> RunUsage:
+    """Calls, tokens and cost per stage (from the accounting) with each stage's wall time in its last run."""
+    durations = stage_durations(info, now=now)
+    stages = {
+        name: StageUsage(**usage.stages[name].model_dump(), duration_s=durations.get(name))
+        if name in usage.stages else StageUsage(duration_s=durations.get(name))
+        for name in sorted(set(usage.stages) | set(durations), key=_stage_order)
+    }
+    return RunUsage(
+        **usage.total.model_dump(),
+        duration_s=round(sum(durations.values()), 1) if durations else None,
+        unpriced_models=usage.unpriced_models,
+        stages=stages,
+    )
+
+
+def stage_durations(info: RunInfo | None, *, now: datetime) -> dict[str, float]:
+    """Seconds each stage took in its last run; a stage still running (this one) counts up to `now`."""
+    if info is None:
+        return {}
+    durations = {}
+    for name, stage in info.stages.items():
+        end = datetime.fromisoformat(stage.finished_at) if stage.finished_at else now
+        durations[name] = round(max(0.0, (end - datetime.fromisoformat(stage.started_at)).total_seconds()), 1)
+    return durations
+
+
+def _stage_order(name: str) -> tuple[int, str]:
+    return (STAGES.index(name) if name in STAGES else len(STAGES), name)
+
+
+def _group(
+    group_id: str, name: str, policies: list[PolicyResult], member: Callable[[PolicyResult], bool]
+) -> GroupResult:
+    members = [p for p in policies if member(p)]
+    tests = sum(p.tested for p in members)
+    passed = sum(p.passed for p in members)
+    return GroupResult(
+        id=group_id,
+        name=name,
+        policies=len(members),
+        tests=tests,
+        passed=passed,
+        violated=tests - passed,
+        pass_rate=Rate.of(passed, tests),
+    )
+
+
+def _dialog_result(dialog: Dialog, analysis: Analysis) -> DialogResult:
+    return DialogResult(
+        id=dialog.id,
+        status=analysis.status,
+        simulated=dialog.status,
+        challenge=dialog.challenge,
+        policies=dialog.policies,
+        tested=analysis.tested,
+        violated=[v.policy for v in analysis.violations],
+        error=analysis.error,
+    )

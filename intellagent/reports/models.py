@@ -1,0 +1,208 @@
+"""report.json: the typed report of a run. Field order is the key order of the file, so keep it stable.
+
+Every rate comes with its counts and a 95% Wilson interval; `incomplete` and `error` dialogs are
+counted apart and never enter a rate.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from intellagent.artifacts import AnalysisStatus, DialogStatus
+from intellagent.reports.stats import wilson_interval
+
+
+class Rate(BaseModel):
+    """How often something passed: the counts, the rate and its 95% Wilson interval (None if total is 0)."""
+
+    passed: int
+    total: int
+    rate: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, passed: int, total: int) -> Rate:
+        """The rate of `passed` out of `total`, rounded to four places for a stable file."""
+        interval = wilson_interval(passed, total)
+        if interval is None:
+            return cls(passed=passed, total=total)
+        return cls(passed=passed, total=total, rate=round(passed / total, 4),
+                   low=round(interval[0], 4), high=round(interval[1], 4))
+
+
+class StageUsage(BaseModel):
+    """What one stage took: LLM calls, tokens, cost and wall time of its last run."""
+
+    calls: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    duration_s: float | None = None
+
+
+class RunUsage(StageUsage):
+    """What the whole run took, and per stage."""
+
+    unpriced_models: list[str] = Field(default_factory=list, description="Models whose cost is unknown (not in total).")
+    stages: dict[str, StageUsage] = Field(default_factory=dict)
+
+
+class Overall(BaseModel):
+    """The headline: how many dialogs ended how, and the pass rate of those that got a verdict."""
+
+    dialogs: int
+    by_status: dict[str, int] = Field(description="pass, fail, incomplete, error: always these four keys.")
+    pass_rate: Rate = Field(description="Passed among dialogs with a verdict (pass or fail).")
+    scenario_errors: int = Field(description="Scenarios that could not be written (no dialog was run).")
+    event_errors: int = Field(description="Scenarios whose database could not be built (no dialog was run).")
+    usage: RunUsage
+
+
+class PolicyViolationNote(BaseModel):
+    """A dialog in which a policy was broken, and why."""
+
+    dialog: str
+    turn: int
+    reason: str
+
+
+class PolicyResult(BaseModel):
+    """One policy: what it says, how often it was sampled and tested, and how it held up."""
+
+    id: str
+    text: str
+    category: str
+    flows: list[str]
+    challenge: int
+    sampled: int = Field(description="Scenarios it was sampled into.")
+    tested: int = Field(description="Dialogs with a verdict that actually tested it.")
+    passed: int
+    violated: int
+    pass_rate: Rate
+    violations: list[PolicyViolationNote] = Field(description="The dialogs that broke it, with the reason.")
+
+
+class GroupResult(BaseModel):
+    """Adherence of a group of policies (a category or a flow), counted per policy test."""
+
+    id: str
+    name: str
+    policies: int
+    tests: int = Field(description="(dialog, policy) pairs in which a policy of the group was tested.")
+    passed: int
+    violated: int
+    pass_rate: Rate
+
+
+class LevelResult(BaseModel):
+    """Pass rate of the dialogs whose challenge score is at or above a level."""
+
+    level: int
+    pass_rate: Rate
+
+
+class GroupCoverage(BaseModel):
+    """How many of a group's policies some dialog tested."""
+
+    id: str
+    name: str
+    tested: int
+    total: int
+    share: float | None
+    never_tested: list[str]
+
+
+class PolicyPair(BaseModel):
+    """A strongly linked pair of policies from the policy graph."""
+
+    policies: tuple[str, str]
+    weight: float
+    tested_together: bool
+
+
+class PairCoverage(BaseModel):
+    """How many of the graph's strongly weighted pairs some dialog tested together."""
+
+    threshold: float
+    total: int
+    tested: int
+    share: float | None
+    pairs: list[PolicyPair]
+
+
+class Coverage(BaseModel):
+    """What the run actually exercised."""
+
+    tested: int
+    total: int
+    share: float | None
+    never_tested: list[str]
+    flows: list[GroupCoverage]
+    categories: list[GroupCoverage]
+    strong_pairs: PairCoverage
+
+
+class PolicyChange(BaseModel):
+    """One policy compared with the baseline run."""
+
+    id: str
+    before: Rate
+    after: Rate
+    change: float | None = Field(description="after.rate - before.rate, when both were tested.")
+    p_value: float = Field(description="One-sided Fisher exact test that it passes less often now.")
+    significantly_worse: bool
+
+
+class BaselineComparison(BaseModel):
+    """This run against an earlier run of the same config."""
+
+    folder: str
+    name: str
+    test: str = Field(description="The test that decides 'significantly worse', and its level.")
+    overall_before: Rate
+    overall_after: Rate
+    policies: list[PolicyChange]
+    significantly_worse: list[str]
+    new_violations: list[str] = Field(description="Violated now, not violated in the baseline.")
+    newly_covered: list[str] = Field(description="Tested now, never tested in the baseline.")
+    no_longer_covered: list[str] = Field(description="Tested in the baseline, never tested now.")
+    not_comparable: list[str] = Field(description="In one run only, or with a different text.")
+
+
+class Gate(BaseModel):
+    """The quality gate: its settings and why it failed (no failures: it passed)."""
+
+    fail_under: float | None
+    baseline: str | None
+    passed: bool
+    failures: list[str]
+
+
+class DialogResult(BaseModel):
+    """One dialog's outcome as counted in this report."""
+
+    id: str
+    status: AnalysisStatus
+    simulated: DialogStatus = Field(description="The simulation's own verdict.")
+    challenge: int
+    policies: list[str]
+    tested: list[str]
+    violated: list[str]
+    error: str | None = None
+
+
+class Report(BaseModel):
+    """The report of a run (report.json)."""
+
+    name: str
+    overall: Overall
+    gate: Gate | None = Field(default=None, description="Set once the gate is evaluated (always, in report.json).")
+    policies: list[PolicyResult] = Field(description="In policy id order.")
+    categories: list[GroupResult]
+    flows: list[GroupResult]
+    challenge_levels: list[LevelResult]
+    coverage: Coverage
+    baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
+    dialogs: list[DialogResult]

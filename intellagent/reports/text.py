@@ -1,0 +1,16 @@
+"""Text as the reports show it: model output on one line, clipped; rates as percentages."""
+
+from __future__ import annotations
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """`text` with every run of whitespace turned into one space, clipped to `limit` characters with '…'."""
+    text = " ".join(text.split())
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def percent(value: float | None) -> str:
+    """A rate as a whole percentage, or an en dash when there is none."""
+    return "–" if value is None else f"{value * 100:.0f}%"

@@ -1,0 +1,44 @@
+"""The few lines printed at the end of a run: how it went, the worst policies, where the reports are."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from intellagent.reports.metrics import worst_first
+from intellagent.reports.models import Report
+from intellagent.reports.text import one_line, percent
+
+if TYPE_CHECKING:
+    from intellagent.runner import RunResult
+
+WORST = 5
+
+
+def summary_text(result: RunResult) -> str:
+    """The end-of-run summary of a reported run (`result.report` is set)."""
+    report: Report = result.report
+    overall, coverage = report.overall, report.coverage
+    rate, status = overall.pass_rate, overall.by_status
+    if rate.rate is None:
+        headline = f"{report.name}: no dialog got a verdict"
+    else:
+        headline = (f"{report.name}: {rate.passed} of {rate.total} dialogs passed ({percent(rate.rate)}, "
+                    f"95% CI {percent(rate.low)}–{percent(rate.high)})")
+    lines = [
+        f"{headline}; {status['incomplete']} incomplete and {status['error']} error dialogs not counted",
+        f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
+        f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
+    ]
+    worst = [p for p in worst_first(report.policies) if p.tested][:WORST]
+    if worst:
+        lines.append("worst policies:")
+        width = max(len(p.id) for p in worst)
+        lines += [f"  {p.id:<{width}}  {percent(p.pass_rate.rate):>4} held ({p.passed}/{p.tested})  "
+                  f"{one_line(p.text, 70)}" for p in worst]
+    gate = report.gate
+    if gate is not None and (gate.fail_under is not None or gate.baseline is not None):
+        reasons = f"{len(gate.failures)} reason{'' if len(gate.failures) == 1 else 's'}"
+        lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
+    folder = result.folder
+    lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
+    return "\n".join(lines)

@@ -1,0 +1,128 @@
+"""The analysis of each dialog: a structured answer per dialog, ids from the dialog only, resumable."""
+
+from __future__ import annotations
+
+from shop_run import ANSWERS, answer_for, report_run
+
+from intellagent.artifacts import Analysis, Dialog
+
+
+def analyses(folder) -> dict[str, Analysis]:
+    return {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+
+
+def about(dialog_id: str):
+    return lambda request: f"case {dialog_id}." in request.text
+
+
+def test_each_rated_dialog_records_the_tested_and_violated_policies(shop_report):
+    _, folder = shop_report
+    s002 = analyses(folder)["S002"]
+    assert (s002.status, s002.tested) == ("fail", ["P01", "P03"])
+    assert [(v.policy, v.turn) for v in s002.violations] == [("P03", 4)]
+    assert '"Done, I changed it."' in s002.violations[0].reason
+
+
+def test_a_violated_policy_counts_as_tested(shop_report):
+    _, folder = shop_report
+    assert analyses(folder)["S003"].tested == ["P02", "P04"]
+
+
+def test_the_answer_schema_allows_only_the_dialogs_own_policies_and_chatbot_turns(reported, analysis_script):
+    request = next(r for r in analysis_script.calls(role="analysis") if "case S002." in r.text)
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["tested"]["items"]["enum"] == ["P01", "P03"]
+    violation = schema["$defs"]["PolicyViolation"]["properties"]
+    assert violation["policy"]["enum"] == ["P01", "P03"]
+    assert violation["turn"]["enum"] == [0, 2, 4]
+
+
+def test_an_unknown_policy_id_is_sent_back_and_answered_again(config, run_folder, script):
+    invalid = {**ANSWERS["S001"], "tested": ["P01", "P05"]}  # P05 is not one of S001's policies
+    script.on(role="analysis", when=about("S001"), replies=[invalid, ANSWERS["S001"]])
+    script.on(role="analysis", reply=answer_for)
+    report_run(config, run_folder, script)
+    asked = [r for r in script.calls(role="analysis") if "case S001." in r.text]
+    assert len(asked) == 2
+    assert "tested.1: Input should be 'P01' or 'P02'" in asked[1].last
+    assert analyses(run_folder)["S001"].status == "pass"
+
+
+def test_a_verdict_that_contradicts_the_violations_is_sent_back(config, run_folder, script):
+    contradiction = {**ANSWERS["S002"], "verdict": "pass"}
+    script.on(role="analysis", when=about("S002"), replies=[contradiction, ANSWERS["S002"]])
+    script.on(role="analysis", reply=answer_for)
+    report_run(config, run_folder, script)
+    asked = [r for r in script.calls(role="analysis") if "case S002." in r.text]
+    assert len(asked) == 2 and 'verdict "pass" cannot list violations' in asked[1].last
+
+
+def test_an_answer_that_never_validates_is_an_error_not_a_chatbot_failure(config, run_folder, script):
+    script.on(role="analysis", when=about("S003"), reply={"tested": ["P99"], "violations": [], "verdict": "pass"})
+    script.on(role="analysis", reply=answer_for)
+    result = report_run(config, run_folder, script)
+    s003 = analyses(run_folder)["S003"]
+    assert s003.status == "error" and s003.error.startswith("analysis: ")
+    assert result.report.overall.pass_rate.total == 2  # S001 and S002 only
+    assert result.report.overall.by_status["error"] == 2
+
+
+def test_incomplete_and_error_dialogs_are_recorded_without_asking_the_model(reported, analysis_script):
+    _, folder = reported
+    asked = analysis_script.calls(role="analysis")
+    assert len(asked) == 3
+    assert not any("case S004." in r.text for r in asked)
+    recorded = analyses(folder)
+    assert (recorded["S004"].status, recorded["S004"].error) == ("incomplete", "ran out of turns")
+    assert (recorded["S005"].status, recorded["S005"].error) == ("error", "chatbot: connection refused")
+
+
+def test_the_prompt_holds_policies_numbered_turns_tool_calls_and_the_judgement(reported, analysis_script):
+    request = next(r for r in analysis_script.calls(role="analysis") if "case S002." in r.text)
+    text = request.text
+    assert "P01: Verify the customer's identity" in text and "P02:" not in text
+    assert '[2] chatbot calls get_order({"order_id": "O-1"}) -> {"order_id": "O-1"' in text
+    assert "[4] chatbot: Done, I changed it." in text
+    assert "Simulation verdict: fail" in text and "Critique of the failure verdict at turn 2: agreed" in text
+    assert "Open with the goal" not in text  # the user's private thoughts are not evidence
+
+
+def test_a_second_run_makes_no_call_and_adds_no_line(config, reported, analysis_script):
+    _, folder = reported
+    before = folder.path("analysis.jsonl").read_bytes()
+    asked = len(analysis_script.requests)
+    report_run(config, folder, analysis_script)
+    assert len(analysis_script.requests) == asked
+    assert folder.path("analysis.jsonl").read_bytes() == before
+
+
+def test_a_lost_analysis_is_redone_alone_from_the_cache(config, reported, analysis_script):
+    _, folder = reported
+    path = folder.path("analysis.jsonl")
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"S002"' not in line))
+    result = report_run(config, folder, analysis_script)
+    tally = result.info.usage.steps["report/analysis"]
+    assert (tally.calls, tally.cached) == (3, 1)
+    assert analyses(folder)["S002"].status == "fail"
+
+
+def test_a_changed_dialog_is_analysed_again(config, reported, analysis_script):
+    _, folder = reported
+    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    changed = next(d for d in dialogs.load() if d.id == "S001").model_copy(update={"reason": "judged again"})
+    dialogs.append(changed)
+    asked = len(analysis_script.requests)
+    report_run(config, folder, analysis_script)
+    new = analysis_script.requests[asked:]
+    assert len(new) == 1 and "case S001." in new[0].text
+
+
+def test_a_dialog_that_left_out_its_policies_is_asked_about_its_events_policies(config, run_folder, analysis_script):
+    dialogs = run_folder.jsonl("dialogs.jsonl", Dialog)
+    s002 = next(d for d in dialogs.load() if d.id == "S002")
+    dialogs.append(s002.model_copy(update={"policies": [], "challenge": 0}))
+    result = report_run(config, run_folder, analysis_script)
+    request = next(r for r in analysis_script.calls(role="analysis") if "case S002." in r.text)
+    assert request.body["response_format"]["json_schema"]["schema"]["properties"]["tested"]["items"]["enum"] == [
+        "P01", "P03"]
+    assert next(d for d in result.report.dialogs if d.id == "S002").challenge == 3

@@ -1,0 +1,60 @@
+"""report.html: self-contained, every dialog shown in full, and whatever a model wrote stays text."""
+
+from __future__ import annotations
+
+import re
+
+from shop_run import INJECTED
+
+
+def page(shop_report) -> str:
+    return shop_report[1].path("report.html").read_text()
+
+
+def test_injected_markup_in_a_chatbot_reply_is_escaped(shop_report):
+    html = page(shop_report)
+    assert INJECTED not in html and "<img" not in html and "__pwned" not in html.split("<script>")[-1]
+    escaped = "&lt;script&gt;window.__pwned = 1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = 2&quot;&gt;"
+    assert escaped in html
+
+
+def test_markup_in_tool_results_and_thoughts_is_escaped(shop_report):
+    html = page(shop_report)
+    assert "&lt;/pre&gt;&lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
+    assert "Open with the goal &lt;iframe&gt;." in html and "<iframe" not in html
+
+
+def test_the_page_has_one_script_and_loads_nothing(shop_report):
+    html = page(shop_report)
+    assert html.count("<script") == 1
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "<link" not in html and "@import" not in html
+    assert "default-src 'none'" in html
+
+
+def test_every_dialog_has_a_card_with_scenario_expected_behaviour_and_transcript(shop_report):
+    html = page(shop_report)
+    for dialog_id in ("S001", "S002", "S003", "S004", "S005"):
+        card = html.split(f'id="dialog-{dialog_id}"')[1].split("</details>")[0]
+        assert "Scenario" in card and "Expected behaviour" in card
+        assert f"Customer C-{dialog_id} wants order O-1 changed to size M." in card
+    s002 = html.split('id="dialog-S002"')[1].split("</details>")[0]
+    assert "get_order" in s002 and "Open with the goal" in s002 and "Critique at turn 2" in s002
+
+
+def test_the_violating_turn_and_policy_are_highlighted(shop_report):
+    html = page(shop_report)
+    assert '<li class="msg chatbot flagged" id="turn-S002-4">' in html
+    assert '<span class="chip violated">breaks P03</span>' in html
+
+
+def test_the_policy_table_is_worst_first(shop_report):
+    rows = re.findall(r'<tr id="policy-(P\d+)"', page(shop_report))
+    assert rows == ["P03", "P02", "P01", "P04", "P05"]
+
+
+def test_the_charts_are_inline_svg(shop_report):
+    html = page(shop_report)
+    for label in ("Pass rate against challenge level", "Pass rate per category", "Coverage per flow",
+                  "Policy graph with the strongly linked pairs"):
+        assert f'aria-label="{label}"' in html
