@@ -100,9 +100,7 @@ def build_graph(ctx: RunContext) -> Any:
         baseline = state.get("baseline")
         if baseline is not None and settings.baseline is not None:
             report.baseline = compare(report, baseline, folder=settings.baseline, alpha=settings.significance)
-        report.gate = evaluate_gate(
-            report, fail_under=settings.fail_under, baseline=settings.baseline, alpha=settings.significance
-        )
+        report.gate = evaluate_gate(report, settings)
         return {"report": report}
 
     def write(state: ReportState) -> dict[str, Any]:

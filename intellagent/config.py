@@ -7,11 +7,12 @@ config can be moved together with its policy document without editing it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from intellagent.artifacts.policies import Category
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
 
@@ -154,6 +155,12 @@ class ReportConfig(_Strict):
         default=0.05, gt=0, lt=1,
         description="Level of the one-sided Fisher exact test that calls a policy 'significantly worse' (--baseline).",
     )
+    min_category: dict[Category, Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict, description="Exit 1 when a category's pass rate is below its minimum (0-1)."
+    )
+    min_policy: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict, description="Exit 1 when a policy's pass rate is below its minimum (ids of this run)."
+    )
 
 
 class BudgetConfig(_Strict):
@@ -269,6 +276,8 @@ def apply_overrides(
     max_cost: float | None = None,
     fail_under: float | None = None,
     baseline: Path | None = None,
+    min_category: dict[str, float] | None = None,
+    min_policy: dict[str, float] | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -279,6 +288,7 @@ def apply_overrides(
         max_cost: the budget in USD.
         fail_under: the overall pass rate under which the run exits 1.
         baseline: an earlier run folder to compare against.
+        min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -294,6 +304,10 @@ def apply_overrides(
         data["report"]["fail_under"] = fail_under
     if baseline is not None:
         data["report"]["baseline"] = Path(baseline).resolve()
+    if min_category is not None:
+        data["report"]["min_category"] = min_category
+    if min_policy is not None:
+        data["report"]["min_policy"] = min_policy
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

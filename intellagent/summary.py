@@ -36,7 +36,7 @@ def summary_text(result: RunResult) -> str:
         lines += [f"  {p.id:<{width}}  {percent(p.pass_rate.rate):>4} held ({p.passed}/{p.tested})  "
                   f"{one_line(p.text, 70)}" for p in worst]
     gate = report.gate
-    if gate is not None and (gate.fail_under is not None or gate.baseline is not None):
+    if gate is not None and gate.is_set:
         reasons = f"{len(gate.failures)} reason{'' if len(gate.failures) == 1 else 's'}"
         lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
     folder = result.folder

@@ -1,41 +1,53 @@
-"""The quality gate: the run fails (exit 1) when its pass rate is too low or a policy got worse."""
+"""The quality gate: the run fails (exit 1) when a pass rate is below its minimum or a policy got worse."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from intellagent.config import ReportConfig
+from intellagent.reports.models import Gate, Rate, Report
 
-from intellagent.reports.models import Gate, Report
 
-
-def evaluate_gate(report: Report, *, fail_under: float | None, baseline: Path | None, alpha: float) -> Gate:
+def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
     """The gate of a report (with its baseline comparison, if any), and a one-line reason per failure.
 
     Args:
-        report: the run's report.
-        fail_under: the overall pass rate (0-1) under which the gate fails; None: not checked.
-        baseline: the baseline folder, if the report was compared with one.
-        alpha: the significance level used by the comparison (named in the reasons).
+        report: the run's report, compared with its baseline already when one is set.
+        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `baseline`, `significance`.
     """
     failures = []
-    rate = report.overall.pass_rate
-    if fail_under is not None:
-        if rate.rate is None:
-            failures.append(f"no dialog got a verdict, so the pass rate cannot reach --fail-under {fail_under:g}")
-        elif rate.rate < fail_under:
-            failures.append(
-                f"pass rate {rate.rate:.1%} ({rate.passed}/{rate.total} dialogs) is below --fail-under {fail_under:g}"
-            )
+    if settings.fail_under is not None:
+        failures += _below("pass rate", report.overall.pass_rate, settings.fail_under, "--fail-under", "dialogs")
+    categories = {group.id: group for group in report.categories}
+    for category, minimum in sorted(settings.min_category.items()):
+        rate = categories[category].pass_rate if category in categories else Rate(passed=0, total=0)
+        failures += _below(f"category {category}", rate, minimum, "report.min_category", "tests")
+    policies = {policy.id: policy for policy in report.policies}
+    for policy_id, minimum in sorted(settings.min_policy.items()):
+        if policy_id not in policies:
+            failures.append(f"report.min_policy names {policy_id}, which is not a policy of this run")
+            continue
+        policy = policies[policy_id]
+        failures += _below(f"{policy_id} ({policy.text[:60]})", policy.pass_rate, minimum, "report.min_policy", "dialogs")
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:
                 failures.append(
                     f"{change.id} got significantly worse than the baseline: passed "
                     f"{change.before.passed}/{change.before.total} before, {change.after.passed}/{change.after.total} "
-                    f"now (one-sided Fisher exact p={change.p_value:.3f} <= {alpha:g})"
+                    f"now (one-sided Fisher exact p={change.p_value:.3f} <= {settings.significance:g})"
                 )
     return Gate(
-        fail_under=fail_under,
-        baseline=str(baseline) if baseline is not None else None,
+        fail_under=settings.fail_under,
+        min_category=dict(settings.min_category),
+        min_policy=dict(settings.min_policy),
+        baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,
         failures=failures,
     )
+
+
+def _below(what: str, rate: Rate, minimum: float, setting: str, unit: str) -> list[str]:
+    if rate.rate is None:
+        return [f"{what} has no verdict, so it cannot reach {setting} {minimum:g}"]
+    if rate.rate < minimum:
+        return [f"{what} {rate.rate:.1%} ({rate.passed}/{rate.total} {unit}) is below {setting} {minimum:g}"]
+    return []

@@ -47,7 +47,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
 
 def _header(report: Report) -> str:
     gate = report.gate
-    if gate is None or (gate.fail_under is None and gate.baseline is None):
+    if gate is None or not gate.is_set:
         verdict = '<div class="gate off">No quality gate set</div>'
     elif gate.passed:
         verdict = '<div class="gate passed">✓ Quality gate passed</div>'

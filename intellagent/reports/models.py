@@ -175,9 +175,16 @@ class Gate(BaseModel):
     """The quality gate: its settings and why it failed (no failures: it passed)."""
 
     fail_under: float | None
+    min_category: dict[str, float] = Field(default_factory=dict)
+    min_policy: dict[str, float] = Field(default_factory=dict)
     baseline: str | None
     passed: bool
     failures: list[str]
+
+    @property
+    def is_set(self) -> bool:
+        """Whether any threshold or baseline was given (else there is no gate to show)."""
+        return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy)
 
 
 class DialogResult(BaseModel):

@@ -118,3 +118,24 @@ def test_a_baseline_without_a_report_is_a_usage_error(config_file, reported, tmp
     code = main(["--config", str(config_file), "--output", str(folder.root), "--stages", "report",
                  "--baseline", str(tmp_path / "empty"), "--no-progress"])
     assert code == 2 and "no report.json there" in capsys.readouterr().err
+
+
+def test_a_category_below_its_minimum_fails_the_gate(config, run_folder, analysis_script):
+    result = report_run(config, run_folder, analysis_script, min_category={"payment": 1.0, "authentication": 0.0})
+    payment = next(c for c in result.report.categories if c.id == "payment")
+    assert payment.pass_rate.rate is not None and payment.pass_rate.rate < 1.0
+    assert result.exit_code == 1
+    assert [f for f in result.gate_failures if "category" in f] == [
+        f"category payment {payment.pass_rate.rate:.1%} ({payment.pass_rate.passed}/{payment.pass_rate.total} tests) "
+        "is below report.min_category 1"
+    ]
+
+
+def test_a_policy_minimum_names_the_policy_and_an_unknown_id_is_a_failure(config, run_folder, analysis_script):
+    result = report_run(config, run_folder, analysis_script, min_policy={"P99": 0.5})
+    assert result.exit_code == 1
+    assert result.gate_failures == ["report.min_policy names P99, which is not a policy of this run"]
+    worst = next(p for p in result.report.policies if p.violated)
+    result = report_run(config, run_folder, analysis_script, min_policy={worst.id: 1.0})
+    assert len(result.gate_failures) == 1 and result.gate_failures[0].startswith(f"{worst.id} (")
+    assert result.report.gate.min_policy == {worst.id: 1.0}
