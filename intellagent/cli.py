@@ -55,6 +55,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
+    p.add_argument("--scenarios-from", type=Path, metavar="DIR",
+                   help="reuse the scenarios and databases of a frozen test set (a run where describe and "
+                        "populate ran) and record this run's LLM calls in its cache; runs simulate and report")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
     p.add_argument("--no-progress", action="store_true", help="no live progress bars")
@@ -92,13 +95,15 @@ def _run(args: argparse.Namespace) -> int:
         fail_under=args.fail_under,
         baseline=args.baseline,
     )
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else STAGES
+    default_stages = ("simulate", "report") if args.scenarios_from else STAGES
+    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else default_stages
     result = run(
         config,
         output=args.output,
         fresh=args.fresh,
         replay=args.replay,
         stages=stages,
+        scenarios_from=args.scenarios_from,
         progress=not args.no_progress,
         debug=args.debug,
     )

@@ -32,6 +32,9 @@ STAGES = ("describe", "populate", "simulate", "report")
 # Settings that do not change what the artifacts contain: a run may resume with other values.
 RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report"}
 
+# What a frozen test set provides: the scenarios and their databases, fixed once (describe + populate).
+FROZEN_ARTIFACTS = ("policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events")
+
 PACKAGES = ("langgraph", "langchain-core", "langchain-openai", "openai", "networkx", "faker", "sqlmodel",
             "pydantic", "xllamacpp")
 
@@ -59,6 +62,7 @@ async def execute(
     fresh: bool = False,
     replay: bool = False,
     stages: tuple[str, ...] = STAGES,
+    scenarios_from: Path | None = None,
     script: ScriptedLLM | None = None,
     chatbot: Any = None,
     progress: bool = True,
@@ -72,6 +76,8 @@ async def execute(
         fresh: start over, deleting an earlier run in the folder.
         replay: answer every LLM call from the folder's cache; a miss aborts the run.
         stages: which stages to run, in pipeline order (the earlier ones must have run before).
+        scenarios_from: a frozen test set (a folder where describe and populate ran): its scenarios and
+            databases are copied in, and its LLM cache records and replays this run's calls.
         script: the scripted test double, for configs whose provider is `scripted`.
         chatbot: a chatbot object that replaces the config's `chatbot:` (Python API).
         progress: show the live progress bars.
@@ -82,8 +88,12 @@ async def execute(
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
     folder = RunFolder(output or Path("results") / (config.name or "run"))
     info = _prepare(folder, config, fresh=fresh)
+    cache_folder = folder
+    if scenarios_from is not None:
+        cache_folder = RunFolder(Path(scenarios_from))
+        _copy_frozen(cache_folder, folder)
     usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
-    cache = ResponseCache(folder.path("llm_cache.sqlite"))
+    cache = ResponseCache(cache_folder.path("llm_cache.sqlite"))
     with RunProgress(usage, enabled=progress) as display:
         ctx = RunContext(
             config=config,
@@ -164,6 +174,22 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
     )
     folder.save("run.json", info)
     return info
+
+
+def _copy_frozen(frozen: RunFolder, folder: RunFolder) -> None:
+    if not frozen.exists("events.jsonl"):
+        raise UsageError(
+            f"{frozen.root} is not a frozen test set (no events.jsonl); "
+            "make one with --stages describe,populate or intellagent.freeze()"
+        )
+    for name in FROZEN_ARTIFACTS:
+        source, target = frozen.path(name), folder.path(name)
+        if not source.exists() or target.exists():
+            continue
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
 
 
 def _finish(folder: RunFolder, info: RunInfo, usage: Usage, *, status: str, error: str | None = None) -> None:

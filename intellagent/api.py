@@ -1,0 +1,145 @@
+"""The Python API: evaluate a chatbot from code, whole or stage by stage, with the run folder as usual.
+
+    report = intellagent.evaluate("configs/airline.yml", chatbot=my_bot, fail_under=0.8)
+
+A frozen test set fixes the scenarios and their databases once, so that each new chatbot build is
+judged on the same ground (and, with `replay=True`, at no cost when nothing changed):
+
+    intellagent.freeze("configs/airline.yml", output="tests/frozen/airline")
+    report = intellagent.evaluate("configs/airline.yml", chatbot=my_bot,
+                                  scenarios_from="tests/frozen/airline", output="results/build-42")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from intellagent.artifacts import Dialog, Event, PolicyCatalog, Scenario
+from intellagent.config import Config, apply_overrides, load_config
+from intellagent.llm import ScriptedLLM
+from intellagent.reports.models import Report
+from intellagent.run_folder import RunFolder
+from intellagent.runner import STAGES, RunResult, execute
+
+
+@dataclass
+class Described:
+    """What the describe stage produced: the policies, their graph and the scenarios."""
+
+    catalog: PolicyCatalog
+    graph: nx.Graph
+    scenarios: list[Scenario]
+
+
+async def arun(
+    config: str | Path | dict[str, Any] | Config,
+    *,
+    stages: tuple[str, ...] = STAGES,
+    chatbot: Any = None,
+    output: str | Path | None = None,
+    scenarios_from: str | Path | None = None,
+    fresh: bool = False,
+    replay: bool = False,
+    progress: bool = False,
+    script: ScriptedLLM | None = None,
+    **overrides: Any,
+) -> RunResult:
+    """Run some or all stages and return how the run ended (exit code, run.json, report).
+
+    Args:
+        config: a config file (path or example name), a mapping, or a `Config`.
+        stages: the stages to run, in pipeline order.
+        chatbot: the chatbot under test as an object — a callable (sync or async) that takes the
+            conversation and returns the reply, a compiled LangGraph graph with a `messages` state,
+            or a chatbot adapter — instead of the config's `chatbot:`.
+        output: the run folder (default results/<config name>); an earlier run there is resumed.
+        scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`).
+        fresh: replace an earlier run in the output folder instead of resuming it.
+        replay: every LLM call must be answered from the cache (a miss aborts the run).
+        progress: show the live progress bars.
+        script: the scripted test double, for configs whose provider is `scripted`.
+        **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
+            `fail_under`, `baseline`, `min_category`, `min_policy` — as in `apply_overrides`.
+    """
+    settings = apply_overrides(load_config(config), **overrides)
+    return await execute(
+        settings,
+        output=Path(output) if output is not None else None,
+        fresh=fresh,
+        replay=replay,
+        stages=stages,
+        scenarios_from=Path(scenarios_from) if scenarios_from is not None else None,
+        script=script,
+        chatbot=chatbot,
+        progress=progress,
+    )
+
+
+async def aevaluate(config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+    """Run the whole evaluation (or, with `scenarios_from`, simulate + report) and return its report.
+
+    The gate's verdict is in `report.gate` (`passed`, `failures`); nothing is raised for it. Options
+    are those of `arun`.
+    """
+    if options.get("scenarios_from") is not None:
+        options.setdefault("stages", ("simulate", "report"))
+    result = await arun(config, **options)
+    return result.report
+
+
+def evaluate(config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+    """`aevaluate` for code without an event loop."""
+    return asyncio.run(aevaluate(config, **options))
+
+
+async def afreeze(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+    """Make a frozen test set: run describe and populate into `output` and return its events.
+
+    Commit the folder (it is small: JSON, SQLite files and the LLM cache) and pass it as
+    `scenarios_from` to every later evaluation.
+    """
+    await arun(config, stages=("describe", "populate"), output=output, **options)
+    return _events(Path(output))
+
+
+def freeze(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+    """`afreeze` for code without an event loop."""
+    return asyncio.run(afreeze(config, output=output, **options))
+
+
+def describe(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> Described:
+    """Run the describe stage into `output`: policies, policy graph and scenarios."""
+    asyncio.run(arun(config, stages=("describe",), output=output, **options))
+    folder = RunFolder(Path(output))
+    catalog = folder.load("policies.json", PolicyCatalog)
+    graph = nx.node_link_graph(json.loads(folder.path("graph.json").read_text()), edges="edges")
+    scenarios = folder.jsonl("scenarios.jsonl", Scenario).load()
+    assert catalog is not None  # written by the stage that just ran
+    return Described(catalog=catalog, graph=graph, scenarios=scenarios)
+
+
+def populate(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+    """Run the populate stage on the scenarios in `output`; return the events (databases in events/)."""
+    asyncio.run(arun(config, stages=("populate",), output=output, **options))
+    return _events(Path(output))
+
+
+def simulate(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Dialog]:
+    """Run the simulate stage on the events in `output` (pass `chatbot=` to test an object); return dialogs."""
+    asyncio.run(arun(config, stages=("simulate",), output=output, **options))
+    return RunFolder(Path(output)).jsonl("dialogs.jsonl", Dialog).load()
+
+
+def report(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> Report:
+    """Run the report stage on the dialogs in `output`; return the report."""
+    return asyncio.run(arun(config, stages=("report",), output=output, **options)).report
+
+
+def _events(folder: Path) -> list[Event]:
+    return RunFolder(folder).jsonl("events.jsonl", Event).load()
