@@ -266,7 +266,7 @@ async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[s
     slot, attempt, catalog = task["slot"], task["attempt"], task["catalog"]
     item_id = scenario_id(slot)
     sample = slot.candidates[attempt] if attempt < len(slot.candidates) else None
-    base = {
+    base: dict[str, Any] = {
         "id": item_id,
         "policies": list(sample.policies) if sample else [],
         "target_challenge": slot.target,
@@ -337,7 +337,7 @@ async def _essential(runtime: DescribeRuntime, role: str, messages: list[Any], s
         raise RunAborted(f"describe: {step} failed, so nothing can be extracted: {error}") from error
 
 
-def build_graph() -> CompiledStateGraph:
+def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     """The describe stage's state machine (the run is given as the runtime context, a `Describe`)."""
     graph = StateGraph(State, context_schema=Describe)
     graph.add_node("start", start)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import Any
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -52,19 +53,23 @@ def scores_schema(block: tuple[str, ...], ids: list[str]) -> type[BaseModel]:
 
     Every key is a real policy id and is required, so the model can neither skip a pair nor invent one.
     """
-    strict = ConfigDict(extra="forbid")
-    fields = {
+    fields: dict[str, Any] = {
         scorer: (
             create_model(
                 f"ScoresOf{scorer}",
-                __config__=strict,
+                __base__=_Strict,
                 **{other: (int, Field(ge=0, le=10)) for other in ids if other != scorer},
             ),
             ...,
         )
         for scorer in block
     }
-    return create_model("EdgeScores", __config__=strict, **fields)
+    return create_model("EdgeScores", __base__=_Strict, **fields)
+
+
+class _Strict(BaseModel):
+    # No keys beyond the required ones: a grammar-constrained model cannot pad its answer.
+    model_config = ConfigDict(extra="forbid")
 
 
 def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import catalog_of, configure, rules, run_describe, scenario_reply, scenarios_of, script_document
 
-from intellagent.llm import HTTPError
+from intellagent.llm import HTTPError, ScriptedLLM
 
 FLOWS = {"Orders": rules(4, challenge=2), "Refunds": rules(4, start=5, challenge=3)}
 
@@ -90,13 +90,14 @@ def test_refinement_keeps_a_correct_expected_behaviour(scripted_config, script, 
     assert not scenario.refined and scenario.expected_behaviour.startswith("The assistant keeps every one")
 
 
-def test_the_same_seed_gives_byte_identical_artifacts(scripted_config, tmp_path):
-    from intellagent.llm import ScriptedLLM
+def varied_weight(scorer: str, other: str) -> int:
+    return (int(scorer[1:]) * int(other[1:])) % 11
 
-    weight = lambda scorer, other: (int(scorer[1:]) * int(other[1:])) % 11  # noqa: E731 - varied, symmetric
+
+def test_the_same_seed_gives_byte_identical_artifacts(scripted_config, tmp_path):
     for name in ("a", "b"):
         run_describe(configure(scripted_config, samples=4), tmp_path / name,
-                     script_document(ScriptedLLM(), flows=FLOWS, weight=weight))
+                     script_document(ScriptedLLM(), flows=FLOWS, weight=varied_weight))
     for artifact in ("policies.json", "graph.json", "scenarios.jsonl"):
         assert (tmp_path / "a" / artifact).read_bytes() == (tmp_path / "b" / artifact).read_bytes()
 
