@@ -25,7 +25,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from pydantic import BaseModel
 
-from intellagent.artifacts import CATEGORY_LABELS, Flow, PolicyCatalog, Scenario
+from intellagent import text_limits
+from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.config import Config
 from intellagent.context import RunContext, log
 from intellagent.errors import RunAborted, UsageError
@@ -62,7 +63,6 @@ from intellagent.scenario_writing import (
 from intellagent.stage import ItemFailed, StageItems
 
 POLICIES_FILE = "policies.json"
-CATEGORY_LIST = "\n".join(f"  - {key}: {label}" for key, label in CATEGORY_LABELS.items())
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -78,6 +78,7 @@ class Describe:
 
 
 def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """Reducer of keyed results from parallel tasks: each task adds or replaces its own keys."""
     return {**left, **right}
 
 
@@ -130,6 +131,7 @@ def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 
 
 def route_start(state: State) -> str:
+    """Resume after the last artifact written: extraction, scoring or sampling."""
     if "catalog" not in state:
         return "task"
     return "prepare_scoring" if "graph" not in state else "plan"
@@ -139,7 +141,7 @@ async def describe_task(state: State, runtime: DescribeRuntime) -> dict[str, Any
     """The chatbot's task and domain, in a few sentences."""
     messages = render("describe/task", policy=state["document"])
     answer = await _essential(runtime, "policies", messages, TaskAnswer, step="describe/task")
-    return {"task_description": answer.task_description.strip()}
+    return {"task_description": text_limits.trimmed(answer.task_description, text_limits.TASK)}
 
 
 async def extract_flows(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
@@ -152,6 +154,7 @@ async def extract_flows(state: State, runtime: DescribeRuntime) -> dict[str, Any
 
 
 def route_flows(state: State) -> list[Send]:
+    """One policy extraction per flow, in parallel."""
     return [Send("policies", FlowTask(document=state["document"], flow=flow)) for flow in state["flows"]]
 
 
@@ -159,7 +162,7 @@ async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> dict[str
     """The policies of one flow; a failure is recorded against the flow and the others go on."""
     flow = task["flow"]
     label = f"{flow.name}: {flow.description}" if flow.description else flow.name
-    messages = render("describe/policies", policy=task["document"], categories=CATEGORY_LIST, flow=label)
+    messages = render("describe/policies", policy=task["document"], flow=label)
     bar = runtime.context.bars["policies"]
     try:
         answer = await runtime.context.ctx.llms["policies"].answer(messages, PoliciesAnswer, step="describe/policies")
@@ -199,6 +202,7 @@ def prepare_scoring(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 
 
 def route_scoring(state: State) -> str | list[Send]:
+    """One scoring call per block, in parallel (none when there is a single policy)."""
     if not state["blocks"]:
         return "assemble"
     return [Send("score", BlockTask(catalog=state["catalog"], block=block)) for block in state["blocks"]]
@@ -253,6 +257,7 @@ def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 
 
 def route_scenarios(state: State) -> str | list[Send]:
+    """One scenario per pending slot, in parallel; done when no slot is pending."""
     if not state["pending"]:
         return "finish"
     return [
@@ -280,8 +285,11 @@ async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[s
         llm = runtime.context.ctx.llms["scenarios"]
         messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies))
         answer = await llm.answer(messages, ScenarioAnswer, step="describe/scenario")
-        scenario = Scenario(**base, description=answer.description.strip(),
-                            expected_behaviour=answer.expected_behaviour.strip())
+        scenario = Scenario(
+            **base,
+            description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
+            expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
+        )
         if runtime.context.ctx.config.describe.refine:
             scenario = await _refine(llm, task["document"], scenario)
         return scenario
@@ -302,7 +310,8 @@ async def _refine(llm: Any, document: str, scenario: Scenario) -> Scenario:
     answer = await llm.answer(messages, RefineAnswer, step="describe/refine")
     if answer.correct:
         return scenario
-    return scenario.model_copy(update={"expected_behaviour": answer.corrected.strip(), "refined": True})
+    corrected = text_limits.trimmed(answer.corrected, text_limits.SCENARIO)
+    return scenario.model_copy(update={"expected_behaviour": corrected, "refined": True})
 
 
 def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:

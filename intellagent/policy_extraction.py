@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from intellagent import text_limits
 from intellagent.artifacts import Category, Flow, Policy
 
 # Bounds that keep a small model from listing sub-steps as flows or rambling through one flow.
@@ -27,15 +28,15 @@ class TaskAnswer(BaseModel):
     """The chatbot's task and domain in a few sentences."""
 
     model_config = ConfigDict(extra="forbid")
-    task_description: str = Field(min_length=10)
+    task_description: str = Field(min_length=10, max_length=text_limits.TASK)
 
 
 class FlowAnswer(BaseModel):
     """One family of conversations."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=2)
-    description: str
+    name: str = Field(min_length=2, max_length=text_limits.FLOW_NAME)
+    description: str = Field(max_length=text_limits.FLOW_DESCRIPTION)
 
 
 class FlowsAnswer(BaseModel):
@@ -49,7 +50,7 @@ class PolicyAnswer(BaseModel):
     """One rule, as the model words and classifies it."""
 
     model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=10)
+    text: str = Field(min_length=10, max_length=text_limits.POLICY)
     category: Category
     challenge: int = Field(ge=1, le=5)
 
@@ -70,7 +71,8 @@ def number_flows(answer: FlowsAnswer) -> list[Flow]:
         if key in seen:
             continue
         seen.add(key)
-        flows.append(Flow(id=f"F{len(flows) + 1}", name=item.name.strip(), description=item.description.strip()))
+        description = text_limits.trimmed(item.description, text_limits.FLOW_DESCRIPTION)
+        flows.append(Flow(id=f"F{len(flows) + 1}", name=item.name.strip(), description=description))
     return flows
 
 
@@ -101,7 +103,7 @@ def merge_duplicates(extracted: list[tuple[str, list[PolicyAnswer]]], *, similar
     return [
         Policy(
             id=f"P{number:02d}",
-            text=rule.answer.text.strip(),
+            text=text_limits.trimmed(rule.answer.text, text_limits.POLICY),
             flows=rule.flows,
             category=rule.answer.category,
             challenge=rule.answer.challenge,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from intellagent import text_limits
 from intellagent.artifacts import Policy, Scenario
 from intellagent.errors import UsageError
 from intellagent.sampling import Slot
@@ -20,8 +21,8 @@ class ScenarioAnswer(BaseModel):
     """One conversation that tests a set of policies, and what the chatbot must do in it."""
 
     model_config = ConfigDict(extra="forbid")
-    description: str = Field(min_length=20)
-    expected_behaviour: str = Field(min_length=20)
+    description: str = Field(min_length=20, max_length=text_limits.SCENARIO)
+    expected_behaviour: str = Field(min_length=20, max_length=text_limits.SCENARIO)
 
 
 class RefineAnswer(BaseModel):
@@ -29,7 +30,7 @@ class RefineAnswer(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     correct: bool
-    corrected: str
+    corrected: str = Field(max_length=text_limits.SCENARIO)
 
     @model_validator(mode="after")
     def _correction_when_wrong(self) -> RefineAnswer:

@@ -62,6 +62,12 @@ def test_the_category_of_a_policy_is_constrained_to_the_fixed_list(scripted_conf
     assert tuple(category["enum"]) == CATEGORIES
 
 
+def test_the_policies_prompt_explains_every_category_once():
+    prompt = render("describe/policies", policy="", flow="")[-1].content
+    listed = [line.split(":")[0].strip("- ") for line in prompt.splitlines() if line.startswith("  - ")]
+    assert listed == list(CATEGORIES)
+
+
 def test_a_flow_whose_extraction_fails_is_recorded_and_the_others_kept(scripted_config, script, folder):
     script.on(schema="PoliciesAnswer", when=lambda r: "Flow: Refunds:" in r.text, reply="not json")
     script_document(script, flows={"Orders": rules(2), "Refunds": rules(2, start=3)})
@@ -83,8 +89,7 @@ def test_a_failing_flows_call_stops_the_stage_before_policies_json(scripted_conf
 
 def test_every_prompt_with_the_document_opens_with_it_word_for_word():
     openings = {
-        name: render(f"describe/{name}", policy="<DOC>", categories="", flow="", description="",
-                     expected_behaviour="")[0].content
+        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="")[0].content
         for name in ("task", "flows", "policies", "refine")
     }
     assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
