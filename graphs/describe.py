@@ -27,9 +27,8 @@ from pydantic import BaseModel
 
 from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
-from intellagent.config import Config
 from intellagent.context import RunContext, log
-from intellagent.errors import RunAborted, UsageError
+from intellagent.errors import RunAborted
 from intellagent.llm import LLMError
 from intellagent.policy_extraction import (
     FlowsAnswer,
@@ -377,22 +376,14 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     return graph.compile()
 
 
-def policy_document(config: Config) -> str:
-    """The policy document. The stage needs nothing else of the environment, so it loads no tables or tools."""
-    path = config.environment.policy
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
-        raise UsageError(f"environment.policy: {path} is empty; write the chatbot's policy in it")
-    return text
-
-
 async def run(ctx: RunContext) -> None:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed."""
     context = Describe(ctx=ctx, scenarios=ctx.folder.jsonl(SCENARIOS_FILE, Scenario))
     # Each scenario round takes two steps; the rest of the stage fewer than a dozen.
     limit = 16 + 2 * ctx.config.describe.max_attempts
     await build_graph().ainvoke(
-        {"document": policy_document(ctx.config)},
+        # Loading the environment checks the whole domain before the first LLM call is spent on it.
+        {"document": ctx.environment.policy},
         context=context,
         config={"max_concurrency": ctx.config.workers, "recursion_limit": limit},
     )
