@@ -2,9 +2,11 @@
 
 Policies are extracted flow by flow, so a rule that applies to several flows (confirm before any
 change, say) comes back once per flow, usually worded almost alike. Two extracted rules are taken for
-one when their normalised word sequences are at least `similarity` alike by difflib's ratio: it needs
-no LLM call, costs microseconds for a few dozen rules, and gives the same catalog for the same answers.
-The merged policy keeps the wording, category and challenge of its first occurrence (flow order, then
+one when their normalised word sequences are at least `similarity` alike by difflib's ratio and they
+state the same numbers: rules worded alike that differ in an amount or a limit ("100 dollars per
+passenger" for a cancelled flight, "50" for a delayed one) are different rules. This needs no LLM
+call, costs microseconds for a few dozen rules, and gives the same catalog for the same answers. The
+merged policy keeps the wording, category and challenge of its first occurrence (flow order, then
 answer order) and lists every flow it was found under.
 """
 
@@ -113,7 +115,9 @@ def merge_duplicates(extracted: list[tuple[str, list[PolicyAnswer]]], *, similar
 
 
 def same_rule(first: list[str], second: list[str], similarity: float) -> bool:
-    """Whether two normalised word sequences are alike enough to be one rule."""
+    """Whether two normalised word sequences are one rule: alike enough, and with the same numbers."""
+    if _numbers(first) != _numbers(second):
+        return False
     matcher = SequenceMatcher(None, first, second, autojunk=False)
     # The cheap upper bounds rule out most pairs before the real ratio is computed.
     return matcher.real_quick_ratio() >= similarity and matcher.quick_ratio() >= similarity and (
@@ -127,3 +131,7 @@ _WORD = re.compile(r"[a-z0-9$%]+")
 def _words(text: str) -> list[str]:
     """Lower-case words without punctuation: wording noise that must not tell two rules apart."""
     return _WORD.findall(text.lower())
+
+
+def _numbers(words: list[str]) -> set[str]:
+    return {word for word in words if any(character.isdigit() for character in word)}

@@ -73,14 +73,21 @@ class _Strict(BaseModel):
 
 
 def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dict[str, str]:
-    """The edges prompt's values; the listing of every policy comes first, the same in every call."""
+    """The edges prompt's values. The listing of every policy, the same in every call, comes first, so
+    a provider's prefix cache reuses it; each policy shows its flows, the strongest hint of which
+    policies meet in one conversation."""
+    flow_names = {flow.id: flow.name for flow in catalog.flows}
+    listing = {
+        policy.id: f"{policy.id} ({', '.join(flow_names.get(f, f) for f in policy.flows)}): {policy.text}"
+        for policy in catalog.policies
+    }
     first = block[0]
     others = [policy.id for policy in catalog.policies if policy.id != first][:2]
-    inner = "".join(f'"{other}": <0-10>, ' for other in others) + "..."
+    inner = "".join(f'"{other}": score, ' for other in others) + "..."
     rest = ", ..." if len(block) > 1 else ""
     return {
-        "policies": "\n".join(f"{policy.id}: {policy.text}" for policy in catalog.policies),
-        "focus": "\n".join(f"{policy.id}: {policy.text}" for policy in catalog.policies if policy.id in block),
+        "policies": "\n".join(listing.values()),
+        "focus": "\n".join(listing[policy_id] for policy_id in block),
         "example": f'{{"{first}": {{{inner}}}{rest}}}',
     }
 

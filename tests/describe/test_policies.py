@@ -53,6 +53,17 @@ def test_alike_rules_that_say_different_things_stay_apart(scripted_config, scrip
     assert [p.text for p in catalog_of(folder).policies] == [BOOK_ID, MODIFY_ID]
 
 
+def test_alike_rules_with_other_amounts_stay_apart(scripted_config, script, folder):
+    cancelled = "When the airline cancelled the flight, offer a certificate of 100 dollars per passenger."
+    delayed = "When the airline delayed the flight, offer a certificate of 50 dollars per passenger."
+    script_document(script, flows={
+        "Cancel": [{"text": cancelled, "category": "payment", "challenge": 3}],
+        "Delay": [{"text": delayed, "category": "payment", "challenge": 3}],
+    })
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    assert [p.text for p in catalog_of(folder).policies] == [cancelled, delayed]
+
+
 def test_the_category_of_a_policy_is_constrained_to_the_fixed_list(scripted_config, script, folder):
     script_document(script, flows={"Orders": rules(2)})
     run_describe(configure(scripted_config, samples=1), folder, script)
