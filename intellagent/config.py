@@ -122,6 +122,12 @@ class DescribeConfig(_Strict):
     )
     refine: bool = Field(default=False, description="Check each expected behaviour against the full policy.")
     max_attempts: int = Field(default=3, ge=1, description="Sampling attempts per requested scenario.")
+    merge_similarity: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="Word-sequence similarity from which two extracted policies are one rule (1: exact only).",
+    )
 
     @model_validator(mode="after")
     def _ordered_range(self) -> DescribeConfig:

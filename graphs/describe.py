@@ -1,0 +1,389 @@
+"""The describe stage: policy document → flows → policies → policy graph → samples → scenarios.
+
+    start ─► task ─► flows ═► policies ─► merge                          writes policies.json
+      │                                     │
+      ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
+      │                                                                  │
+      └─ graph.json exists ───────────────────────────────────────────► plan
+    plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
+    (═► fans out with Send: one task per flow, per block of policies, per scenario slot)
+
+Each artifact is written as soon as it is complete, so a resumed run skips what is done: with
+policies.json there is no extraction, with graph.json no scoring, and only the scenarios missing from
+scenarios.jsonl (or failed, with a candidate left) are written."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypedDict, TypeVar
+
+import networkx as nx
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from pydantic import BaseModel
+
+from intellagent import text_limits
+from intellagent.artifacts import Flow, PolicyCatalog, Scenario
+from intellagent.context import RunContext, log
+from intellagent.errors import RunAborted
+from intellagent.llm import LLMError
+from intellagent.policy_extraction import (
+    FlowsAnswer,
+    PoliciesAnswer,
+    PolicyAnswer,
+    TaskAnswer,
+    merge_duplicates,
+    number_flows,
+)
+from intellagent.policy_graph import (
+    BlockScores,
+    assemble_graph,
+    load_graph,
+    save_graph,
+    scores_schema,
+    scoring_blocks,
+    scoring_prompt_values,
+)
+from intellagent.progress import StageProgress
+from intellagent.prompts import render
+from intellagent.run_folder import JsonlArtifact
+from intellagent.sampling import Slot, plan_samples
+from intellagent.scenario_writing import (
+    SCENARIOS_FILE,
+    RefineAnswer,
+    ScenarioAnswer,
+    pending_attempts,
+    rule_list,
+    scenario_id,
+)
+from intellagent.stage import ItemFailed, StageItems
+
+POLICIES_FILE = "policies.json"
+
+A = TypeVar("A", bound=BaseModel)
+
+
+@dataclass
+class Describe:
+    """What the nodes share besides the state: the run, the scenario file, the progress bars."""
+
+    ctx: RunContext
+    scenarios: JsonlArtifact[Scenario]
+    items: StageItems[Scenario] | None = None
+    bars: dict[str, StageProgress] = field(default_factory=dict)
+
+
+def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """Reducer of keyed results from parallel tasks: each task adds or replaces its own keys."""
+    return {**left, **right}
+
+
+class State(TypedDict, total=False):
+    document: str
+    task_description: str
+    flows: list[Flow]
+    extracted: Annotated[dict[str, list[PolicyAnswer]], _merge]  # flow id → its policies
+    failures: Annotated[dict[str, str], _merge]  # flow id → why its extraction failed
+    catalog: PolicyCatalog
+    blocks: list[tuple[str, ...]]  # policies scored together, one call per block
+    scores: Annotated[list[BlockScores], operator.add]
+    graph: nx.Graph
+    slots: list[Slot]
+    records: Annotated[dict[str, Scenario], _merge]  # scenario id → its latest record
+    pending: list[tuple[Slot, int]]  # (slot, attempt index) to write in this round
+
+
+class FlowTask(TypedDict):
+    document: str
+    flow: Flow
+
+
+class BlockTask(TypedDict):
+    catalog: PolicyCatalog
+    block: tuple[str, ...]
+
+
+class ScenarioTask(TypedDict):
+    document: str
+    catalog: PolicyCatalog
+    slot: Slot
+    attempt: int
+
+
+DescribeRuntime = Runtime[Describe]
+
+
+# ── policies ────────────────────────────────────────────────────────────────────────────────
+
+
+def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """Pick up the artifacts an earlier run completed."""
+    folder = runtime.context.ctx.folder
+    catalog = folder.load(POLICIES_FILE, PolicyCatalog)
+    if catalog is None:
+        return {}
+    graph = load_graph(folder)
+    return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
+
+
+def route_start(state: State) -> str:
+    """Resume after the last artifact written: extraction, scoring or sampling."""
+    if "catalog" not in state:
+        return "task"
+    return "prepare_scoring" if "graph" not in state else "plan"
+
+
+async def describe_task(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The chatbot's task and domain, in a few sentences."""
+    messages = render("describe/task", policy=state["document"])
+    answer = await _essential(runtime, "policies", messages, TaskAnswer, step="describe/task")
+    return {"task_description": text_limits.trimmed(answer.task_description, text_limits.TASK)}
+
+
+async def extract_flows(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The families of conversation the document covers."""
+    messages = render("describe/flows", policy=state["document"])
+    answer = await _essential(runtime, "policies", messages, FlowsAnswer, step="describe/flows")
+    flows = number_flows(answer)
+    runtime.context.bars["policies"] = runtime.context.ctx.progress.stage("policies", len(flows))
+    return {"flows": flows}
+
+
+def route_flows(state: State) -> list[Send]:
+    """One policy extraction per flow, in parallel."""
+    return [Send("policies", FlowTask(document=state["document"], flow=flow)) for flow in state["flows"]]
+
+
+async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The policies of one flow; a failure is recorded against the flow and the others go on."""
+    flow = task["flow"]
+    label = f"{flow.name}: {flow.description}" if flow.description else flow.name
+    messages = render("describe/policies", policy=task["document"], flow=label)
+    bar = runtime.context.bars["policies"]
+    try:
+        answer = await runtime.context.ctx.llms["policies"].answer(messages, PoliciesAnswer, step="describe/policies")
+    except LLMError as error:
+        bar.advance(error=True)
+        return {"failures": {flow.id: str(error)}}
+    bar.advance()
+    return {"extracted": {flow.id: answer.policies}}
+
+
+def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """One policy per rule across flows; policies.json is written here."""
+    flows, extracted, failures = state["flows"], state.get("extracted", {}), state.get("failures", {})
+    policies = merge_duplicates(
+        [(flow.id, extracted[flow.id]) for flow in flows if flow.id in extracted],
+        similarity=runtime.context.ctx.config.describe.merge_similarity,
+    )
+    errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
+    if not policies:
+        raise RunAborted(f"describe: no policy could be extracted from any flow; first failure: {errors[0]}")
+    catalog = PolicyCatalog(
+        task_description=state["task_description"], flows=flows, policies=policies, errors=errors
+    )
+    runtime.context.ctx.folder.save(POLICIES_FILE, catalog)
+    return {"catalog": catalog}
+
+
+# ── graph ───────────────────────────────────────────────────────────────────────────────────
+
+
+def prepare_scoring(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The blocks of policies to score, one call each."""
+    ids = [policy.id for policy in state["catalog"].policies]
+    blocks = scoring_blocks(ids, runtime.context.ctx.config.describe.edge_block_size)
+    runtime.context.bars["graph"] = runtime.context.ctx.progress.stage("graph", len(blocks))
+    return {"blocks": blocks}
+
+
+def route_scoring(state: State) -> str | list[Send]:
+    """One scoring call per block, in parallel (none when there is a single policy)."""
+    if not state["blocks"]:
+        return "assemble"
+    return [Send("score", BlockTask(catalog=state["catalog"], block=block)) for block in state["blocks"]]
+
+
+async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, Any]:
+    """One call: each policy of the block scored against every other policy; a failure is kept as data."""
+    catalog, block = task["catalog"], task["block"]
+    schema = scores_schema(block, [policy.id for policy in catalog.policies])
+    messages = render("describe/edges", **scoring_prompt_values(catalog, block))
+    bar = runtime.context.bars["graph"]
+    try:
+        answer = await runtime.context.ctx.llms["graph"].answer(messages, schema, step="describe/graph")
+    except LLMError as error:
+        bar.advance(error=True)
+        return {"scores": [BlockScores(block=block, error=str(error))]}
+    bar.advance()
+    return {"scores": [BlockScores(block=block, scores=answer.model_dump())]}
+
+
+def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The weighted graph from every call's scores; graph.json is written here."""
+    config = runtime.context.ctx.config
+    order = {block: number for number, block in enumerate(state["blocks"])}
+    results = sorted(state.get("scores", []), key=lambda result: order[result.block])
+    graph = assemble_graph(state["catalog"], results, block_size=config.describe.edge_block_size)
+    save_graph(runtime.context.ctx.folder, graph)
+    if graph.graph["fallback_pairs"]:
+        log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",
+                    len(graph.graph["fallback_pairs"]))
+    return {"graph": graph}
+
+
+# ── scenarios ───────────────────────────────────────────────────────────────────────────────
+
+
+def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The sampling plan, and the scenarios still to write (all of them on a first run)."""
+    context, config = runtime.context, runtime.context.ctx.config
+    slots = plan_samples(
+        state["graph"],
+        count=config.samples,
+        challenge_range=config.describe.challenge_range,
+        attempts=config.describe.max_attempts,
+        seed=config.seed,
+    )
+    records = {record.id: record for record in context.scenarios.load()}
+    pending = pending_attempts(slots, records)
+    if pending:
+        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending))
+    return {"slots": slots, "records": records, "pending": pending}
+
+
+def route_scenarios(state: State) -> str | list[Send]:
+    """One scenario per pending slot, in parallel; done when no slot is pending."""
+    if not state["pending"]:
+        return "finish"
+    return [
+        Send("scenario", ScenarioTask(document=state["document"], catalog=state["catalog"], slot=slot, attempt=attempt))
+        for slot, attempt in state["pending"]
+    ]
+
+
+async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[str, Any]:
+    """One attempt at a slot's scenario, recorded whether it succeeds or fails."""
+    slot, attempt, catalog = task["slot"], task["attempt"], task["catalog"]
+    item_id = scenario_id(slot)
+    sample = slot.candidates[attempt] if attempt < len(slot.candidates) else None
+    base: dict[str, Any] = {
+        "id": item_id,
+        "policies": list(sample.policies) if sample else [],
+        "target_challenge": slot.target,
+        "challenge": sample.challenge if sample else 0,
+    }
+
+    async def work() -> Scenario:
+        if sample is None:
+            raise ItemFailed(f"no policy set that is not already sampled reaches challenge level {slot.target}")
+        policies = [catalog.policy(policy_id) for policy_id in sample.policies]
+        llm = runtime.context.ctx.llms["scenarios"]
+        messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies))
+        answer = await llm.answer(messages, ScenarioAnswer, step="describe/scenario")
+        scenario = Scenario(
+            **base,
+            description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
+            expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
+        )
+        if runtime.context.ctx.config.describe.refine:
+            scenario = await _refine(llm, task["document"], scenario)
+        return scenario
+
+    items = runtime.context.items
+    assert items is not None  # created by `plan` whenever a scenario is pending
+    record = await items.run(work, failed=lambda reason: Scenario(**base, status="error", error=reason))
+    return {"records": {item_id: record}}
+
+
+async def _refine(llm: Any, document: str, scenario: Scenario) -> Scenario:
+    messages = render(
+        "describe/refine",
+        policy=document,
+        description=scenario.description,
+        expected_behaviour=scenario.expected_behaviour,
+    )
+    answer = await llm.answer(messages, RefineAnswer, step="describe/refine")
+    if answer.correct:
+        return scenario
+    corrected = text_limits.trimmed(answer.corrected, text_limits.SCENARIO)
+    return scenario.model_copy(update={"expected_behaviour": corrected, "refined": True})
+
+
+def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The slots whose scenario failed and that have another candidate left."""
+    pending = pending_attempts(state["slots"], state["records"])
+    items = runtime.context.items
+    if pending and items is not None:
+        items.total += len(pending)
+        items.progress.set_total(items.total)
+    return {"pending": pending}
+
+
+def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """scenarios.jsonl rewritten in id order; a shortfall is reported."""
+    written = runtime.context.scenarios.finalize()
+    requested = runtime.context.ctx.config.samples
+    valid = sum(1 for scenario in written if scenario.status == "ok")
+    if valid < requested:
+        log.warning("describe: %d of %d requested scenarios could be written (failures are in %s)",
+                    valid, requested, SCENARIOS_FILE)
+    return {}
+
+
+# ── the stage ───────────────────────────────────────────────────────────────────────────────
+
+
+async def _essential(runtime: DescribeRuntime, role: str, messages: list[Any], schema: type[A], *, step: str) -> A:
+    """An answer the stage cannot do without: its failure stops the stage (artifacts so far stay)."""
+    try:
+        return await runtime.context.ctx.llms[role].answer(messages, schema, step=step)
+    except LLMError as error:
+        raise RunAborted(f"describe: {step} failed, so nothing can be extracted: {error}") from error
+
+
+def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
+    """The describe stage's state machine (the run is given as the runtime context, a `Describe`)."""
+    graph = StateGraph(State, context_schema=Describe)
+    graph.add_node("start", start)
+    graph.add_node("task", describe_task)
+    graph.add_node("flows", extract_flows)
+    graph.add_node("policies", extract_policies)
+    graph.add_node("merge", merge_policies)
+    graph.add_node("prepare_scoring", prepare_scoring)
+    graph.add_node("score", score_block)
+    graph.add_node("assemble", assemble)
+    graph.add_node("plan", plan)
+    graph.add_node("scenario", write_scenario)
+    graph.add_node("next_round", next_round)
+    graph.add_node("finish", finish)
+    graph.add_edge(START, "start")
+    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan"])
+    graph.add_edge("task", "flows")
+    graph.add_conditional_edges("flows", route_flows, ["policies"])
+    graph.add_edge("policies", "merge")
+    graph.add_edge("merge", "prepare_scoring")
+    graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
+    graph.add_edge("score", "assemble")
+    graph.add_edge("assemble", "plan")
+    graph.add_conditional_edges("plan", route_scenarios, ["scenario", "finish"])
+    graph.add_edge("scenario", "next_round")
+    graph.add_conditional_edges("next_round", route_scenarios, ["scenario", "finish"])
+    graph.add_edge("finish", END)
+    return graph.compile()
+
+
+async def run(ctx: RunContext) -> None:
+    """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed."""
+    context = Describe(ctx=ctx, scenarios=ctx.folder.jsonl(SCENARIOS_FILE, Scenario))
+    # Each scenario round takes two steps; the rest of the stage fewer than a dozen.
+    limit = 16 + 2 * ctx.config.describe.max_attempts
+    await build_graph().ainvoke(
+        # Loading the environment checks the whole domain before the first LLM call is spent on it.
+        {"document": ctx.environment.policy},
+        context=context,
+        config={"max_concurrency": ctx.config.workers, "recursion_limit": limit},
+    )

@@ -1,0 +1,137 @@
+"""From the answers of the extraction calls to a `PolicyCatalog`: flow ids, policy ids, one policy per rule.
+
+Policies are extracted flow by flow, so a rule that applies to several flows (confirm before any
+change, say) comes back once per flow, usually worded almost alike. Two extracted rules are taken for
+one when their normalised word sequences are at least `similarity` alike by difflib's ratio and they
+state the same numbers: rules worded alike that differ in an amount or a limit ("100 dollars per
+passenger" for a cancelled flight, "50" for a delayed one) are different rules. This needs no LLM
+call, costs microseconds for a few dozen rules, and gives the same catalog for the same answers. The
+merged policy keeps the wording, category and challenge of its first occurrence (flow order, then
+answer order) and lists every flow it was found under.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from intellagent import text_limits
+from intellagent.artifacts import Category, Flow, Policy
+
+# Bounds that keep a small model from listing sub-steps as flows or rambling through one flow.
+MAX_FLOWS = 8
+MAX_POLICIES_PER_FLOW = 15
+
+
+class TaskAnswer(BaseModel):
+    """The chatbot's task and domain in a few sentences."""
+
+    model_config = ConfigDict(extra="forbid")
+    task_description: str = Field(min_length=10, max_length=text_limits.TASK)
+
+
+class FlowAnswer(BaseModel):
+    """One family of conversations."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=2, max_length=text_limits.FLOW_NAME)
+    description: str = Field(max_length=text_limits.FLOW_DESCRIPTION)
+
+
+class FlowsAnswer(BaseModel):
+    """The flows of a policy document."""
+
+    model_config = ConfigDict(extra="forbid")
+    flows: list[FlowAnswer] = Field(min_length=1, max_length=MAX_FLOWS)
+
+
+class PolicyAnswer(BaseModel):
+    """One rule, as the model words and classifies it."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=10, max_length=text_limits.POLICY)
+    category: Category
+    challenge: int = Field(ge=1, le=5)
+
+
+class PoliciesAnswer(BaseModel):
+    """The rules of one flow."""
+
+    model_config = ConfigDict(extra="forbid")
+    policies: list[PolicyAnswer] = Field(min_length=1, max_length=MAX_POLICIES_PER_FLOW)
+
+
+def number_flows(answer: FlowsAnswer) -> list[Flow]:
+    """The answered flows with ids F1, F2, … in answer order; a name given twice is kept once."""
+    flows: list[Flow] = []
+    seen: set[str] = set()
+    for item in answer.flows:
+        key = " ".join(_words(item.name))
+        if key in seen:
+            continue
+        seen.add(key)
+        description = text_limits.trimmed(item.description, text_limits.FLOW_DESCRIPTION)
+        flows.append(Flow(id=f"F{len(flows) + 1}", name=item.name.strip(), description=description))
+    return flows
+
+
+@dataclass
+class _Rule:
+    words: list[str]
+    answer: PolicyAnswer
+    flows: list[str] = field(default_factory=list)
+
+
+def merge_duplicates(extracted: list[tuple[str, list[PolicyAnswer]]], *, similarity: float) -> list[Policy]:
+    """One policy per distinct rule, with ids P01, P02, … in order of first occurrence.
+
+    Args:
+        extracted: (flow id, its answered policies), in flow order.
+        similarity: word-sequence ratio (0–1) from which two answers are the same rule.
+    """
+    rules: list[_Rule] = []
+    for flow_id, answers in extracted:
+        for answer in answers:
+            words = _words(answer.text)
+            rule = next((r for r in rules if same_rule(r.words, words, similarity)), None)
+            if rule is None:
+                rule = _Rule(words=words, answer=answer)
+                rules.append(rule)
+            if flow_id not in rule.flows:
+                rule.flows.append(flow_id)
+    return [
+        Policy(
+            id=f"P{number:02d}",
+            text=text_limits.trimmed(rule.answer.text, text_limits.POLICY),
+            flows=rule.flows,
+            category=rule.answer.category,
+            challenge=rule.answer.challenge,
+        )
+        for number, rule in enumerate(rules, start=1)
+    ]
+
+
+def same_rule(first: list[str], second: list[str], similarity: float) -> bool:
+    """Whether two normalised word sequences are one rule: alike enough, and with the same numbers."""
+    if _numbers(first) != _numbers(second):
+        return False
+    matcher = SequenceMatcher(None, first, second, autojunk=False)
+    # The cheap upper bounds rule out most pairs before the real ratio is computed.
+    return matcher.real_quick_ratio() >= similarity and matcher.quick_ratio() >= similarity and (
+        matcher.ratio() >= similarity
+    )
+
+
+_WORD = re.compile(r"[a-z0-9$%]+")
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words without punctuation: wording noise that must not tell two rules apart."""
+    return _WORD.findall(text.lower())
+
+
+def _numbers(words: list[str]) -> set[str]:
+    return {word for word in words if any(character.isdigit() for character in word)}

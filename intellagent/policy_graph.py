@@ -1,0 +1,138 @@
+"""The policy graph: one node per policy, one weighted edge per pair (networkx, undirected).
+
+An edge's weight (0–10) is how likely the two policies matter in the same conversation. The reference
+design asks the LLM once per pair, N(N−1)/2 calls. Here one call scores a block of policies, each
+against every other policy, so a run makes ⌈N / block size⌉ calls and every pair is scored twice,
+once from each side. The two scores are averaged, which also evens out a model's lopsided answers.
+A pair scored from one side only (the other call failed after its retries) keeps that score; a pair
+scored from neither side gets the fallback weight: the mean of all scored pairs (5, the middle of
+the scale, when nothing was scored), a neutral guess that neither favours nor excludes the pair.
+Every edge keeps its two scores, and the graph lists its one-sided and fallback pairs, so each weight
+can be explained from graph.json alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from intellagent.artifacts import PolicyCatalog
+from intellagent.run_folder import RunFolder
+
+GRAPH_FILE = "graph.json"
+WEIGHT_RULE = (
+    "mean of the two directed scores (0-10); the one score when the other call failed; "
+    "fallback_weight when neither side was scored"
+)
+MIDDLE_WEIGHT = 5.0
+
+
+@dataclass
+class BlockScores:
+    """What one scoring call returned: for each policy of its block, a score for every other policy."""
+
+    block: tuple[str, ...]
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    error: str | None = None
+
+
+def scoring_blocks(ids: list[str], size: int) -> list[tuple[str, ...]]:
+    """The policies in consecutive blocks of `size`: one scoring call each (none for a single policy)."""
+    if len(ids) < 2:
+        return []
+    return [tuple(ids[start : start + size]) for start in range(0, len(ids), size)]
+
+
+def scores_schema(block: tuple[str, ...], ids: list[str]) -> type[BaseModel]:
+    """The answer of one scoring call: for each policy of `block`, every other policy id → 0–10.
+
+    Every key is a real policy id and is required, so the model can neither skip a pair nor invent one.
+    """
+    fields: dict[str, Any] = {
+        scorer: (
+            create_model(
+                f"ScoresOf{scorer}",
+                __base__=_Strict,
+                **{other: (int, Field(ge=0, le=10)) for other in ids if other != scorer},
+            ),
+            ...,
+        )
+        for scorer in block
+    }
+    return create_model("EdgeScores", __base__=_Strict, **fields)
+
+
+class _Strict(BaseModel):
+    # No keys beyond the required ones: a grammar-constrained model cannot pad its answer.
+    model_config = ConfigDict(extra="forbid")
+
+
+def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dict[str, str]:
+    """The edges prompt's values. The listing of every policy, the same in every call, comes first, so
+    a provider's prefix cache reuses it; each policy shows its flows, the strongest hint of which
+    policies meet in one conversation."""
+    flow_names = {flow.id: flow.name for flow in catalog.flows}
+    listing = {
+        policy.id: f"{policy.id} ({', '.join(flow_names.get(f, f) for f in policy.flows)}): {policy.text}"
+        for policy in catalog.policies
+    }
+    first = block[0]
+    others = [policy.id for policy in catalog.policies if policy.id != first][:2]
+    inner = "".join(f'"{other}": score, ' for other in others) + "..."
+    rest = ", ..." if len(block) > 1 else ""
+    return {
+        "policies": "\n".join(listing.values()),
+        "focus": "\n".join(listing[policy_id] for policy_id in block),
+        "example": f'{{"{first}": {{{inner}}}{rest}}}',
+    }
+
+
+def assemble_graph(catalog: PolicyCatalog, results: list[BlockScores], *, block_size: int) -> nx.Graph:
+    """The weighted graph of `catalog`'s policies from the answers of the scoring calls.
+
+    Args:
+        catalog: the policies (nodes, with their text, category, challenge and flows).
+        results: one entry per scoring call, failed ones with their error.
+        block_size: policies per call, recorded with the graph.
+    """
+    graph = nx.Graph()
+    for policy in catalog.policies:
+        graph.add_node(policy.id, text=policy.text, category=policy.category, challenge=policy.challenge,
+                       flows=list(policy.flows))
+    given = {(scorer, other): score for r in results for scorer, row in r.scores.items() for other, score in row.items()}
+    ids = [policy.id for policy in catalog.policies]
+    pairs = [(u, v) for i, u in enumerate(ids) for v in ids[i + 1 :]]
+    scored = {pair: [given.get(pair), given.get(pair[::-1])] for pair in pairs}
+    known = [fmean(s for s in scores if s is not None) for scores in scored.values() if scores != [None, None]]
+    fallback = round(fmean(known), 2) if known else MIDDLE_WEIGHT
+    for (u, v), scores in scored.items():
+        present = [s for s in scores if s is not None]
+        graph.add_edge(u, v, weight=fmean(present) if present else fallback, scores=scores)
+    graph.graph.update(
+        weight_rule=WEIGHT_RULE,
+        block_size=block_size,
+        calls=len(results),
+        fallback_weight=fallback,
+        one_sided_pairs=[[u, v] for (u, v), s in scored.items() if s.count(None) == 1],
+        fallback_pairs=[[u, v] for (u, v), s in scored.items() if s == [None, None]],
+        scoring_errors=[{"block": list(r.block), "error": r.error} for r in results if r.error],
+    )
+    return graph
+
+
+def save_graph(folder: RunFolder, graph: nx.Graph) -> None:
+    """Write graph.json: networkx node-link JSON with an `edges` list."""
+    folder.save_json(GRAPH_FILE, nx.node_link_data(graph, edges="edges"))
+
+
+def load_graph(folder: RunFolder) -> nx.Graph | None:
+    """The graph of graph.json, or None if it is not written yet."""
+    path = folder.path(GRAPH_FILE)
+    if not path.exists():
+        return None
+    return nx.node_link_graph(json.loads(path.read_text(encoding="utf-8")), edges="edges")

@@ -1,0 +1,107 @@
+"""Task, flows and policies: parsed into policies.json, one policy per rule, failures recorded."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import catalog_of, configure, rules, run_describe, script_document
+
+from intellagent.artifacts import CATEGORIES
+from intellagent.errors import RunAborted
+from intellagent.llm import HTTPError
+from intellagent.prompts import render
+
+CONFIRM = "Before changing a booking, list the details and wait for the user's explicit yes."
+CONFIRM_AGAIN = "Before changing a booking, list the details and wait for the user's explicit 'yes'!"
+BOOK_ID = "The agent must first obtain the user id, then ask for the trip type, origin and destination."
+MODIFY_ID = "The agent must first obtain the user id and the reservation id."
+
+
+def test_flows_policies_and_categories_are_written_to_policies_json(scripted_config, script, folder):
+    script_document(script, flows={
+        "Orders": [{"text": BOOK_ID, "category": "authentication", "challenge": 2}],
+        "Refunds": [{"text": "Refunds go back to the original payment method within 7 days.",
+                     "category": "payment", "challenge": 3}],
+    })
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    catalog = catalog_of(folder)
+    assert catalog.task_description == "A shop assistant that handles orders and refunds."
+    assert [(f.id, f.name, f.description) for f in catalog.flows] == [
+        ("F1", "Orders", "The user wants Orders."), ("F2", "Refunds", "The user wants Refunds.")]
+    assert [(p.id, p.flows, p.category, p.challenge) for p in catalog.policies] == [
+        ("P01", ["F1"], "authentication", 2), ("P02", ["F2"], "payment", 3)]
+    assert catalog.policies[0].text == BOOK_ID
+    assert catalog.errors == []
+
+
+def test_a_rule_found_under_two_flows_is_one_policy_listing_both(scripted_config, script, folder):
+    script_document(script, flows={
+        "Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2}, *rules(1)],
+        "Refunds": [*rules(1, start=2), {"text": CONFIRM_AGAIN, "category": "user_consent", "challenge": 3}],
+    })
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    policies = catalog_of(folder).policies
+    assert [(p.id, p.flows) for p in policies] == [("P01", ["F1", "F2"]), ("P02", ["F1"]), ("P03", ["F2"])]
+    assert (policies[0].text, policies[0].challenge) == (CONFIRM, 2)
+
+
+def test_alike_rules_that_say_different_things_stay_apart(scripted_config, script, folder):
+    script_document(script, flows={
+        "Book": [{"text": BOOK_ID, "category": "authentication", "challenge": 2}],
+        "Modify": [{"text": MODIFY_ID, "category": "authentication", "challenge": 2}],
+    })
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    assert [p.text for p in catalog_of(folder).policies] == [BOOK_ID, MODIFY_ID]
+
+
+def test_alike_rules_with_other_amounts_stay_apart(scripted_config, script, folder):
+    cancelled = "When the airline cancelled the flight, offer a certificate of 100 dollars per passenger."
+    delayed = "When the airline delayed the flight, offer a certificate of 50 dollars per passenger."
+    script_document(script, flows={
+        "Cancel": [{"text": cancelled, "category": "payment", "challenge": 3}],
+        "Delay": [{"text": delayed, "category": "payment", "challenge": 3}],
+    })
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    assert [p.text for p in catalog_of(folder).policies] == [cancelled, delayed]
+
+
+def test_the_category_of_a_policy_is_constrained_to_the_fixed_list(scripted_config, script, folder):
+    script_document(script, flows={"Orders": rules(2)})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    (request,) = script.calls(schema="PoliciesAnswer")
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    category = schema["$defs"]["PolicyAnswer"]["properties"]["category"]
+    assert tuple(category["enum"]) == CATEGORIES
+
+
+def test_the_policies_prompt_explains_every_category_once():
+    prompt = render("describe/policies", policy="", flow="")[-1].content
+    listed = [line.split(":")[0].strip("- ") for line in prompt.splitlines() if line.startswith("  - ")]
+    assert listed == list(CATEGORIES)
+
+
+def test_a_flow_whose_extraction_fails_is_recorded_and_the_others_kept(scripted_config, script, folder):
+    script.on(schema="PoliciesAnswer", when=lambda r: "Flow: Refunds:" in r.text, reply="not json")
+    script_document(script, flows={"Orders": rules(2), "Refunds": rules(2, start=3)})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    catalog = catalog_of(folder)
+    assert [p.flows for p in catalog.policies] == [["F1"], ["F1"]]
+    (error,) = catalog.errors
+    assert error.startswith("F2 (Refunds):") and "PoliciesAnswer" in error
+    assert len(script.calls(schema="PoliciesAnswer")) == 1 + (scripted_config.parse_retries + 1)
+
+
+def test_a_failing_flows_call_stops_the_stage_before_policies_json(scripted_config, script, folder):
+    script.on(schema="FlowsAnswer", reply=HTTPError(500))
+    script_document(script, flows={"Orders": rules(2)})
+    with pytest.raises(RunAborted, match="describe/flows"):
+        run_describe(configure(scripted_config, samples=1, llm_retries=0), folder, script)
+    assert not (folder / "policies.json").exists()
+
+
+def test_every_prompt_with_the_document_opens_with_it_word_for_word():
+    openings = {
+        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="")[0].content
+        for name in ("task", "flows", "policies", "refine")
+    }
+    assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
+    assert "<DOC>" in openings["task"]
