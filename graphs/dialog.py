@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Annotated, Any, Literal, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypedDict
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
@@ -106,7 +106,12 @@ class DialogDeps:
 
 
 Update = dict[str, Any]
-Node = Callable[[DialogState, Runtime[DialogDeps]], Awaitable[Update]]
+
+
+class Node(Protocol):
+    """A node of the dialog: reads the state and the dialog's context, returns the keys it changes."""
+
+    def __call__(self, state: DialogState, *, runtime: Runtime[DialogDeps]) -> Awaitable[Update]: ...
 
 
 def guarded(name: str) -> Callable[[Node], Node]:
@@ -114,9 +119,9 @@ def guarded(name: str) -> Callable[[Node], Node]:
 
     def wrap(node: Node) -> Node:
         @functools.wraps(node)
-        async def run(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
+        async def run(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             try:
-                return await node(state, runtime)
+                return await node(state, runtime=runtime)
             except RunAborted:
                 raise
             except Exception as error:  # the dialog's failure, recorded with its reason and transcript
@@ -133,7 +138,7 @@ def guarded(name: str) -> Callable[[Node], Node]:
 
 
 @guarded("chatbot")
-async def chatbot(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
+async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The chatbot's turn: the greeting first, then a reply to the user's message."""
     deps = runtime.context
     if not state["transcript"]:
@@ -159,7 +164,7 @@ def _numbered(call: ToolCall, number: int) -> ToolCall:
 
 
 @guarded("user")
-async def user(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
+async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The simulated user's turn: a message for the chatbot, or a verdict."""
     deps = runtime.context
     schema = FinalUserTurn if state["chatbot_ended"] else UserTurn
@@ -185,7 +190,7 @@ def user_prompt(event: Event) -> list[BaseMessage]:
 
 
 @guarded("critique")
-async def critique(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
+async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """Check the user's verdict against the policy and the full transcript; confirm it or send it back."""
     deps = runtime.context
     stop = state["stop"]
@@ -212,7 +217,7 @@ async def critique(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
     return {"critiques": [exchange], "stop": None, "user_view": feedback}
 
 
-async def accept(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
+async def accept(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The verdict stands: the dialog passes or fails (recorded unchecked when no critique looked at it)."""
     stop = state["stop"]
     assert stop is not None  # routed here only with a verdict
@@ -220,7 +225,12 @@ async def accept(state: DialogState, runtime: Runtime[DialogDeps]) -> Update:
     checked = bool(state["critiques"]) and state["critiques"][-1].turn == stop.turn
     if not checked:
         exchange = CritiqueExchange(
-            turn=stop.turn, verdict=stop.verdict, reason=stop.reason, thought=stop.thought, confirmed=True, checked=False
+            turn=stop.turn,
+            verdict=stop.verdict,
+            reason=stop.reason,
+            thought=stop.thought,
+            confirmed=True,
+            checked=False,
         )
         update["critiques"] = [exchange]
     return update
@@ -231,7 +241,7 @@ def route_after_chatbot(state: DialogState) -> str:
     return END if state["outcome"] else "user"
 
 
-def route_after_user(state: DialogState, runtime: Runtime[DialogDeps]) -> str:
+def route_after_user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> str:
     """A message goes to the chatbot; a verdict to the critique while it may still send the dialog back."""
     if state["outcome"]:
         return END
@@ -249,7 +259,7 @@ def route_after_critique(state: DialogState) -> str:
 
 
 @cache
-def build_graph() -> CompiledStateGraph:
+def build_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
     """The dialog graph, compiled once; run it with `run_dialog`."""
     graph = StateGraph(DialogState, context_schema=DialogDeps)
     graph.add_node("chatbot", chatbot)

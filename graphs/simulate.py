@@ -58,10 +58,10 @@ def dispatch(state: SimulateState) -> list[Send]:
     return [Send("dialog", DialogTask(event=event)) for event in state["events"]]
 
 
-async def dialog(task: DialogTask, runtime: Runtime[SimulateDeps]) -> dict[str, list[str]]:
+async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[str, list[str]]:
     """Play one event's dialog and record it; a failure is recorded as a dialog with status `error`."""
     deps = runtime.context
-    event = task["event"]
+    event = state["event"]
 
     def failed(reason: str) -> Dialog:
         return Dialog(id=event.id, status="error", reason=reason, policies=event.policies, challenge=event.challenge)
@@ -98,10 +98,10 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
 
 
 @cache
-def build_graph() -> CompiledStateGraph:
+def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateState, SimulateState]:
     """The stage graph, compiled once."""
     graph = StateGraph(SimulateState, context_schema=SimulateDeps)
-    graph.add_node("dialog", dialog)
+    graph.add_node("dialog", dialog, input_schema=DialogTask)
     graph.add_conditional_edges(START, dispatch, ["dialog"])
     graph.add_edge("dialog", END)
     return graph.compile()

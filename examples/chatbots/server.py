@@ -11,6 +11,7 @@ serves two endpoints on 127.0.0.1:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -21,7 +22,7 @@ from examples.chatbots.desk import answer
 class DeskHandler(BaseHTTPRequestHandler):
     """Answers both protocols with the rule-based desk."""
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if self.path == "/chat":
             self._send(200, {"reply": answer(body["messages"])})
@@ -39,7 +40,7 @@ class DeskHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's naming)
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: a dialog makes a request per turn."""
 
 
@@ -65,10 +66,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     server = make_server(parser.parse_args().port)
     print(f"help desk on http://127.0.0.1:{server.server_address[1]} (/chat and /v1/chat/completions)")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

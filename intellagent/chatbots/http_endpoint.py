@@ -66,5 +66,7 @@ class _HTTPConversation:
         try:
             answer = response.json()
         except ValueError:
-            raise ChatbotError(f"{chatbot.label} answered something that is not JSON: {response.text[:SHOWN_BODY]}") from None
+            raise ChatbotError(
+                f"{chatbot.label} answered something that is not JSON: {response.text[:SHOWN_BODY]}"
+            ) from None
         return reported_reply(answer, text_key="reply", source=chatbot.label)

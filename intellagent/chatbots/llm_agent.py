@@ -47,7 +47,9 @@ class LLMAgent:
             self.prefix: list[BaseMessage] = [SystemMessage(environment.policy)]
             self.tool_schemas = environment.tool_schemas()
         else:
-            self.prefix = render("simulate/chatbot_steps", policy=environment.policy, tools=describe_tools(environment.tools))
+            self.prefix = render(
+                "simulate/chatbot_steps", policy=environment.policy, tools=describe_tools(environment.tools)
+            )
             self.step_schema = step_schema(environment.tools)
 
     def open(self, session: ChatbotSession) -> _AgentConversation:
@@ -98,7 +100,9 @@ class _AgentConversation:
                 allowed = len(calls) < self.agent.max_tool_steps
                 result = self._run(request["name"], request["args"]) if allowed else self._refusal()
                 self.history.append(ToolMessage(result, tool_call_id=request["id"] or ""))
-                calls.append(ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result))
+                calls.append(
+                    ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result)
+                )
 
     async def _json_turn(self) -> ChatbotReply:
         calls: list[ToolCall] = []

@@ -97,7 +97,9 @@ def reported_reply(value: Any, *, text_key: str, source: str) -> ChatbotReply:
     if isinstance(value, str):
         return ChatbotReply(content=value)
     if not isinstance(value, dict) or not isinstance(value.get(text_key), str):
-        raise ChatbotError(f"{source} returned {_shape(value)}; return a string or a mapping with a string {text_key!r}")
+        raise ChatbotError(
+            f"{source} returned {_shape(value)}; return a string or a mapping with a string {text_key!r}"
+        )
     try:
         reported = _REPORTED_CALLS.validate_python(value.get("tool_calls") or [])
     except ValidationError as error:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union
 
 from pydantic import BaseModel, Field, RootModel, WithJsonSchema, create_model
 
@@ -20,7 +20,7 @@ from intellagent.errors import UsageError
 if TYPE_CHECKING:
     from intellagent.environment import Tool
 
-REPLY = "reply"
+REPLY: Final = "reply"
 
 
 class ReplyStep(BaseModel):
@@ -43,19 +43,17 @@ def step_schema(tools: Sequence[Tool]) -> type[RootModel[Any]]:
     variants: list[type[BaseModel]] = []
     for tool in tools:
         if tool.name == REPLY:
-            raise UsageError(
-                f"tool {REPLY!r} clashes with the reply step of chatbot.native_tools: no; rename the tool"
-            )
+            raise UsageError(f"tool {REPLY!r} clashes with the reply step of chatbot.native_tools: no; rename the tool")
         arguments = Annotated[dict[str, Any], WithJsonSchema(_closed(tool.parameters))]
         variants.append(
             create_model(
                 f"Call_{tool.name}",
                 __doc__=f"Call {tool.name}.",
-                action=(Literal[tool.name], ...),  # type: ignore[valid-type]
+                action=(Literal[tool.name], ...),  # type: ignore[arg-type, valid-type]
                 arguments=(arguments, ...),
             )
         )
-    union = Annotated[Union[(*variants, ReplyStep)], Field(discriminator="action")]  # noqa: UP007
+    union = Annotated[Union[(*variants, ReplyStep)], Field(discriminator="action")]  # type: ignore[valid-type]
     return type("ChatbotStep", (RootModel[union],), {"__doc__": "A tool call or a reply."})  # type: ignore[valid-type]
 
 

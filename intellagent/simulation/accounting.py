@@ -30,8 +30,8 @@ class DialogUsage(Usage):
         unpriced_model: str | None = None,
     ) -> None:
         """Count a call here and in the run's totals (see `Usage.record`)."""
-        for usage in (super(), self.run):
-            usage.record(
+        for record in (super().record, self.run.record):
+            record(
                 step=step,
                 role=role,
                 input_tokens=input_tokens,

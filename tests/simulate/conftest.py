@@ -24,7 +24,11 @@ def shop_config(tmp_path: Path, **settings: Any) -> Config:
     """A config on the shop domain with every role scripted; keyword settings are merged in."""
     data: dict[str, Any] = {
         "name": "shop",
-        "environment": {"policy": str(SHOP / "policy.md"), "schema": str(SHOP / "schema.py"), "tools": str(SHOP / "tools.py")},
+        "environment": {
+            "policy": str(SHOP / "policy.md"),
+            "schema": str(SHOP / "schema.py"),
+            "tools": str(SHOP / "tools.py"),
+        },
         "llm": "scripted",
         "chatbot": {"llm": "scripted"},
         "simulate": {"max_turns": 4, "max_critiques": 1, "max_tool_steps": 3},

@@ -42,7 +42,7 @@ def server() -> Iterator[Callable[[Handler], str]]:
 
     def start(handler: Handler) -> str:
         class Answer(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
+            def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, payload = handler(self.path, body, dict(self.headers))
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
@@ -79,7 +79,9 @@ def replies(dialog) -> list[str]:
 
 
 def test_python_target_from_the_config(tmp_path, run_folder, script):
-    dialog = play(tmp_path, run_folder, script, chatbot_settings={"type": "python", "target": "examples.chatbots.desk:reply"})
+    dialog = play(
+        tmp_path, run_folder, script, chatbot_settings={"type": "python", "target": "examples.chatbots.desk:reply"}
+    )
     assert dialog.status == "pass"
     assert replies(dialog) == ["I can help with that. What is your user id, and the reservation id if you have one?"]
 
@@ -104,11 +106,19 @@ def test_a_callable_gets_the_public_conversation_and_the_session_id(tmp_path, ru
 def test_an_async_callable_may_report_its_tool_calls(tmp_path, run_folder, script):
     async def bot(messages):
         await asyncio.sleep(0)
-        return {"content": "A1 is placed.", "tool_calls": [{"name": "lookup", "arguments": {"id": "A1"}, "result": {"ok": True}}]}
+        return {
+            "content": "A1 is placed.",
+            "tool_calls": [{"name": "lookup", "arguments": {"id": "A1"}, "result": {"ok": True}}],
+        }
 
     dialog = play(tmp_path, run_folder, script, chatbot=bot)
     (recorded,) = dialog.transcript[2].tool_calls
-    assert (recorded.id, recorded.name, recorded.arguments, recorded.result) == ("call_1", "lookup", {"id": "A1"}, '{"ok": true}')
+    assert (recorded.id, recorded.name, recorded.arguments, recorded.result) == (
+        "call_1",
+        "lookup",
+        {"id": "A1"},
+        '{"ok": true}',
+    )
 
 
 def test_a_reply_of_the_wrong_shape_is_an_error(tmp_path, run_folder, script):
@@ -122,7 +132,11 @@ def test_langgraph_target_records_the_graphs_tool_calls_and_results(tmp_path, ru
     first, second = dialog.transcript[2], dialog.transcript[4]
     assert not first.tool_calls
     (recorded,) = second.tool_calls
-    assert (recorded.id, recorded.name, recorded.arguments) == ("lookup-ABC123", "find_reservation", {"reservation_id": "ABC123"})
+    assert (recorded.id, recorded.name, recorded.arguments) == (
+        "lookup-ABC123",
+        "find_reservation",
+        {"reservation_id": "ABC123"},
+    )
     assert recorded.result.startswith("no record of ABC123")
     assert second.content.startswith("I checked: no record of ABC123")
 
@@ -162,8 +176,10 @@ def test_http_sends_session_messages_and_key_and_records_reported_tool_calls(
         return 200, {"reply": "Done.", "tool_calls": [{"name": "cancel", "arguments": {"id": "A1"}, "result": "ok"}]}
 
     url = server(answer) + "/bot"
-    dialog = play(tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url, "api_key_env": "SHOP_BOT_KEY"})
-    (path, body, authorization), = seen
+    dialog = play(
+        tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url, "api_key_env": "SHOP_BOT_KEY"}
+    )
+    ((path, body, authorization),) = seen
     assert (path, authorization) == ("/bot", "Bearer s3cret")
     assert body == {
         "session_id": "S001",
@@ -205,8 +221,13 @@ def test_openai_endpoint_gets_the_conversation_without_a_system_prompt(tmp_path,
     def answer(path, body, headers):
         seen.append((path, body))
         message = {"role": "assistant", "content": "Sure."}
-        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "bot",
-                     "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+        return 200, {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "bot",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+        }
 
     settings = {"type": "openai", "model": "bot", "base_url": server(answer) + "/v1"}
     play(tmp_path, run_folder, script, chatbot_settings=settings)
@@ -218,6 +239,6 @@ def test_openai_endpoint_gets_the_conversation_without_a_system_prompt(tmp_path,
 def test_a_target_that_does_not_import_is_a_usage_error_before_any_dialog(tmp_path, run_folder, script):
     config = shop_config(tmp_path, chatbot={"type": "python", "target": "examples.chatbots.nowhere:reply"})
     folder = run_folder(config, [event()])
-    with pytest.raises(UsageError, match="module examples.chatbots.nowhere not found"):
+    with pytest.raises(UsageError, match=r"module examples\.chatbots\.nowhere not found"):
         simulate(config, folder, script)
     assert not script.requests and not dialogs(folder)

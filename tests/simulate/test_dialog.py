@@ -40,7 +40,12 @@ def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run
     script.on(
         role="user",
         schema="UserTurn",
-        replies=[say("Cancel order A1."), stop("failure", "it did not cancel"), say("Yes, cancel it."), stop("success", "done")],
+        replies=[
+            say("Cancel order A1."),
+            stop("failure", "it did not cancel"),
+            say("Yes, cancel it."),
+            stop("success", "done"),
+        ],
     )
     script.on(role="chatbot", schema="ChatbotStep", replies=[reply("Shall I cancel A1?"), reply("Cancelled.")])
     script.on(

@@ -101,7 +101,9 @@ def test_native_tool_calls_run_and_their_results_go_back_as_tool_messages(tmp_pa
 
 def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
-    script.on(role="chatbot", when=lambda r: "tool_choice" not in r.body, reply=ToolCalls([("get_order", {"order_id": "A1"})]))
+    script.on(
+        role="chatbot", when=lambda r: "tool_choice" not in r.body, reply=ToolCalls([("get_order", {"order_id": "A1"})])
+    )
     script.on(role="chatbot", reply="A1 is placed.")
     script.on(role="critique", schema="Critique", reply=verdict(True))
     _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)
@@ -111,8 +113,13 @@ def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
 
 @pytest.mark.parametrize(
     ("llm", "setting", "native"),
-    [("openai:gpt-4o", "auto", True), ("local", "auto", False), ("scripted", "auto", False), ("local", "yes", True),
-     ("openai:gpt-4o", "no", False)],
+    [
+        ("openai:gpt-4o", "auto", True),
+        ("local", "auto", False),
+        ("scripted", "auto", False),
+        ("local", "yes", True),
+        ("openai:gpt-4o", "no", False),
+    ],
 )
 def test_native_tools_auto_means_yes_for_openai_models_only(tmp_path, llm, setting, native):
     config = shop_config(tmp_path, chatbot={"llm": llm, "native_tools": setting})

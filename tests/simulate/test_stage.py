@@ -15,9 +15,17 @@ from intellagent.errors import UsageError
 
 def script_dialogs(script):
     """Every dialog: the user asks once, then stops with success; the critique agrees."""
-    script.on(role="user", schema="UserTurn", when=lambda r: len(r.messages) == 2, reply={
-        "thought": "ask", "decision": "continue", "reason": "", "message": "Cancel A1."})
-    script.on(role="user", schema="UserTurn", reply={"thought": "judge", "decision": "stop-success", "reason": "ok", "message": ""})
+    script.on(
+        role="user",
+        schema="UserTurn",
+        when=lambda r: len(r.messages) == 2,
+        reply={"thought": "ask", "decision": "continue", "reason": "", "message": "Cancel A1."},
+    )
+    script.on(
+        role="user",
+        schema="UserTurn",
+        reply={"thought": "judge", "decision": "stop-success", "reason": "ok", "message": ""},
+    )
     script.on(role="critique", schema="Critique", reply=verdict(True))
 
 
@@ -44,7 +52,9 @@ def test_dialogs_run_concurrently_up_to_workers(tmp_path, run_folder, script):
     assert [d.id for d in dialogs(folder)] == ["S001", "S002", "S003", "S004", "S005"]
 
 
-@pytest.mark.filterwarnings("ignore:coroutine .arun_with_retry. was never awaited")  # the dialog Ctrl-C kept from starting
+@pytest.mark.filterwarnings(
+    "ignore:coroutine .arun_with_retry. was never awaited"
+)  # the dialog Ctrl-C kept from starting
 def test_an_interrupted_run_resumes_without_redoing_or_duplicating_dialogs(tmp_path, run_folder, script):
     async def interrupted(messages, session_id):
         if session_id == "S002":
