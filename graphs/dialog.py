@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypedDict
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -32,7 +32,7 @@ from intellagent.chatbots import ChatbotConversation, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm import LLM
 from intellagent.prompts import render
-from intellagent.simulation.transcript import known_rows, public_messages, transcript_text
+from intellagent.simulation.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
 from intellagent.simulation.turns import Critique, FinalUserTurn, UserTurn
 
 log = logging.getLogger("intellagent")
@@ -59,7 +59,8 @@ class DialogState(TypedDict):
 
     Attributes:
         transcript: the public conversation, with the user's thoughts and the chatbot's tool calls.
-        user_view: the user agent's side: the chatbot's messages in, its own answers out, feedback.
+        user_view: the conversation as the user agent sees it, a line per entry: the chatbot's and its own
+            messages, and notes for it (the critique's feedback, the end of the conversation).
         critiques: every stop verdict and what became of it.
         turns: the user's answers so far (a stop counts).
         stop: a verdict not yet confirmed.
@@ -68,7 +69,7 @@ class DialogState(TypedDict):
     """
 
     transcript: Annotated[list[Message], operator.add]
-    user_view: Annotated[list[BaseMessage], operator.add]
+    user_view: Annotated[list[str], operator.add]
     critiques: Annotated[list[CritiqueExchange], operator.add]
     turns: int
     stop: Stop | None
@@ -149,11 +150,11 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
     calls = [_numbered(call, made + n) for n, call in enumerate(reply.tool_calls, start=1)]
     update: Update = {
         "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
-        "user_view": [HumanMessage(reply.content)],
+        "user_view": [agent_line(reply.content)],
     }
     if reply.ends_dialog:
         update["chatbot_ended"] = True
-        update["user_view"] += render("simulate/user_dialog_ended")
+        update["user_view"] += [note("simulate/user_dialog_ended")]
     elif state["turns"] >= deps.max_turns:
         update["outcome"] = Outcome("incomplete", f"no verdict after {state['turns']} user turns (simulate.max_turns)")
     return update
@@ -168,25 +169,33 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The simulated user's turn: a message for the chatbot, or a verdict."""
     deps = runtime.context
     schema = FinalUserTurn if state["chatbot_ended"] else UserTurn
-    turn = await deps.user.answer([*user_prompt(deps.event), *state["user_view"]], schema, step="simulate/user")
+    turn = await deps.user.answer(user_prompt(deps.event, state["user_view"]), schema, step="simulate/user")
     number = state["turns"] + 1
-    update: Update = {"turns": number, "user_view": [AIMessage(turn.model_dump_json())]}
+    update: Update = {"turns": number}
     if turn.stops:
         verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
         update["stop"] = Stop(turn=number, verdict=verdict, reason=turn.reason, thought=turn.thought)
     else:
         update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
+        update["user_view"] = [user_line(turn.message)]
     return update
 
 
-def user_prompt(event: Event) -> list[BaseMessage]:
-    """The user agent's instructions: its situation, what it knows, and what the chatbot should do."""
+def user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
+    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
+    conversation so far as one text, so that a small model never mistakes whose turn it is."""
     return render(
         "simulate/user",
         scenario=event.scenario,
         known=known_rows(event.user_rows),
         expected_behaviour=event.expected_behaviour,
+        conversation="\n".join(view),
     )
+
+
+def note(prompt: str, **values: str) -> str:
+    """A note to the user agent, from a one-message prompt file."""
+    return str(render(prompt, **values)[0].content)
 
 
 @guarded("critique")
@@ -213,8 +222,8 @@ async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Updat
     )
     if answer.correct:
         return {"critiques": [exchange]}
-    feedback = render("simulate/user_feedback", verdict=stop.verdict, feedback=answer.feedback)
-    return {"critiques": [exchange], "stop": None, "user_view": feedback}
+    feedback = note("simulate/user_feedback", verdict=stop.verdict, reason=stop.reason, feedback=answer.feedback)
+    return {"critiques": [exchange], "stop": None, "user_view": [feedback]}
 
 
 async def accept(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:

@@ -1,4 +1,4 @@
-"""The transcript as the chatbot and the critique read it."""
+"""The transcript as the chatbot, the simulated user and the critique read it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,16 @@ from intellagent.chatbots import ChatMessage
 def public_messages(transcript: list[Message]) -> list[ChatMessage]:
     """What the chatbot sees: the messages only, the chatbot's as `assistant` (no thoughts, no tool calls)."""
     return [{"role": "user" if m.role == "user" else "assistant", "content": m.content} for m in transcript]
+
+
+def agent_line(content: str) -> str:
+    """A chatbot message as the simulated user reads it."""
+    return f"Agent: {content}"
+
+
+def user_line(content: str) -> str:
+    """The simulated user's own message as it reads it back."""
+    return f"You: {content}"
 
 
 def transcript_text(transcript: list[Message]) -> str:
