@@ -33,7 +33,7 @@ from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm import LLM
 from intellagent.prompts import render
 from intellagent.simulation.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulation.turns import Critique, FinalUserTurn, UserTurn
+from intellagent.simulation.turns import Critique, user_turn_schema
 
 log = logging.getLogger("intellagent")
 
@@ -168,7 +168,7 @@ def _numbered(call: ToolCall, number: int) -> ToolCall:
 async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The simulated user's turn: a message for the chatbot, or a verdict."""
     deps = runtime.context
-    schema = FinalUserTurn if state["chatbot_ended"] else UserTurn
+    schema = user_turn_schema(final=state["chatbot_ended"], agent_said=state["transcript"][-1].content)
     turn = await deps.user.answer(user_prompt(deps.event, state["user_view"]), schema, step="simulate/user")
     number = state["turns"] + 1
     update: Update = {"turns": number}

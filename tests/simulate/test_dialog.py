@@ -77,7 +77,7 @@ def test_the_chatbot_greets_first(tmp_path, run_folder, script):
     (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, chatbot={"greeting": "Hi, shop desk."}))
     assert [(m.role, m.content) for m in dialog.transcript] == [("chatbot", "Hi, shop desk.")]
     first = script.calls(role="user")[0]
-    assert "# The conversation so far\nAgent: Hi, shop desk.\n" in first.last
+    assert "the customer)\nAgent: Hi, shop desk.\n" in first.last
 
 
 def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script):
@@ -164,3 +164,13 @@ def test_a_chatbot_that_ends_the_dialog_gets_a_verdict_at_once(tmp_path, run_fol
     assert dialog.status == "pass"
     assert [c.name for c in dialog.transcript[-1].tool_calls] == ["transfer_to_human"]
     assert "ended the conversation" in script.calls(role="user", schema="FinalUserTurn")[0].last
+
+
+def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folder, script):
+    echo = say("What is the id of the order you want cancelled?")
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order."), echo, say("It is A1."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Sure. What is the id of the order you want cancelled?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
+    assert "repeats the agent's words" in script.calls(role="user")[2].last
