@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import dialogs, event, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
 
 from examples.chatbots.graph_desk import graph as desk_graph
 from examples.chatbots.server import make_server

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import HTTPError
 
@@ -168,8 +168,12 @@ def test_a_chatbot_that_ends_the_dialog_gets_a_verdict_at_once(tmp_path, run_fol
 
 def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folder, script):
     echo = say("What is the id of the order you want cancelled?")
-    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order."), echo, say("It is A1."), stop("success", "ok")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Sure. What is the id of the order you want cancelled?"))
+    script.on(
+        role="user", schema="UserTurn", replies=[say("Cancel my order."), echo, say("It is A1."), stop("success", "ok")]
+    )
+    script.on(
+        role="chatbot", schema="ChatbotStep", reply=reply("Sure. What is the id of the order you want cancelled?")
+    )
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.chatbots import uses_native_tools
 from intellagent.environment import load_environment

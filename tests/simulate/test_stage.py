@@ -8,7 +8,7 @@ import shutil
 import sqlite3
 
 import pytest
-from conftest import call, dialogs, event, reply, shop_config, simulate, verdict
+from scripted_dialogs import call, dialogs, event, reply, shop_config, simulate, verdict
 
 from intellagent.errors import UsageError
 
