@@ -92,7 +92,9 @@ class ChatbotConfig(_Strict):
     api_key_env: str | None = Field(default=None, description="openai/http: env var holding the key, if any.")
     timeout: float = Field(default=60.0, gt=0, description="Seconds to wait for one reply.")
     greeting: str = Field(
-        default="Hello! How can I help you today?", description="First message, for adapters that do not greet."
+        default="Hello! How can I help you today?",
+        description="The chatbot's opening message: the user sees it first, and every adapter gets it as the "
+        "conversation's first assistant message.",
     )
 
     @model_validator(mode="before")

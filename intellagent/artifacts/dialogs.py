@@ -33,10 +33,12 @@ class Message(BaseModel):
 class CritiqueExchange(BaseModel):
     """The user's stop verdict and the critique's answer to it."""
 
-    turn: int
+    turn: int = Field(description="The user turn that stopped the dialog (1 = the user's first answer).")
     verdict: Literal["success", "failure"]
     reason: str
-    confirmed: bool
+    thought: str = Field(default="", description="The user's private thought when it stopped.")
+    confirmed: bool = Field(description="Whether the verdict stood; False: the critique sent the dialog back.")
+    checked: bool = Field(default=True, description="False: accepted unchecked, the critique's send-backs used up.")
     feedback: str = ""
 
 
@@ -53,4 +55,9 @@ class Dialog(BaseModel):
     turns: int = Field(default=0, description="User turns taken.")
     usage: dict[str, Tally] = Field(default_factory=dict, description="LLM usage per role in this dialog.")
     duration_s: float = 0.0
-    digest: str | None = Field(default=None, description="sha256 of the event database after the dialog.")
+    database: str | None = Field(
+        default=None, description="The dialog's own copy of the event database, relative to the run folder."
+    )
+    digest: str | None = Field(
+        default=None, description="sha256 of the dialog's database when it ended (the event's digest: no change)."
+    )

@@ -1,0 +1,1 @@
+"""Runnable examples: chatbots to try each adapter with, and their configs."""

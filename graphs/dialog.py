@@ -1,0 +1,311 @@
+"""One dialog: the simulated user, the chatbot under test and the critique, as a LangGraph state machine.
+
+    START → chatbot ──route_after_chatbot──→ user | END (max turns: incomplete)
+    user ──route_after_user──→ chatbot (continue) | critique (stop) | accept (stop, send-backs used up)
+    critique ──route_after_critique──→ accept (verdict confirmed) | user (sent back with feedback)
+    accept → END (pass or fail)
+
+The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
+the chatbot. A stop goes to the critique, which reads the whole policy and every tool call, and may
+send the dialog back to the user with feedback, `max_critiques` times. An exception in any node ends
+the dialog with status `error` and keeps the transcript so far.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import operator
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypedDict
+
+from langchain_core.messages import BaseMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
+from intellagent.chatbots import ChatbotConversation, ChatbotReply
+from intellagent.errors import IntellAgentError, RunAborted
+from intellagent.llm import LLM
+from intellagent.prompts import render
+from intellagent.simulation.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
+from intellagent.simulation.turns import Critique, user_turn_schema
+
+log = logging.getLogger("intellagent")
+
+
+class Stop(NamedTuple):
+    """A user's verdict, waiting for the critique."""
+
+    turn: int
+    verdict: Literal["success", "failure"]
+    reason: str
+    thought: str
+
+
+class Outcome(NamedTuple):
+    """How the dialog ended."""
+
+    status: DialogStatus
+    reason: str
+
+
+class DialogState(TypedDict):
+    """The dialog so far.
+
+    Attributes:
+        transcript: the public conversation, with the user's thoughts and the chatbot's tool calls.
+        user_view: the conversation as the user agent sees it, a line per entry: the chatbot's and its own
+            messages, and notes for it (the critique's feedback, the end of the conversation).
+        critiques: every stop verdict and what became of it.
+        turns: the user's answers so far (a stop counts).
+        stop: a verdict not yet confirmed.
+        chatbot_ended: the chatbot closed the conversation; the user owes a verdict.
+        outcome: set once the dialog is over.
+    """
+
+    transcript: Annotated[list[Message], operator.add]
+    user_view: Annotated[list[str], operator.add]
+    critiques: Annotated[list[CritiqueExchange], operator.add]
+    turns: int
+    stop: Stop | None
+    chatbot_ended: bool
+    outcome: Outcome | None
+
+
+@dataclass
+class DialogDeps:
+    """What the nodes of one dialog work with (the graph's runtime context).
+
+    Attributes:
+        event: the event played out.
+        policy: the policy document, which the critique reads whole.
+        conversation: the chatbot under test, opened for this dialog.
+        user, critique: the simulated user's and the critique's models.
+        greeting: the chatbot's first message.
+        max_turns: user turns after which the dialog ends as `incomplete`.
+        max_critiques: times the critique may send the dialog back.
+    """
+
+    event: Event
+    policy: str
+    conversation: ChatbotConversation
+    user: LLM
+    critique: LLM
+    greeting: str
+    max_turns: int
+    max_critiques: int
+    started: float = field(default_factory=time.monotonic)
+
+    def clock(self) -> float:
+        """Seconds since the dialog started."""
+        return round(time.monotonic() - self.started, 2)
+
+
+Update = dict[str, Any]
+
+
+class Node(Protocol):
+    """A node of the dialog: reads the state and the dialog's context, returns the keys it changes."""
+
+    def __call__(self, state: DialogState, *, runtime: Runtime[DialogDeps]) -> Awaitable[Update]: ...
+
+
+def guarded(name: str) -> Callable[[Node], Node]:
+    """A node whose exception (other than an aborted run) ends the dialog with status `error`."""
+
+    def wrap(node: Node) -> Node:
+        @functools.wraps(node)
+        async def run(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
+            try:
+                return await node(state, runtime=runtime)
+            except RunAborted:
+                raise
+            except Exception as error:  # the dialog's failure, recorded with its reason and transcript
+                if isinstance(error, IntellAgentError):
+                    reason = str(error)
+                else:
+                    reason = f"{type(error).__name__}: {error}"
+                    log.debug("dialog %s: %s failed", runtime.context.event.id, name, exc_info=True)
+                return {"outcome": Outcome("error", f"{name}: {reason}")}
+
+        return run
+
+    return wrap
+
+
+@guarded("chatbot")
+async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
+    """The chatbot's turn: the greeting first, then a reply to the user's message."""
+    deps = runtime.context
+    if not state["transcript"]:
+        reply = ChatbotReply(content=deps.greeting)
+    else:
+        reply = await deps.conversation.reply(public_messages(state["transcript"]))
+    made = sum(len(message.tool_calls) for message in state["transcript"])
+    calls = [_numbered(call, made + n) for n, call in enumerate(reply.tool_calls, start=1)]
+    update: Update = {
+        "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
+        "user_view": [agent_line(reply.content)],
+    }
+    if reply.ends_dialog:
+        update["chatbot_ended"] = True
+        update["user_view"] += [note("simulate/user_dialog_ended")]
+    elif state["turns"] >= deps.max_turns:
+        update["outcome"] = Outcome("incomplete", f"no verdict after {state['turns']} user turns (simulate.max_turns)")
+    return update
+
+
+def _numbered(call: ToolCall, number: int) -> ToolCall:
+    return call if call.id else call.model_copy(update={"id": f"call_{number}"})
+
+
+@guarded("user")
+async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
+    """The simulated user's turn: a message for the chatbot, or a verdict."""
+    deps = runtime.context
+    schema = user_turn_schema(final=state["chatbot_ended"], agent_said=state["transcript"][-1].content)
+    turn = await deps.user.answer(user_prompt(deps.event, state["user_view"]), schema, step="simulate/user")
+    number = state["turns"] + 1
+    update: Update = {"turns": number}
+    if turn.stops:
+        verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
+        update["stop"] = Stop(turn=number, verdict=verdict, reason=turn.reason, thought=turn.thought)
+    else:
+        update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
+        update["user_view"] = [user_line(turn.message)]
+    return update
+
+
+def user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
+    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
+    conversation so far as one text, so that a small model never mistakes whose turn it is."""
+    return render(
+        "simulate/user",
+        scenario=event.scenario,
+        known=known_rows(event.user_rows),
+        expected_behaviour=event.expected_behaviour,
+        conversation="\n".join(view),
+    )
+
+
+def note(prompt: str, **values: str) -> str:
+    """A note to the user agent, from a one-message prompt file."""
+    return str(render(prompt, **values)[0].content)
+
+
+@guarded("critique")
+async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
+    """Check the user's verdict against the policy and the full transcript; confirm it or send it back."""
+    deps = runtime.context
+    stop = state["stop"]
+    assert stop is not None  # routed here only with a verdict
+    messages = render(
+        "simulate/critique",
+        policy=deps.policy,
+        transcript=transcript_text(state["transcript"]),
+        verdict=stop.verdict,
+        reason=stop.reason,
+    )
+    answer = await deps.critique.answer(messages, Critique, step="simulate/critique")
+    exchange = CritiqueExchange(
+        turn=stop.turn,
+        verdict=stop.verdict,
+        reason=stop.reason,
+        thought=stop.thought,
+        confirmed=answer.correct,
+        feedback="" if answer.correct else answer.feedback,
+    )
+    if answer.correct:
+        return {"critiques": [exchange]}
+    feedback = note("simulate/user_feedback", verdict=stop.verdict, reason=stop.reason, feedback=answer.feedback)
+    return {"critiques": [exchange], "stop": None, "user_view": [feedback]}
+
+
+async def accept(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
+    """The verdict stands: the dialog passes or fails (recorded unchecked when no critique looked at it)."""
+    stop = state["stop"]
+    assert stop is not None  # routed here only with a verdict
+    update: Update = {"outcome": Outcome("pass" if stop.verdict == "success" else "fail", stop.reason)}
+    checked = bool(state["critiques"]) and state["critiques"][-1].turn == stop.turn
+    if not checked:
+        exchange = CritiqueExchange(
+            turn=stop.turn,
+            verdict=stop.verdict,
+            reason=stop.reason,
+            thought=stop.thought,
+            confirmed=True,
+            checked=False,
+        )
+        update["critiques"] = [exchange]
+    return update
+
+
+def route_after_chatbot(state: DialogState) -> str:
+    """The user answers, unless the dialog is over (max turns, or an error)."""
+    return END if state["outcome"] else "user"
+
+
+def route_after_user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> str:
+    """A message goes to the chatbot; a verdict to the critique while it may still send the dialog back."""
+    if state["outcome"]:
+        return END
+    if state["stop"] is None:
+        return "chatbot"
+    sent_back = sum(not exchange.confirmed for exchange in state["critiques"])
+    return "critique" if sent_back < runtime.context.max_critiques else "accept"
+
+
+def route_after_critique(state: DialogState) -> str:
+    """A confirmed verdict is accepted; one sent back returns to the user."""
+    if state["outcome"]:
+        return END
+    return "accept" if state["stop"] is not None else "user"
+
+
+@cache
+def build_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
+    """The dialog graph, compiled once; run it with `run_dialog`."""
+    graph = StateGraph(DialogState, context_schema=DialogDeps)
+    graph.add_node("chatbot", chatbot)
+    graph.add_node("user", user)
+    graph.add_node("critique", critique)
+    graph.add_node("accept", accept)
+    graph.add_edge(START, "chatbot")
+    graph.add_conditional_edges("chatbot", route_after_chatbot, ["user", END])
+    graph.add_conditional_edges("user", route_after_user, ["chatbot", "critique", "accept", END])
+    graph.add_conditional_edges("critique", route_after_critique, ["accept", "user", END])
+    graph.add_edge("accept", END)
+    return graph.compile()
+
+
+async def run_dialog(deps: DialogDeps) -> Dialog:
+    """Play one dialog to its end and return it (without usage or database, which the stage adds)."""
+    start: DialogState = {
+        "transcript": [],
+        "user_view": [],
+        "critiques": [],
+        "turns": 0,
+        "stop": None,
+        "chatbot_ended": False,
+        "outcome": None,
+    }
+    # Each user turn takes two steps (user, chatbot), each verdict at most three more; a margin for the rest.
+    limit = 2 * deps.max_turns + 3 * (deps.max_critiques + 1) + 5
+    state = await build_graph().ainvoke(start, {"recursion_limit": limit}, context=deps)
+    outcome: Outcome = state["outcome"]
+    return Dialog(
+        id=deps.event.id,
+        status=outcome.status,
+        reason=outcome.reason,
+        policies=deps.event.policies,
+        challenge=deps.event.challenge,
+        transcript=state["transcript"],
+        critiques=state["critiques"],
+        turns=state["turns"],
+        duration_s=deps.clock(),
+    )

@@ -1,0 +1,125 @@
+"""The simulate stage: one dialog per valid event, run side by side, each on its own copy of the
+event's database, appended to dialogs.jsonl as it finishes.
+
+    START ──dispatch (Send per event still to do)──→ dialog ──→ END
+
+A resumed run reads dialogs.jsonl first and plays only the events that have no dialog yet.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from graphs.dialog import DialogDeps, run_dialog
+from intellagent.artifacts import Dialog, Event
+from intellagent.chatbots import Chatbot, ChatbotSession, select_chatbot
+from intellagent.context import RunContext
+from intellagent.errors import UsageError
+from intellagent.simulation.accounting import DialogUsage, counted
+from intellagent.simulation.databases import fresh_copy
+from intellagent.stage import StageItems
+
+EVENTS = "events.jsonl"
+DIALOGS = "dialogs.jsonl"
+
+
+class SimulateState(TypedDict):
+    """The events to play, and the ids of the dialogs recorded."""
+
+    events: list[Event]
+    recorded: Annotated[list[str], operator.add]
+
+
+class DialogTask(TypedDict):
+    """One event, sent to the dialog node."""
+
+    event: Event
+
+
+@dataclass
+class SimulateDeps:
+    """What every dialog of the stage shares (the graph's runtime context)."""
+
+    ctx: RunContext
+    chatbot: Chatbot
+    items: StageItems[Dialog]
+
+
+def dispatch(state: SimulateState) -> list[Send]:
+    """One dialog per event (run concurrently up to `workers`)."""
+    return [Send("dialog", DialogTask(event=event)) for event in state["events"]]
+
+
+async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[str, list[str]]:
+    """Play one event's dialog and record it; a failure is recorded as a dialog with status `error`."""
+    deps = runtime.context
+    event = state["event"]
+
+    def failed(reason: str) -> Dialog:
+        return Dialog(id=event.id, status="error", reason=reason, policies=event.policies, challenge=event.challenge)
+
+    recorded = await deps.items.run(lambda: simulate_event(deps.ctx, deps.chatbot, event), failed=failed)
+    return {"recorded": [recorded.id]}
+
+
+async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dialog:
+    """Copy the event's database for the dialog, play the dialog on it, and note the database's digest."""
+    database = None
+    if event.database is not None:
+        database = f"dialogs/{event.id}.sqlite"
+        fresh_copy(ctx.folder.path(event.database), ctx.folder.path(database))
+    usage = DialogUsage(ctx.usage)
+    session = ChatbotSession(id=event.id, database=ctx.folder.path(database) if database else None, usage=usage)
+    environment = ctx.environment
+    deps = DialogDeps(
+        event=event,
+        policy=environment.policy,
+        conversation=chatbot.open(session),
+        user=counted(ctx.llms["user"], usage),
+        critique=counted(ctx.llms["critique"], usage),
+        greeting=ctx.config.chatbot.greeting,
+        max_turns=ctx.config.simulate.max_turns,
+        max_critiques=ctx.config.simulate.max_critiques,
+    )
+    played = await run_dialog(deps)
+    digest = None
+    if session.database is not None:
+        with environment.session(session.database) as db:
+            digest = environment.digest(db)
+    return played.model_copy(update={"usage": usage.by_role(), "database": database, "digest": digest})
+
+
+@cache
+def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateState, SimulateState]:
+    """The stage graph, compiled once."""
+    graph = StateGraph(SimulateState, context_schema=SimulateDeps)
+    graph.add_node("dialog", dialog, input_schema=DialogTask)
+    graph.add_conditional_edges(START, dispatch, ["dialog"])
+    graph.add_edge("dialog", END)
+    return graph.compile()
+
+
+async def run(ctx: RunContext) -> None:
+    """Play a dialog for every valid event that has none yet."""
+    if not ctx.folder.exists(EVENTS):
+        raise UsageError(f"{ctx.folder.path(EVENTS)} not found; run the populate stage first")
+    events = [event for event in ctx.folder.jsonl(EVENTS, Event).load() if event.status == "ok"]
+    artifact = ctx.folder.jsonl(DIALOGS, Dialog)
+    done = {recorded.id for recorded in artifact.load()}
+    todo = [event for event in events if event.id not in done]
+    if todo:
+        chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
+        items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo))
+        deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items)
+        await build_graph().ainvoke(
+            SimulateState(events=todo, recorded=[]), {"max_concurrency": ctx.config.workers}, context=deps
+        )
+    artifact.finalize()

@@ -1,0 +1,29 @@
+"""The chatbot under test, whatever it is built with: one adapter per kind, behind one protocol.
+
+`chatbot.type` in the config picks the adapter: `llm_agent` (an LLM with the policy and the domain's
+tools, the default), `python` (a callable), `langgraph` (a compiled graph), `http` (an endpoint of
+its own) or `openai` (an OpenAI-compatible chat endpoint). The Python API may pass the chatbot as an
+object instead (`execute(..., chatbot=...)`): a callable, a compiled graph, or a `Chatbot`.
+"""
+
+from intellagent.chatbots.protocol import (
+    Chatbot,
+    ChatbotConversation,
+    ChatbotError,
+    ChatbotReply,
+    ChatbotSession,
+    ChatMessage,
+)
+from intellagent.chatbots.selection import adapt, select_chatbot, uses_native_tools
+
+__all__ = [
+    "ChatMessage",
+    "Chatbot",
+    "ChatbotConversation",
+    "ChatbotError",
+    "ChatbotReply",
+    "ChatbotSession",
+    "adapt",
+    "select_chatbot",
+    "uses_native_tools",
+]

@@ -1,0 +1,133 @@
+"""The default chatbot under test: an LLM whose system prompt is the policy document, with the domain's
+tools bound to the dialog's own database.
+
+With native tool calls the tools go to the API as functions. Without (the embedded model), each step
+is a JSON choice between a tool call and a reply (see `tool_choice`), executed as a real tool call.
+Either way at most `max_tool_steps` tools run between two user messages; after that the model must
+reply. A tool that ends the dialog (a hand-off to a human) gets one last reply, then the dialog ends.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import RootModel
+
+from intellagent.artifacts import ToolCall
+from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSession, ChatMessage
+from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep, describe_tools, step_schema
+from intellagent.llm import LLM
+from intellagent.prompts import render
+from intellagent.simulation.accounting import counted
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+STEP = "simulate/chatbot"
+
+
+class LLMAgent:
+    """An LLM playing the chatbot: policy as system prompt, the domain's tools on the dialog's database.
+
+    Args:
+        llm: the chatbot role's model.
+        environment: the domain (policy, tools, databases).
+        native_tools: send tools to the API (True) or ask for a JSON choice per step (False).
+        max_tool_steps: tool calls allowed between two user messages.
+    """
+
+    def __init__(self, *, llm: LLM, environment: Environment, native_tools: bool, max_tool_steps: int) -> None:
+        self.llm = llm
+        self.environment = environment
+        self.native_tools = native_tools
+        self.max_tool_steps = max_tool_steps
+        self.ending_tools = {tool.name for tool in environment.tools if tool.ends_dialog}
+        if native_tools:
+            self.prefix: list[BaseMessage] = [SystemMessage(environment.policy)]
+            self.tool_schemas = environment.tool_schemas()
+        else:
+            self.prefix = render(
+                "simulate/chatbot_steps", policy=environment.policy, tools=describe_tools(environment.tools)
+            )
+            self.step_schema = step_schema(environment.tools)
+
+    def open(self, session: ChatbotSession) -> _AgentConversation:
+        """A conversation on the dialog's database, counted in the dialog's accounting."""
+        if session.database is None:
+            raise ChatbotError(f"the llm_agent chatbot needs a database, and event {session.id} has none")
+        return _AgentConversation(self, session)
+
+
+class _AgentConversation:
+    def __init__(self, agent: LLMAgent, session: ChatbotSession) -> None:
+        self.agent = agent
+        self.session = session
+        self.llm = counted(agent.llm, session.usage)
+        self.history: list[BaseMessage] = list(agent.prefix)
+        self.seen = 0  # public messages already in the history
+
+    async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
+        """Take steps (tool calls) until the model replies, within the tool-call allowance."""
+        for message in messages[self.seen :]:
+            self.history.append(self._public(message))
+        self.seen = len(messages) + 1  # the reply about to be returned is already in the history
+        if self.agent.native_tools:
+            return await self._native_turn()
+        return await self._json_turn()
+
+    def _public(self, message: ChatMessage) -> BaseMessage:
+        if message["role"] == "user":
+            return HumanMessage(message["content"])
+        if self.agent.native_tools:
+            return AIMessage(message["content"])
+        return AIMessage(ReplyStep(action=REPLY, message=message["content"]).model_dump_json())
+
+    async def _native_turn(self) -> ChatbotReply:
+        calls: list[ToolCall] = []
+        while True:
+            may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
+            options: dict[str, Any] = {"tools": self.agent.tool_schemas}
+            if not may_call:
+                options["tool_choice"] = "none"
+            message = await self.llm.complete(self.history, step=STEP, **options)
+            self.history.append(message)
+            if not message.tool_calls:
+                return ChatbotReply(content=message.text, tool_calls=calls, ends_dialog=self._ended(calls))
+            if not may_call:
+                raise ChatbotError(f"the chatbot kept calling tools after {len(calls)} calls, though told to reply")
+            for request in message.tool_calls:
+                allowed = len(calls) < self.agent.max_tool_steps
+                result = self._run(request["name"], request["args"]) if allowed else self._refusal()
+                self.history.append(ToolMessage(result, tool_call_id=request["id"] or ""))
+                calls.append(
+                    ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result)
+                )
+
+    async def _json_turn(self) -> ChatbotReply:
+        calls: list[ToolCall] = []
+        while True:
+            may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
+            schema = self.agent.step_schema if may_call else ChatbotFinalStep
+            answer: RootModel[Any] = await self.llm.answer(self.history, schema, step=STEP)
+            step = answer.root
+            self.history.append(AIMessage(step.model_dump_json()))
+            if isinstance(step, ReplyStep):
+                return ChatbotReply(content=step.message, tool_calls=calls, ends_dialog=self._ended(calls))
+            result = self._run(step.action, step.arguments)
+            self.history += render("simulate/chatbot_tool_result", tool=step.action, result=result)
+            calls.append(ToolCall(id="", name=step.action, arguments=step.arguments, result=result))
+
+    def _run(self, name: str, arguments: dict[str, Any]) -> str:
+        environment = self.agent.environment
+        with environment.session(self.session.database) as session:  # type: ignore[arg-type]
+            return environment.call_tool(session, name, arguments)
+
+    def _refusal(self) -> str:
+        return (
+            f"Error: not run: at most {self.agent.max_tool_steps} tool calls are allowed before the user's "
+            "next message; reply to the user now"
+        )
+
+    def _ended(self, calls: list[ToolCall]) -> bool:
+        return any(call.name in self.agent.ending_tools for call in calls)

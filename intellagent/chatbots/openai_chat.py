@@ -1,0 +1,44 @@
+"""A deployed chatbot behind an OpenAI-compatible Chat Completions endpoint (its system prompt is its own).
+
+It is sent the public conversation as assistant and user messages, the greeting first, and its answer's
+text is the reply. Calls go through the run's LLM layer as the `chatbot` role: retried on transient
+errors, counted, and cached, so a resumed or replayed run asks the endpoint nothing it already answered.
+Such an endpoint does not report the tools it used internally, so no tool calls are recorded.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from intellagent.chatbots.protocol import ChatbotReply, ChatbotSession, ChatMessage
+from intellagent.llm import LLM
+from intellagent.simulation.accounting import counted
+
+STEP = "simulate/chatbot"
+
+
+class OpenAIChatbot:
+    """Adapts a chat endpoint reached through the LLM layer.
+
+    Args:
+        llm: the endpoint as the run's `chatbot` role (see `selection.endpoint_llm`).
+    """
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    def open(self, session: ChatbotSession) -> _EndpointConversation:
+        """A conversation counted in the dialog's accounting."""
+        return _EndpointConversation(counted(self.llm, session.usage))
+
+
+class _EndpointConversation:
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
+        history: list[BaseMessage] = [
+            HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in messages
+        ]
+        answer = await self.llm.complete(history, step=STEP)
+        return ChatbotReply(content=answer.text)

@@ -1,0 +1,125 @@
+"""The chatbot under test as a dialog sees it: a conversation is opened per dialog and asked for replies.
+
+An adapter turns one kind of chatbot (an LLM with the domain's tools, a Python callable, a LangGraph
+graph, an HTTP endpoint, an OpenAI-compatible endpoint) into this protocol. Anything with an `open`
+method that fits it can also be passed as the chatbot through the Python API.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from intellagent.artifacts import ToolCall
+from intellagent.errors import IntellAgentError
+from intellagent.llm import Usage
+
+ChatMessage = dict[str, str]
+"""One message of the public conversation: {"role": "assistant" | "user", "content": text}."""
+
+
+class ChatbotError(IntellAgentError):
+    """The chatbot could not give a reply (it raised, timed out, or answered something unusable)."""
+
+
+@dataclass(frozen=True)
+class ChatbotSession:
+    """What a chatbot is told about the dialog it is opened for.
+
+    Attributes:
+        id: the dialog's id (the event's), the same on a redo, sent as the session id.
+        database: the dialog's own copy of the event database (None if the event has none).
+        usage: the dialog's accounting; an adapter that calls an LLM of the run counts its calls here.
+    """
+
+    id: str
+    database: Path | None
+    usage: Usage
+
+
+@dataclass
+class ChatbotReply:
+    """The chatbot's next message and the tool calls it made before it, in order.
+
+    Attributes:
+        content: the text the user sees.
+        tool_calls: the calls made since the user's last message (id may be empty: the dialog numbers it).
+        ends_dialog: the chatbot ended the conversation (e.g. by a hand-off to a human).
+    """
+
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    ends_dialog: bool = False
+
+
+class ChatbotConversation(Protocol):
+    """One dialog with the chatbot."""
+
+    async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
+        """The next reply to the public conversation so far (greeting first, last one the user's)."""
+        ...
+
+
+@runtime_checkable
+class Chatbot(Protocol):
+    """A chatbot under test: opens one conversation per dialog."""
+
+    def open(self, session: ChatbotSession) -> ChatbotConversation:
+        """Start a conversation for one dialog."""
+        ...
+
+
+class _ReportedToolCall(BaseModel):
+    id: str = ""
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+_REPORTED_CALLS = TypeAdapter(list[_ReportedToolCall])
+
+
+def reported_reply(value: Any, *, text_key: str, source: str) -> ChatbotReply:
+    """A reply as an external chatbot reports it: a string, or a mapping with `text_key` and optional tool_calls.
+
+    Args:
+        value: what the chatbot returned.
+        text_key: the key of the reply's text in a mapping ("content" for callables, "reply" for HTTP).
+        source: names the chatbot in error messages.
+
+    Raises:
+        ChatbotError: the value has neither shape.
+    """
+    if isinstance(value, str):
+        return ChatbotReply(content=value)
+    if not isinstance(value, dict) or not isinstance(value.get(text_key), str):
+        raise ChatbotError(
+            f"{source} returned {_shape(value)}; return a string or a mapping with a string {text_key!r}"
+        )
+    try:
+        reported = _REPORTED_CALLS.validate_python(value.get("tool_calls") or [])
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ChatbotError(f"{source} returned unusable tool_calls: [{where}]: {problem['msg']}") from None
+    calls = [
+        ToolCall(id=call.id, name=call.name, arguments=call.arguments, result=_result_text(call.result))
+        for call in reported
+    ]
+    return ChatbotReply(content=value[text_key], tool_calls=calls)
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"a mapping with keys {sorted(value)}"
+    return type(value).__name__
+
+
+def _result_text(result: Any) -> str | None:
+    if result is None or isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=False)

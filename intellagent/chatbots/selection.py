@@ -1,0 +1,141 @@
+"""Which chatbot a run tests: the object given through the Python API, else the config's `chatbot:`."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from langgraph.pregel import Pregel
+
+from intellagent.chatbots.http_endpoint import HTTPChatbot
+from intellagent.chatbots.langgraph_app import LangGraphChatbot
+from intellagent.chatbots.llm_agent import LLMAgent
+from intellagent.chatbots.openai_chat import OpenAIChatbot
+from intellagent.chatbots.protocol import Chatbot
+from intellagent.chatbots.python_callable import PythonChatbot
+from intellagent.config import Config
+from intellagent.errors import UsageError
+from intellagent.llm import LLM, ModelSpec
+from intellagent.llm.factory import build_chat_model, cache_identity
+
+if TYPE_CHECKING:
+    from intellagent.context import RunContext
+
+# Providers whose chat APIs take tools natively; the embedded model is asked for a JSON choice instead.
+NATIVE_TOOL_PROVIDERS = ("openai", "azure")
+
+
+def select_chatbot(ctx: RunContext) -> Chatbot:
+    """The chatbot under test, ready to open one conversation per dialog.
+
+    Raises:
+        UsageError: the configured target cannot be imported or is not a chatbot, or a key is missing.
+    """
+    if ctx.chatbot is not None:
+        return adapt(ctx.chatbot)
+    config = ctx.config.chatbot
+    if config.type == "python":
+        function = import_target(config.target or "")
+        if not callable(function):
+            raise UsageError(f"chatbot.target: {config.target} is a {type(function).__name__}, not a callable")
+        return PythonChatbot(function, name=config.target or "")
+    if config.type == "langgraph":
+        graph = import_target(config.target or "")
+        if not hasattr(graph, "ainvoke"):
+            raise UsageError(
+                f"chatbot.target: {config.target} is a {type(graph).__name__}, not a compiled graph; "
+                "point it at the result of StateGraph(...).compile()"
+            )
+        return LangGraphChatbot(graph, name=config.target or "")
+    if config.type == "http":
+        return HTTPChatbot(url=config.url or "", timeout=config.timeout, api_key_env=config.api_key_env)
+    if config.type == "openai":
+        return OpenAIChatbot(endpoint_llm(ctx))
+    return LLMAgent(
+        llm=ctx.llms["chatbot"],
+        environment=ctx.environment,
+        native_tools=uses_native_tools(ctx.config),
+        max_tool_steps=ctx.config.simulate.max_tool_steps,
+    )
+
+
+def adapt(chatbot: Any) -> Chatbot:
+    """A chatbot object given through the Python API: an adapter, a compiled LangGraph graph, or a callable.
+
+    Raises:
+        UsageError: it is none of these.
+    """
+    if isinstance(chatbot, Chatbot):
+        return chatbot
+    if isinstance(chatbot, Pregel):
+        return LangGraphChatbot(chatbot, name=chatbot.name or "the LangGraph chatbot")
+    if callable(chatbot):
+        return PythonChatbot(chatbot, name=getattr(chatbot, "__qualname__", None) or repr(chatbot))
+    raise UsageError(
+        f"chatbot= got a {type(chatbot).__name__}; pass a callable, a compiled LangGraph graph, "
+        "or an object with an open(session) method"
+    )
+
+
+def uses_native_tools(config: Config) -> bool:
+    """Whether the llm_agent sends its tools to the API (`auto`: for OpenAI and Azure models)."""
+    setting = config.chatbot.native_tools
+    if setting == "auto":
+        return config.chatbot_llm().provider in NATIVE_TOOL_PROVIDERS
+    return setting == "yes"
+
+
+def endpoint_llm(ctx: RunContext) -> LLM:
+    """The `openai` chatbot's endpoint as an LLM of the run: cached, counted and budgeted like any role."""
+    config = ctx.config
+    spec = ModelSpec(
+        provider="openai",
+        model=config.chatbot.model,
+        base_url=config.chatbot.base_url,
+        api_key_env=config.chatbot.api_key_env,
+        timeout=config.chatbot.timeout,
+    )
+    return LLM(
+        role="chatbot",
+        spec=spec,
+        model=build_chat_model(spec, role="chatbot", seed=config.seed, max_retries=config.llm_retries),
+        identity=cache_identity(spec, seed=config.seed),
+        cache=ctx.llms.cache,
+        usage=ctx.usage,
+        replay=ctx.llms.replay,
+        parse_retries=config.parse_retries,
+    )
+
+
+def import_target(target: str) -> Any:
+    """The object named by `package.module:attribute`, importable from the current folder too.
+
+    Raises:
+        UsageError: the target is malformed, its module cannot be imported, or lacks the attribute.
+    """
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise UsageError(f"chatbot.target {target!r}: write it as package.module:attribute")
+    if os.getcwd() not in sys.path:  # like uvicorn: the user's own modules are found from where they run
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
+            raise UsageError(
+                f"chatbot.target: module {module_name} not found; run from the folder that holds it "
+                "or add that folder to PYTHONPATH"
+            ) from None
+        raise UsageError(f"chatbot.target: importing {module_name} failed: {error}; fix the import") from None
+    except Exception as error:
+        raise UsageError(
+            f"chatbot.target: importing {module_name} failed: {type(error).__name__}: {error}; fix the module"
+        ) from None
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise UsageError(f"chatbot.target: {module_name} has no attribute {attribute}; check the name")
+        value = getattr(value, part)
+    return value

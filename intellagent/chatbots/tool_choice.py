@@ -1,0 +1,90 @@
+"""Tool use for models without native tool calls: each chatbot step is one schema-constrained JSON choice.
+
+A step is either `{"action": "<tool name>", "arguments": {...}}` or `{"action": "reply", "message":
+"..."}`. The schema is a union built at run time from the domain's tools: the action is one of their
+names (or "reply"), and the arguments of each follow that tool's own JSON schema, so a model that is
+held to the schema (the embedded one is, through llama.cpp's grammar) cannot call a tool that does
+not exist or invent its parameters.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union
+
+from pydantic import BaseModel, Field, RootModel, WithJsonSchema, create_model
+
+from intellagent.errors import UsageError
+
+if TYPE_CHECKING:
+    from intellagent.environment import Tool
+
+REPLY: Final = "reply"
+
+
+class ReplyStep(BaseModel):
+    """Send a message to the user and wait for their answer."""
+
+    action: Literal["reply"]
+    message: str = Field(description="What the user reads.")
+
+
+class ChatbotFinalStep(RootModel[ReplyStep]):
+    """A step when no more tool calls are allowed before the user's next message."""
+
+
+def step_schema(tools: Sequence[Tool]) -> type[RootModel[Any]]:
+    """The schema of one step: call one of `tools` with its arguments, or reply.
+
+    Raises:
+        UsageError: a tool is named like the reply action.
+    """
+    variants: list[type[BaseModel]] = []
+    for tool in tools:
+        if tool.name == REPLY:
+            raise UsageError(f"tool {REPLY!r} clashes with the reply step of chatbot.native_tools: no; rename the tool")
+        arguments = Annotated[dict[str, Any], WithJsonSchema(_closed(tool.parameters))]
+        variants.append(
+            create_model(
+                f"Call_{tool.name}",
+                __doc__=f"Call {tool.name}.",
+                action=(Literal[tool.name], ...),  # type: ignore[arg-type, valid-type]
+                arguments=(arguments, ...),
+            )
+        )
+    union = Annotated[Union[(*variants, ReplyStep)], Field(discriminator="action")]  # type: ignore[valid-type]
+    return type("ChatbotStep", (RootModel[union],), {"__doc__": "A tool call or a reply."})  # type: ignore[valid-type]
+
+
+def _closed(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The tool's argument schema, refusing keys it does not define (a constrained model cannot invent them)."""
+    schema = copy.deepcopy(parameters)
+    schema.setdefault("additionalProperties", False)
+    return schema
+
+
+def describe_tools(tools: Sequence[Tool]) -> str:
+    """A compact catalogue of the tools for the prompt: name, description, then one line per argument."""
+    blocks = []
+    for tool in tools:
+        lines = [f"- {tool.name}: {' '.join(tool.description.split())}"]
+        properties = tool.parameters.get("properties", {})
+        required = set(tool.parameters.get("required", []))
+        for name, schema in properties.items():
+            need = "required" if name in required else "optional"
+            description = " ".join(str(schema.get("description", "")).split())
+            lines.append(f"    {name} ({_type_text(schema)}, {need}): {description}".rstrip(": "))
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return "one of " + ", ".join(str(value) for value in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_type_text(option) for option in schema["anyOf"])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_text(schema.get('items', {}))}"
+    return str(kind)

@@ -1,0 +1,52 @@
+"""The transcript as the chatbot, the simulated user and the critique read it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from intellagent.artifacts import Message
+from intellagent.chatbots import ChatMessage
+
+
+def public_messages(transcript: list[Message]) -> list[ChatMessage]:
+    """What the chatbot sees: the messages only, the chatbot's as `assistant` (no thoughts, no tool calls)."""
+    return [{"role": "user" if m.role == "user" else "assistant", "content": m.content} for m in transcript]
+
+
+def agent_line(content: str) -> str:
+    """A chatbot message as the simulated user reads it."""
+    return f"Agent: {content}"
+
+
+def user_line(content: str) -> str:
+    """The simulated user's own message as it reads it back."""
+    return f"You: {content}"
+
+
+def transcript_text(transcript: list[Message]) -> str:
+    """Every message, tool call and tool result, in order, for the critique."""
+    lines = []
+    for message in transcript:
+        if message.role == "user":
+            lines.append(f"User: {message.content}")
+            continue
+        for call in message.tool_calls:
+            lines.append(f"Agent calls {call.name}({_json(call.arguments)})")
+            lines.append(f"  → {call.result if call.result is not None else '(no result reported)'}")
+        lines.append(f"Agent: {message.content}")
+    return "\n".join(lines)
+
+
+def known_rows(rows: dict[str, list[dict[str, Any]]]) -> str:
+    """The rows the user may know, one compact JSON line each, grouped by table."""
+    if not any(rows.values()):
+        return "(nothing beyond your situation)"
+    blocks = []
+    for table, table_rows in rows.items():
+        blocks.append(f"{table}:\n" + "\n".join(f"- {_json(row)}" for row in table_rows))
+    return "\n".join(blocks)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

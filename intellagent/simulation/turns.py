@@ -1,0 +1,83 @@
+"""The structured answers of the simulated user and of the critique."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model, model_validator
+
+
+class UserTurn(BaseModel):
+    """One turn of the simulated user: a private thought, its message, and whether it stops with a verdict.
+
+    The message comes before the decision, as in a person's turn: a small model that must write a
+    message every time never leaves it empty, and one written on a stop is simply not sent.
+    """
+
+    thought: str = Field(description="Private notes on what the agent did and what to do now; never shown to it.")
+    message: str = Field(description="What you say to the agent now (not sent when you stop).")
+    decision: Literal["continue", "stop-success", "stop-failure"] = Field(
+        description="continue; or stop-success / stop-failure once you can tell whether the agent did what it should."
+    )
+    reason: str = Field(description="Why you stop: what the agent did or failed to do. Empty when you continue.")
+
+    @model_validator(mode="after")
+    def _complete(self) -> UserTurn:
+        if self.decision == "continue" and not self.message.strip():
+            raise ValueError("to continue, write the message for the agent")
+        if self.decision != "continue" and not self.reason.strip():
+            raise ValueError("to stop, give the reason for your verdict")
+        return self
+
+    @property
+    def stops(self) -> bool:
+        """Whether the user ends the dialog with a verdict."""
+        return self.decision != "continue"
+
+
+class FinalUserTurn(UserTurn):
+    """The user's turn after the chatbot ended the conversation: a verdict is due."""
+
+    decision: Literal["stop-success", "stop-failure"] = Field(  # type: ignore[assignment]
+        description="stop-success if the agent did what it should, stop-failure if not."
+    )
+
+
+# Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.
+ECHO_LENGTH = 20
+
+
+def user_turn_schema(*, final: bool, agent_said: str) -> type[UserTurn]:
+    """The schema of the user's next turn: a verdict is due if the chatbot `final`ly ended the conversation,
+    and a message copied from what the agent just said is sent back (small models tend to echo it).
+    """
+    base = FinalUserTurn if final else UserTurn
+    said = _words(agent_said)
+
+    def _not_an_echo(turn: UserTurn) -> UserTurn:
+        message = _words(turn.message)
+        if not turn.stops and len(message) >= ECHO_LENGTH and message in said:
+            raise ValueError("the message repeats the agent's words; write what you, the customer, answer")
+        return turn
+
+    return create_model(
+        base.__name__, __base__=base, __validators__={"_not_an_echo": model_validator(mode="after")(_not_an_echo)}
+    )
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+class Critique(BaseModel):
+    """The critique's check of a user's verdict."""
+
+    analysis: str = Field(description="Your check of the verdict against the policy and the transcript, briefly.")
+    correct: bool = Field(description="true if the verdict stands, false if it is wrong.")
+    feedback: str = Field(description="If the verdict is wrong: what the user missed, addressed to them. Else empty.")
+
+    @model_validator(mode="after")
+    def _feedback_when_wrong(self) -> Critique:
+        if not self.correct and not self.feedback.strip():
+            raise ValueError("a verdict judged wrong needs feedback for the user")
+        return self

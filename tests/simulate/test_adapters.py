@@ -1,0 +1,244 @@
+"""Each kind of chatbot under test, chosen in the config or passed as an object, plays a whole dialog."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
+
+from examples.chatbots.graph_desk import graph as desk_graph
+from examples.chatbots.server import make_server
+from intellagent.chatbots import ChatbotReply, ChatbotSession
+from intellagent.errors import UsageError
+
+Handler = Callable[[str, dict[str, Any], dict[str, str]], tuple[int, Any]]
+
+
+def serve(server: ThreadingHTTPServer) -> Iterator[str]:
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def desk_server() -> Iterator[str]:
+    """The example help desk, serving /chat and /v1/chat/completions on 127.0.0.1."""
+    yield from serve(make_server(port=0))
+
+
+@pytest.fixture
+def server() -> Iterator[Callable[[Handler], str]]:
+    """A local HTTP server answering each POST with `handler(path, body, headers) -> (status, payload)`."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(handler: Handler) -> str:
+        class Answer(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, payload = handler(self.path, body, dict(self.headers))
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+        servers.append(httpd)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    yield start
+    for httpd in servers:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def play(tmp_path, run_folder, script, *, chatbot_settings=None, user_says=("I want to cancel a flight.",), **options):
+    script.on(role="user", schema="UserTurn", replies=[*(say(text) for text in user_says), stop("success", "ok")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    config = shop_config(tmp_path, chatbot=chatbot_settings or {})
+    folder = run_folder(config, [event()])
+    simulate(config, folder, script, **options)
+    return dialogs(folder)[0]
+
+
+def replies(dialog) -> list[str]:
+    return [m.content for m in dialog.transcript if m.role == "chatbot"][1:]
+
+
+def test_python_target_from_the_config(tmp_path, run_folder, script):
+    dialog = play(
+        tmp_path, run_folder, script, chatbot_settings={"type": "python", "target": "examples.chatbots.desk:reply"}
+    )
+    assert dialog.status == "pass"
+    assert replies(dialog) == ["I can help with that. What is your user id, and the reservation id if you have one?"]
+
+
+def test_a_callable_gets_the_public_conversation_and_the_session_id(tmp_path, run_folder, script):
+    seen = []
+
+    def bot(messages, session_id):
+        seen.append((session_id, messages))
+        return "Noted."
+
+    play(tmp_path, run_folder, script, chatbot=bot, user_says=("First.", "Second."))
+    assert [session for session, _ in seen] == ["S001", "S001"]
+    assert seen[1][1] == [
+        {"role": "assistant", "content": "Hello! How can I help you today?"},
+        {"role": "user", "content": "First."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Second."},
+    ]
+
+
+def test_an_async_callable_may_report_its_tool_calls(tmp_path, run_folder, script):
+    async def bot(messages):
+        await asyncio.sleep(0)
+        return {
+            "content": "A1 is placed.",
+            "tool_calls": [{"name": "lookup", "arguments": {"id": "A1"}, "result": {"ok": True}}],
+        }
+
+    dialog = play(tmp_path, run_folder, script, chatbot=bot)
+    (recorded,) = dialog.transcript[2].tool_calls
+    assert (recorded.id, recorded.name, recorded.arguments, recorded.result) == (
+        "call_1",
+        "lookup",
+        {"id": "A1"},
+        '{"ok": true}',
+    )
+
+
+def test_a_reply_of_the_wrong_shape_is_an_error(tmp_path, run_folder, script):
+    dialog = play(tmp_path, run_folder, script, chatbot=lambda messages: {"text": "hi"})
+    assert dialog.status == "error" and "a mapping with a string 'content'" in dialog.reason
+
+
+def test_langgraph_target_records_the_graphs_tool_calls_and_results(tmp_path, run_folder, script):
+    settings = {"type": "langgraph", "target": "examples.chatbots.graph_desk:graph"}
+    dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("Hello.", "It is ABC123."))
+    first, second = dialog.transcript[2], dialog.transcript[4]
+    assert not first.tool_calls
+    (recorded,) = second.tool_calls
+    assert (recorded.id, recorded.name, recorded.arguments) == (
+        "lookup-ABC123",
+        "find_reservation",
+        {"reservation_id": "ABC123"},
+    )
+    assert recorded.result.startswith("no record of ABC123")
+    assert second.content.startswith("I checked: no record of ABC123")
+
+
+def test_a_compiled_graph_can_be_passed_as_the_chatbot(tmp_path, run_folder, script):
+    dialog = play(tmp_path, run_folder, script, chatbot=desk_graph, user_says=("It is XYZ789.",))
+    assert dialog.transcript[2].tool_calls[0].arguments == {"reservation_id": "XYZ789"}
+
+
+def test_an_adapter_object_can_be_passed_as_the_chatbot(tmp_path, run_folder, script):
+    class Parrot:
+        def open(self, session: ChatbotSession):
+            return self
+
+        async def reply(self, messages):
+            return ChatbotReply(content=f"You said: {messages[-1]['content']}")
+
+    dialog = play(tmp_path, run_folder, script, chatbot=Parrot(), user_says=("Hi.",))
+    assert replies(dialog) == ["You said: Hi."]
+
+
+def test_http_endpoint_of_the_example_desk(tmp_path, run_folder, script, desk_server):
+    settings = {"type": "http", "url": f"{desk_server}/chat"}
+    dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("It is ABC123.",))
+    assert dialog.status == "pass"
+    assert replies(dialog) == ["Thank you. I have noted reservation ABC123; a human agent will follow up by email."]
+
+
+def test_http_sends_session_messages_and_key_and_records_reported_tool_calls(
+    tmp_path, run_folder, script, server, monkeypatch
+):
+    monkeypatch.setenv("SHOP_BOT_KEY", "s3cret")
+    seen = []
+
+    def answer(path, body, headers):
+        seen.append((path, body, headers.get("Authorization")))
+        return 200, {"reply": "Done.", "tool_calls": [{"name": "cancel", "arguments": {"id": "A1"}, "result": "ok"}]}
+
+    url = server(answer) + "/bot"
+    dialog = play(
+        tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url, "api_key_env": "SHOP_BOT_KEY"}
+    )
+    ((path, body, authorization),) = seen
+    assert (path, authorization) == ("/bot", "Bearer s3cret")
+    assert body == {
+        "session_id": "S001",
+        "messages": [
+            {"role": "assistant", "content": "Hello! How can I help you today?"},
+            {"role": "user", "content": "I want to cancel a flight."},
+        ],
+    }
+    assert [(c.name, c.result) for c in dialog.transcript[2].tool_calls] == [("cancel", "ok")]
+    assert "s3cret" not in (tmp_path / "run" / "dialogs.jsonl").read_text()
+
+
+def test_an_http_error_status_is_a_dialog_error(tmp_path, run_folder, script, server):
+    url = server(lambda path, body, headers: (503, "overloaded"))
+    dialog = play(tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url})
+    assert dialog.status == "error" and dialog.reason == f"chatbot: {url} answered HTTP 503: overloaded"
+
+
+def test_an_http_timeout_is_a_dialog_error(tmp_path, run_folder, script, server):
+    def slow(path, body, headers):
+        time.sleep(1.0)
+        return 200, {"reply": "too late"}
+
+    url = server(slow)
+    dialog = play(tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url, "timeout": 0.2})
+    assert dialog.status == "error" and "gave no reply within 0.2s (chatbot.timeout)" in dialog.reason
+
+
+def test_openai_compatible_endpoint_of_the_example_desk(tmp_path, run_folder, script, desk_server):
+    settings = {"type": "openai", "model": "desk", "base_url": f"{desk_server}/v1"}
+    dialog = play(tmp_path, run_folder, script, chatbot_settings=settings)
+    assert replies(dialog) == ["I can help with that. What is your user id, and the reservation id if you have one?"]
+    assert dialog.usage["chatbot"].calls == 1
+
+
+def test_openai_endpoint_gets_the_conversation_without_a_system_prompt(tmp_path, run_folder, script, server):
+    seen = []
+
+    def answer(path, body, headers):
+        seen.append((path, body))
+        message = {"role": "assistant", "content": "Sure."}
+        return 200, {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "bot",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+        }
+
+    settings = {"type": "openai", "model": "bot", "base_url": server(answer) + "/v1"}
+    play(tmp_path, run_folder, script, chatbot_settings=settings)
+    ((path, body),) = seen
+    assert path == "/v1/chat/completions" and body["model"] == "bot"
+    assert [m["role"] for m in body["messages"]] == ["assistant", "user"]
+
+
+def test_a_target_that_does_not_import_is_a_usage_error_before_any_dialog(tmp_path, run_folder, script):
+    config = shop_config(tmp_path, chatbot={"type": "python", "target": "examples.chatbots.nowhere:reply"})
+    folder = run_folder(config, [event()])
+    with pytest.raises(UsageError, match=r"module examples\.chatbots\.nowhere not found"):
+        simulate(config, folder, script)
+    assert not script.requests and not dialogs(folder)

@@ -1,0 +1,180 @@
+"""The dialog: who speaks when, what each side sees, how a verdict is reached, and how a dialog ends."""
+
+from __future__ import annotations
+
+import json
+
+from scripted_dialogs import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+
+from intellagent.llm import HTTPError
+
+SECRET = "my-private-plan-7"
+
+
+def play(tmp_path, run_folder, script, *, config=None, events=None, **options):
+    config = config or shop_config(tmp_path)
+    folder = run_folder(config, events or [event()])
+    simulate(config, folder, script, **options)
+    return dialogs(folder)
+
+
+def test_a_confirmed_success_passes(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("success", "it asked to confirm")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert (dialog.status, dialog.reason, dialog.turns) == ("pass", "it asked to confirm", 2)
+    assert [(c.verdict, c.confirmed, c.checked) for c in dialog.critiques] == [("success", True, True)]
+
+
+def test_a_failure_confirmed_by_the_critique_fails(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("failure", "cancelled unasked")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert (dialog.status, dialog.reason) == ("fail", "cancelled unasked")
+    assert dialog.critiques[0].confirmed
+
+
+def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run_folder, script):
+    script.on(
+        role="user",
+        schema="UserTurn",
+        replies=[
+            say("Cancel order A1."),
+            stop("failure", "it did not cancel"),
+            say("Yes, cancel it."),
+            stop("success", "done"),
+        ],
+    )
+    script.on(role="chatbot", schema="ChatbotStep", replies=[reply("Shall I cancel A1?"), reply("Cancelled.")])
+    script.on(
+        role="critique",
+        schema="Critique",
+        replies=[verdict(False, "It must ask first; you have not confirmed yet."), verdict(True)],
+    )
+    (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_critiques": 2}))
+    assert dialog.status == "pass"
+    assert [(c.verdict, c.confirmed) for c in dialog.critiques] == [("failure", False), ("success", True)]
+    assert dialog.critiques[0].feedback == "It must ask first; you have not confirmed yet."
+    after_feedback = script.calls(role="user")[2]
+    assert "It must ask first" in after_feedback.last
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel order A1.", "Yes, cancel it."]
+
+
+def test_send_backs_are_bounded_then_the_verdict_stands_unchecked(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[stop("failure", "rude"), stop("failure", "still rude")])
+    script.on(role="critique", schema="Critique", reply=verdict(False, "It was polite."))
+    (dialog,) = play(tmp_path, run_folder, script)  # max_critiques: 1
+    assert dialog.status == "fail" and dialog.reason == "still rude"
+    assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(False, True), (True, False)]
+    assert len(script.calls(role="critique")) == 1
+
+
+def test_the_chatbot_greets_first(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, chatbot={"greeting": "Hi, shop desk."}))
+    assert [(m.role, m.content) for m in dialog.transcript] == [("chatbot", "Hi, shop desk.")]
+    first = script.calls(role="user")[0]
+    assert "the customer)\nAgent: Hi, shop desk.\n" in first.last
+
+
+def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", reply=say("Hello?"))
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello!"))
+    (dialog,) = play(tmp_path, run_folder, script)  # max_turns: 4
+    assert dialog.status == "incomplete" and "4 user turns" in dialog.reason
+    assert dialog.turns == 4 and len(dialog.transcript) == 9
+    assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique")
+
+
+def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, run_folder, script):
+    def broken(messages, session_id):
+        raise ConnectionError("backend down")
+
+    script.on(role="user", schema="UserTurn", reply=say("Cancel order A1."))
+    (dialog,) = play(tmp_path, run_folder, script, chatbot=broken)
+    assert dialog.status == "error"
+    assert dialog.reason.startswith("chatbot: ") and "ConnectionError: backend down" in dialog.reason
+    assert [m.role for m in dialog.transcript] == ["chatbot", "user"]
+
+
+def test_an_llm_failure_after_retries_is_an_error(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
+    script.on(role="critique", schema="Critique", reply=HTTPError(400, "context too long"))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert dialog.status == "error" and dialog.reason.startswith("critique: ") and "context too long" in dialog.reason
+
+
+def test_the_thought_never_reaches_the_chatbot(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1.", thought=SECRET), say("Yes.", thought=SECRET)])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Sure?"))
+    play(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_turns": 2}))
+    seen = [r.text for r in script.calls(role="chatbot")]
+    assert len(seen) == 2 and all("Cancel A1." in text and SECRET not in text for text in seen)
+    assert "You: Cancel A1.\nAgent: Sure?" in script.calls(role="user")[1].last
+
+
+def test_tool_calls_and_results_are_recorded_in_order(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1, I confirm."), stop("success", "cancelled")])
+    script.on(
+        role="chatbot",
+        schema="ChatbotStep",
+        replies=[call("get_order", order_id="A1"), call("cancel_order", order_id="A1"), reply("A1 is cancelled.")],
+    )
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    answer = dialog.transcript[2]
+    assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
+        ("call_1", "get_order", {"order_id": "A1"}),
+        ("call_2", "cancel_order", {"order_id": "A1"}),
+    ]
+    assert json.loads(answer.tool_calls[0].result)["status"] == "placed"
+    assert answer.tool_calls[1].result == "order A1 cancelled"
+    assert answer.content == "A1 is cancelled."
+
+
+def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("failure", "no confirmation asked")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script)
+    (request,) = script.calls(role="critique")
+    assert request.system.startswith("# Shop assistant")
+    assert 'Agent calls cancel_order({"order_id": "A1"})' in request.last
+    assert "order A1 cancelled" in request.last and "failure: no confirmation asked" in request.last
+
+
+def test_a_stop_without_a_reason_is_asked_again(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[stop("success", ""), stop("success", "it helped")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert dialog.status == "pass" and dialog.turns == 1
+    assert "give the reason" in script.calls(role="user")[1].last
+
+
+def test_a_chatbot_that_ends_the_dialog_gets_a_verdict_at_once(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", reply=say("I want a human."))
+    script.on(role="user", schema="FinalUserTurn", reply=stop("success", "handed over"))
+    script.on(role="chatbot", schema="ChatbotStep", reply=call("transfer_to_human", summary="wants a human"))
+    script.on(role="chatbot", schema="ChatbotFinalStep", reply=reply("A colleague takes over."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert dialog.status == "pass"
+    assert [c.name for c in dialog.transcript[-1].tool_calls] == ["transfer_to_human"]
+    assert "ended the conversation" in script.calls(role="user", schema="FinalUserTurn")[0].last
+
+
+def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folder, script):
+    echo = say("What is the id of the order you want cancelled?")
+    script.on(
+        role="user", schema="UserTurn", replies=[say("Cancel my order."), echo, say("It is A1."), stop("success", "ok")]
+    )
+    script.on(
+        role="chatbot", schema="ChatbotStep", reply=reply("Sure. What is the id of the order you want cancelled?")
+    )
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
+    assert "repeats the agent's words" in script.calls(role="user")[2].last

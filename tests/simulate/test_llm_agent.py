@@ -1,0 +1,126 @@
+"""The default chatbot: an LLM with the policy as its system prompt and the domain's tools on the dialog's database."""
+
+from __future__ import annotations
+
+import pytest
+from scripted_dialogs import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+
+from intellagent.chatbots import uses_native_tools
+from intellagent.environment import load_environment
+from intellagent.llm import ToolCalls
+
+POLICY = (SHOP / "policy.md").read_text()
+NATIVE = {"native_tools": "yes"}
+
+
+def play(tmp_path, run_folder, script, **settings):
+    config = shop_config(tmp_path, **settings)
+    folder = run_folder(config, [event()])
+    simulate(config, folder, script)
+    return config, folder, dialogs(folder)[0]
+
+
+def test_the_system_prompt_is_exactly_the_policy_document(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Hi."), stop("success", "ok")])
+    script.on(role="chatbot", reply="Hello.")
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script, chatbot=NATIVE)
+    (request,) = script.calls(role="chatbot")
+    assert request.messages[0] == {"role": "system", "content": POLICY}
+
+
+def test_without_native_tools_the_policy_still_comes_first_then_the_step_instructions(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Hi."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script)
+    (request,) = script.calls(role="chatbot")
+    assert request.messages[0] == {"role": "system", "content": POLICY}
+    assert "get_order: Look up an order." in request.messages[1]["content"]
+
+
+def test_each_step_may_only_name_a_domain_tool_or_reply(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Hi."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script)
+    schema = script.calls(role="chatbot")[0].body["response_format"]["json_schema"]["schema"]
+    actions = {variant["properties"]["action"]["const"] for variant in schema["$defs"].values()}
+    assert actions == {"get_order", "cancel_order", "transfer_to_human", "reply"}
+    arguments = schema["$defs"]["Call_get_order"]["properties"]["arguments"]
+    assert arguments["required"] == ["order_id"] and arguments["additionalProperties"] is False
+
+
+def test_tools_change_the_dialog_copy_and_never_the_event_database(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1, I confirm."), stop("success", "cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Cancelled.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    config, folder, dialog = play(tmp_path, run_folder, script)
+    environment = load_environment(config.environment)
+    orders = environment.table("orders")
+    with environment.session(folder / "events/S001.sqlite") as session:
+        assert session.get(orders, "A1").status == "placed"
+        original = environment.digest(session)
+    with environment.session(folder / dialog.database) as session:
+        assert session.get(orders, "A1").status == "cancelled"
+        assert environment.digest(session) == dialog.digest != original
+
+
+def test_a_failing_tool_answers_the_chatbot_with_the_error(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Where is Z9?"), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("get_order", order_id="Z9"), reply("No such order.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script)
+    assert dialog.status == "pass"
+    assert dialog.transcript[2].tool_calls[0].result == "Error: no order Z9"
+    assert "Error: no order Z9" in script.calls(role="chatbot")[-1].last
+
+
+def test_after_max_tool_steps_the_chatbot_must_reply(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=call("get_order", order_id="A1"))
+    script.on(role="chatbot", schema="ChatbotFinalStep", reply=reply("A1 is placed."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script)  # max_tool_steps: 3
+    assert [r.schema for r in script.calls(role="chatbot")] == ["ChatbotStep"] * 3 + ["ChatbotFinalStep"]
+    assert len(dialog.transcript[2].tool_calls) == 3 and dialog.transcript[2].content == "A1 is placed."
+
+
+def test_native_tool_calls_run_and_their_results_go_back_as_tool_messages(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(role="chatbot", replies=[ToolCalls([("get_order", {"order_id": "A1"})]), "A1 is placed."])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)
+    first, second = script.calls(role="chatbot")
+    assert first.tools == ["get_order", "cancel_order", "transfer_to_human"]
+    assert second.messages[-1]["role"] == "tool" and '"status": "placed"' in second.messages[-1]["content"]
+    (recorded,) = dialog.transcript[2].tool_calls
+    assert (recorded.name, recorded.arguments) == ("get_order", {"order_id": "A1"})
+    assert recorded.id == second.messages[-1]["tool_call_id"]
+
+
+def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(
+        role="chatbot", when=lambda r: "tool_choice" not in r.body, reply=ToolCalls([("get_order", {"order_id": "A1"})])
+    )
+    script.on(role="chatbot", reply="A1 is placed.")
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)
+    assert [r.body.get("tool_choice") for r in script.calls(role="chatbot")] == [None, None, None, "none"]
+    assert len(dialog.transcript[2].tool_calls) == 3
+
+
+@pytest.mark.parametrize(
+    ("llm", "setting", "native"),
+    [
+        ("openai:gpt-4o", "auto", True),
+        ("local", "auto", False),
+        ("scripted", "auto", False),
+        ("local", "yes", True),
+        ("openai:gpt-4o", "no", False),
+    ],
+)
+def test_native_tools_auto_means_yes_for_openai_models_only(tmp_path, llm, setting, native):
+    config = shop_config(tmp_path, chatbot={"llm": llm, "native_tools": setting})
+    assert uses_native_tools(config) is native
