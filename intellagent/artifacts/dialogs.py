@@ -41,6 +41,13 @@ class CritiqueExchange(BaseModel):
     checked: bool = Field(default=True, description="False: accepted unchecked, the critique's send-backs used up.")
     feedback: str = ""
 
+    @property
+    def outcome(self) -> str:
+        """What became of the verdict, in words: confirmed, sent back, or stood unchecked."""
+        if not self.checked:
+            return "stood unchecked"
+        return "confirmed" if self.confirmed else "sent back"
+
 
 class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""

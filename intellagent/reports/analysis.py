@@ -95,8 +95,8 @@ def judgement_text(dialog: Dialog) -> str:
     """What the simulation concluded, and what the critique said about that conclusion."""
     lines = [f"Simulation verdict: {dialog.status}. {dialog.reason}".strip()]
     for exchange in dialog.critiques:
-        answer = "agreed" if exchange.confirmed else f"disagreed: {exchange.feedback}"
-        lines.append(f"Critique of the {exchange.verdict} verdict at turn {exchange.turn}: {answer}".strip())
+        feedback = f": {exchange.feedback}" if exchange.feedback else ""
+        lines.append(f"The {exchange.verdict} verdict at turn {exchange.turn} was {exchange.outcome}{feedback}")
     return "\n".join(lines)
 
 

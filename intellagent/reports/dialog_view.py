@@ -77,10 +77,9 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
     parts.append(f'<p class="sim">Simulation: <b>{escape(dialog.status)}</b> after {dialog.turns} user turns. '
                  f"{escape(dialog.reason)}</p>")
     for exchange in dialog.critiques:
-        answer = "confirmed" if exchange.confirmed else "sent back"
         parts.append(
             f'<p class="sim">Critique at turn {exchange.turn}: user said <b>{exchange.verdict}</b> '
-            f"({escape(exchange.reason)}); critique {answer}"
+            f"({escape(exchange.reason)}); {exchange.outcome}"
             + (f": {escape(exchange.feedback)}" if exchange.feedback else "") + "</p>"
         )
     parts.append("</section>")
