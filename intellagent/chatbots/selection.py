@@ -18,7 +18,6 @@ from intellagent.chatbots.python_callable import PythonChatbot
 from intellagent.config import Config
 from intellagent.errors import UsageError
 from intellagent.llm import LLM, ModelSpec
-from intellagent.llm.factory import build_chat_model, cache_identity
 
 if TYPE_CHECKING:
     from intellagent.context import RunContext
@@ -97,16 +96,7 @@ def endpoint_llm(ctx: RunContext) -> LLM:
         api_key_env=config.chatbot.api_key_env,
         timeout=config.chatbot.timeout,
     )
-    return LLM(
-        role="chatbot",
-        spec=spec,
-        model=build_chat_model(spec, role="chatbot", seed=config.seed, max_retries=config.llm_retries),
-        identity=cache_identity(spec, seed=config.seed),
-        cache=ctx.llms.cache,
-        usage=ctx.usage,
-        replay=ctx.llms.replay,
-        parse_retries=config.parse_retries,
-    )
+    return ctx.llms.build("chatbot", spec)
 
 
 def import_target(target: str) -> Any:

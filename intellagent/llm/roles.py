@@ -40,18 +40,19 @@ class RoleModels:
 
     def __getitem__(self, role: str) -> LLM:
         if role not in self._built:
-            spec = self.spec(role)
-            seed = self.config.seed
-            self._built[role] = LLM(
-                role=role,
-                spec=spec,
-                model=build_chat_model(
-                    spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script
-                ),
-                identity=cache_identity(spec, seed=seed),
-                cache=self.cache,
-                usage=self.usage,
-                replay=self.replay,
-                parse_retries=self.config.parse_retries,
-            )
+            self._built[role] = self.build(role, self.spec(role))
         return self._built[role]
+
+    def build(self, role: str, spec: ModelSpec) -> LLM:
+        """An `LLM` for `role` on `spec`, sharing this run's cache, accounting, seed and retries."""
+        seed = self.config.seed
+        return LLM(
+            role=role,
+            spec=spec,
+            model=build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script),
+            identity=cache_identity(spec, seed=seed),
+            cache=self.cache,
+            usage=self.usage,
+            replay=self.replay,
+            parse_retries=self.config.parse_retries,
+        )
