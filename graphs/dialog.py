@@ -29,7 +29,7 @@ from langgraph.runtime import Runtime
 
 from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
 from intellagent.chatbots import ChatbotConversation, ChatbotReply
-from intellagent.errors import IntellAgentError, RunAborted
+from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM
 from intellagent.prompts import render
 from intellagent.simulation.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
@@ -126,12 +126,9 @@ def guarded(name: str) -> Callable[[Node], Node]:
             except RunAborted:
                 raise
             except Exception as error:  # the dialog's failure, recorded with its reason and transcript
-                if isinstance(error, IntellAgentError):
-                    reason = str(error)
-                else:
-                    reason = f"{type(error).__name__}: {error}"
+                if not isinstance(error, IntellAgentError):
                     log.debug("dialog %s: %s failed", runtime.context.event.id, name, exc_info=True)
-                return {"outcome": Outcome("error", f"{name}: {reason}")}
+                return {"outcome": Outcome("error", f"{name}: {failure_reason(error)}")}
 
         return run
 

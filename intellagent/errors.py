@@ -17,3 +17,8 @@ class RunAborted(IntellAgentError):
     """The run stopped early (budget exhausted, too many errors, a permanent LLM error); artifacts stay."""
 
     exit_code = 3
+
+
+def failure_reason(error: Exception) -> str:
+    """An item's failure in one line: our errors speak for themselves; others are named by their type."""
+    return str(error) if isinstance(error, IntellAgentError) else f"{type(error).__name__}: {error}"

@@ -9,7 +9,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from intellagent.context import RunContext, log
-from intellagent.errors import IntellAgentError, RunAborted
+from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.run_folder import JsonlArtifact
 
 M = TypeVar("M", bound=BaseModel)
@@ -47,7 +47,7 @@ class StageItems(Generic[M]):
         except RunAborted:
             raise
         except Exception as exc:  # any failure of one item is that item's error, not the run's
-            reason = str(exc) if isinstance(exc, IntellAgentError) else f"{type(exc).__name__}: {exc}"
+            reason = failure_reason(exc)
             if not isinstance(exc, IntellAgentError) or self.ctx.debug:
                 log.debug("%s item failed:\n%s", self.stage, traceback.format_exc())
             item, error = failed(reason), True
