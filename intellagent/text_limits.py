@@ -15,6 +15,10 @@ FLOW_NAME = 60
 FLOW_DESCRIPTION = 300
 POLICY = 600
 SCENARIO = 1500
+THOUGHT = 500
+MESSAGE = 600
+REASON = 400
+CHATBOT_REPLY = 1500
 
 
 def trimmed(text: str, limit: int) -> str:

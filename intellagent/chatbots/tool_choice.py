@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union
 
 from pydantic import BaseModel, Field, RootModel, WithJsonSchema, create_model
 
+from intellagent import text_limits
 from intellagent.errors import UsageError
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class ReplyStep(BaseModel):
     """Send a message to the user and wait for their answer."""
 
     action: Literal["reply"]
-    message: str = Field(description="What the user reads.")
+    message: str = Field(max_length=text_limits.CHATBOT_REPLY, description="What the user reads.")
 
 
 class ChatbotFinalStep(RootModel[ReplyStep]):

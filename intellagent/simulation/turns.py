@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
+from intellagent import text_limits
+
 
 class UserTurn(BaseModel):
     """One turn of the simulated user: a private thought, its message, and whether it stops with a verdict.
@@ -14,12 +16,20 @@ class UserTurn(BaseModel):
     message every time never leaves it empty, and one written on a stop is simply not sent.
     """
 
-    thought: str = Field(description="Private notes on what the agent did and what to do now; never shown to it.")
-    message: str = Field(description="What you say to the agent now (not sent when you stop).")
+    thought: str = Field(
+        max_length=text_limits.THOUGHT,
+        description="Private notes on what the agent did and what to do now; never shown to it.",
+    )
+    message: str = Field(
+        max_length=text_limits.MESSAGE, description="What you say to the agent now (not sent when you stop)."
+    )
     decision: Literal["continue", "stop-success", "stop-failure"] = Field(
         description="continue; or stop-success / stop-failure once you can tell whether the agent did what it should."
     )
-    reason: str = Field(description="Why you stop: what the agent did or failed to do. Empty when you continue.")
+    reason: str = Field(
+        max_length=text_limits.REASON,
+        description="Why you stop: what the agent did or failed to do. Empty when you continue.",
+    )
 
     @model_validator(mode="after")
     def _complete(self) -> UserTurn:
@@ -72,9 +82,15 @@ def _words(text: str) -> str:
 class Critique(BaseModel):
     """The critique's check of a user's verdict."""
 
-    analysis: str = Field(description="Your check of the verdict against the policy and the transcript, briefly.")
+    analysis: str = Field(
+        max_length=text_limits.THOUGHT,
+        description="Your check of the verdict against the policy and the transcript, briefly.",
+    )
     correct: bool = Field(description="true if the verdict stands, false if it is wrong.")
-    feedback: str = Field(description="If the verdict is wrong: what the user missed, addressed to them. Else empty.")
+    feedback: str = Field(
+        max_length=text_limits.REASON,
+        description="If the verdict is wrong: what the user missed, addressed to them. Else empty.",
+    )
 
     @model_validator(mode="after")
     def _feedback_when_wrong(self) -> Critique:
