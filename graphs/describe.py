@@ -210,7 +210,7 @@ def route_scoring(state: State) -> str | list[Send]:
 async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, Any]:
     """One call: each policy of the block scored against every other policy; a failure is kept as data."""
     catalog, block = task["catalog"], task["block"]
-    schema = scores_schema(block, [policy.id for policy in catalog.policies])
+    schema = scores_schema(catalog, block)
     messages = render("describe/edges", **scoring_prompt_values(catalog, block))
     bar = runtime.context.bars["graph"]
     try:
