@@ -29,7 +29,7 @@ from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.context import RunContext, log
 from intellagent.errors import RunAborted
-from intellagent.llm import LLMError
+from intellagent.llm import LLM, LLMError
 from intellagent.policy_extraction import (
     FlowsAnswer,
     PoliciesAnswer,
@@ -299,7 +299,8 @@ async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[s
     return {"records": {item_id: record}}
 
 
-async def _refine(llm: Any, document: str, scenario: Scenario) -> Scenario:
+async def _refine(llm: LLM, document: str, scenario: Scenario) -> Scenario:
+    """The scenario with its expected behaviour checked against the whole document, corrected if wrong."""
     messages = render(
         "describe/refine",
         policy=document,
