@@ -28,16 +28,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def trimmed(text: str, limit: int) -> str:
     """`text` without surrounding space, cut where it starts repeating itself, and, if it ran up to
-    `limit`, without its unfinished last sentence."""
+    `limit`, without its unfinished last sentence. What is kept is kept as written, line breaks included."""
     text = text.strip()
-    sentences = _SENTENCE_END.split(text)
-    end = _loop_start(sentences)
-    if end < len(sentences):
-        return " ".join(sentences[:end])
-    if len(text) + 10 < limit or len(sentences) < 2:  # well short of the bound: the model ended it itself
-        return text
-    last = sentences[-1]
-    return text if last.endswith((".", "!", "?")) else " ".join(sentences[:-1])
+    ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
+    starts = [0] + [match.end() for match in _SENTENCE_END.finditer(text)]
+    sentences = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    keep = _loop_start(sentences)
+    if keep == len(sentences) and len(text) + 10 >= limit and len(sentences) > 1:
+        # It ran up to the bound: an unfinished last sentence goes.
+        keep -= 0 if sentences[-1].endswith((".", "!", "?")) else 1
+    return text[: ends[keep - 1]] if keep else text
 
 
 def _loop_start(sentences: list[str]) -> int:

@@ -30,3 +30,8 @@ def test_a_repeated_run_of_short_sentences_ends_the_answer():
 def test_short_sentences_that_recur_in_new_company_are_kept():
     text = "He asks to book. The chatbot agrees. He asks to cancel. The chatbot agrees."
     assert trimmed(text, limit=500) == text
+
+
+def test_what_is_kept_keeps_its_line_breaks():
+    text = "Bags:\n\n| tier | free |\n| gold | 3 |\n\nMore cost 50 dollars. Then the rest was cu"
+    assert trimmed(text, limit=len(text)) == "Bags:\n\n| tier | free |\n| gold | 3 |\n\nMore cost 50 dollars."
