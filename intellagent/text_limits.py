@@ -5,7 +5,8 @@ once wrote the same three sentences for 1,536 tokens when asked for a task descr
 behaviour that said "John will be informed that …" a dozen times. A `max_length` on the answer's field
 ends such a loop early: llama.cpp turns it into the grammar the model decodes under, and other providers
 are told by the schema. What the loop wrote is then cut where the text starts repeating itself, and an
-answer cut at its bound loses its unfinished last sentence. A text written without a loop is unchanged.
+answer that ran up to its bound loses its last sentence. A text well within its bound and without a
+loop is unchanged.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def trimmed(text: str, limit: int) -> str:
     sentences = [text[start:end] for start, end in zip(starts, ends, strict=True)]
     keep = _loop_start(sentences)
     if keep == len(sentences) and len(text) + 10 >= limit and len(sentences) > 1:
-        # It ran up to the bound: an unfinished last sentence goes.
-        keep -= 0 if sentences[-1].endswith((".", "!", "?")) else 1
+        # It ran up to the bound, so its last sentence is unfinished even when it ends with a full stop
+        # (the embedded model once closed "… when the airline has cancelled the." at 500 characters).
+        keep -= 1
     return text[: ends[keep - 1]] if keep else text
 
 

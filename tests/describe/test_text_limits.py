@@ -12,6 +12,11 @@ def test_an_answer_cut_at_its_bound_ends_at_its_last_whole_sentence():
     assert trimmed(text, limit=len(text)) == "It books flights. It changes them."
 
 
+def test_the_last_sentence_at_the_bound_goes_even_with_a_full_stop():
+    text = "It books flights. It cancels them when the airline has cancelled the."
+    assert trimmed(text, limit=len(text)) == "It books flights."
+
+
 def test_an_answer_well_within_its_bound_is_kept_whole():
     text = "It books flights. It changes them, e.g. cabins"
     assert trimmed(f"  {text}\n", limit=500) == text
