@@ -23,11 +23,11 @@ import yaml
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import PolicyCatalog, Scenario  # noqa: E402
-from intellagent.config import Config, apply_overrides, load_config, resolve_config_path  # noqa: E402
-from intellagent.errors import IntellAgentError  # noqa: E402
-from intellagent.llm import UsageReport  # noqa: E402
-from intellagent.runner import run  # noqa: E402
+from intellagent.artifacts import PolicyCatalog, Scenario
+from intellagent.config import Config, apply_overrides, load_config, resolve_config_path
+from intellagent.errors import IntellAgentError
+from intellagent.llm import UsageReport
+from intellagent.runner import run
 
 STEPS = ("task", "flows", "policies", "graph", "scenario", "refine")
 

@@ -29,7 +29,7 @@ from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.context import RunContext, log
 from intellagent.errors import RunAborted
-from intellagent.llm import LLMError
+from intellagent.llm import LLM, LLMError
 from intellagent.policy_extraction import (
     FlowsAnswer,
     PoliciesAnswer,
@@ -210,7 +210,7 @@ def route_scoring(state: State) -> str | list[Send]:
 async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, Any]:
     """One call: each policy of the block scored against every other policy; a failure is kept as data."""
     catalog, block = task["catalog"], task["block"]
-    schema = scores_schema(block, [policy.id for policy in catalog.policies])
+    schema = scores_schema(catalog, block)
     messages = render("describe/edges", **scoring_prompt_values(catalog, block))
     bar = runtime.context.bars["graph"]
     try:
@@ -299,7 +299,8 @@ async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[s
     return {"records": {item_id: record}}
 
 
-async def _refine(llm: Any, document: str, scenario: Scenario) -> Scenario:
+async def _refine(llm: LLM, document: str, scenario: Scenario) -> Scenario:
+    """The scenario with its expected behaviour checked against the whole document, corrected if wrong."""
     messages = render(
         "describe/refine",
         policy=document,

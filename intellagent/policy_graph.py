@@ -48,23 +48,32 @@ def scoring_blocks(ids: list[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(ids[start : start + size]) for start in range(0, len(ids), size)]
 
 
-def scores_schema(block: tuple[str, ...], ids: list[str]) -> type[BaseModel]:
+def scores_schema(catalog: PolicyCatalog, block: tuple[str, ...]) -> type[BaseModel]:
     """The answer of one scoring call: for each policy of `block`, every other policy id → 0–10.
 
     Every key is a real policy id and is required, so the model can neither skip a pair nor invent one.
+    The policies that share a flow with the scorer come first: a model writes the keys in schema order,
+    and a small one tends to repeat its last number, so the likely pairs are scored together.
     """
     fields: dict[str, Any] = {
         scorer: (
             create_model(
                 f"ScoresOf{scorer}",
                 __base__=_Strict,
-                **{other: (int, Field(ge=0, le=10)) for other in ids if other != scorer},
+                **{other: (int, Field(ge=0, le=10)) for other in _by_shared_flow(catalog, scorer)},
             ),
             ...,
         )
         for scorer in block
     }
     return create_model("EdgeScores", __base__=_Strict, **fields)
+
+
+def _by_shared_flow(catalog: PolicyCatalog, scorer: str) -> list[str]:
+    """The other policies' ids: those sharing a flow with `scorer` first, each group in id order."""
+    flows = set(catalog.policy(scorer).flows)
+    others = [policy for policy in catalog.policies if policy.id != scorer]
+    return [p.id for p in others if flows & set(p.flows)] + [p.id for p in others if not flows & set(p.flows)]
 
 
 class _Strict(BaseModel):
@@ -74,20 +83,24 @@ class _Strict(BaseModel):
 
 def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dict[str, str]:
     """The edges prompt's values. The listing of every policy, the same in every call, comes first, so
-    a provider's prefix cache reuses it; each policy shows its flows, the strongest hint of which
-    policies meet in one conversation."""
+    a provider's prefix cache reuses it; each policy shows its flows, and each scorer the policies it
+    shares a flow with: the strongest hint of which policies meet in one conversation."""
     flow_names = {flow.id: flow.name for flow in catalog.flows}
     listing = {
         policy.id: f"{policy.id} ({', '.join(flow_names.get(f, f) for f in policy.flows)}): {policy.text}"
         for policy in catalog.policies
     }
+    focus = []
+    for scorer in block:
+        flows = set(catalog.policy(scorer).flows)
+        shared = [p.id for p in catalog.policies if p.id != scorer and flows & set(p.flows)]
+        focus.append(f"{listing[scorer]}\n  Shares a flow with: {', '.join(shared) or 'none'}")
     first = block[0]
-    others = [policy.id for policy in catalog.policies if policy.id != first][:2]
-    inner = "".join(f'"{other}": score, ' for other in others) + "..."
+    inner = "".join(f'"{other}": score, ' for other in _by_shared_flow(catalog, first)[:2]) + "..."
     rest = ", ..." if len(block) > 1 else ""
     return {
         "policies": "\n".join(listing.values()),
-        "focus": "\n".join(listing[policy_id] for policy_id in block),
+        "focus": "\n".join(focus),
         "example": f'{{"{first}": {{{inner}}}{rest}}}',
     }
 

@@ -1,13 +1,17 @@
-"""Bounds on the free text of answers.
+"""Bounds on the free text of answers, and the clean-up of text a small model wrote in a loop.
 
-A small model at temperature 0 can fall into repeating itself until its token limit (the embedded
-model once wrote the same three sentences for 1,536 tokens when asked for a task description). A
-`max_length` on the answer's field ends that early: llama.cpp turns it into the grammar the model
-decodes under, and other providers are told by the schema. An answer cut at the bound is trimmed back
-to its last whole sentence.
+A small model at temperature 0 can fall into repeating itself until its token limit: the embedded model
+once wrote the same three sentences for 1,536 tokens when asked for a task description, and an expected
+behaviour that said "John will be informed that …" a dozen times. A `max_length` on the answer's field
+ends such a loop early: llama.cpp turns it into the grammar the model decodes under, and other providers
+are told by the schema. What the loop wrote is then cut where the text starts repeating itself, and an
+answer that ran up to its bound loses its last sentence. A text well within its bound and without a
+loop is unchanged.
 """
 
 from __future__ import annotations
+
+import re
 
 # Characters, generous for what each field should hold.
 TASK = 500
@@ -20,12 +24,39 @@ MESSAGE = 600
 REASON = 400
 CHATBOT_REPLY = 1500
 
+# A sentence this long said twice is a loop; shorter ones ("The chatbot agrees.") recur legitimately,
+# so for them only a repeated pair of consecutive sentences counts.
+LONG_SENTENCE = 60
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
 
 def trimmed(text: str, limit: int) -> str:
-    """`text` without surrounding space; if it ran up to `limit`, only up to its last full stop."""
+    """`text` without surrounding space, cut where it starts repeating itself, and, if it ran up to
+    `limit`, without its unfinished last sentence. What is kept is kept as written, line breaks included."""
     text = text.strip()
-    if len(text) + 10 < limit:  # well short of the bound: the model ended it itself
-        return text
-    end = text.rfind(". ")
-    end = end if end > 0 else text.rfind(".")
-    return text[: end + 1] if end > 0 else text
+    ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
+    starts = [0] + [match.end() for match in _SENTENCE_END.finditer(text)]
+    sentences = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    keep = _loop_start(sentences)
+    if keep == len(sentences) and len(text) + 10 >= limit and len(sentences) > 1:
+        # It ran up to the bound, so its last sentence is unfinished even when it ends with a full stop
+        # (the embedded model once closed "… when the airline has cancelled the." at 500 characters).
+        keep -= 1
+    return text[: ends[keep - 1]] if keep else text
+
+
+def _loop_start(sentences: list[str]) -> int:
+    """The index of the first sentence that repeats what was already said (len(sentences) if none)."""
+    seen_long: set[str] = set()
+    seen_pairs: set[tuple[str, str]] = set()
+    for index, sentence in enumerate(sentences):
+        if len(sentence) >= LONG_SENTENCE and sentence in seen_long:
+            return index
+        pair = (sentence, sentences[index + 1]) if index + 1 < len(sentences) else None
+        if pair in seen_pairs:
+            return index
+        seen_long.add(sentence)
+        if pair is not None:
+            seen_pairs.add(pair)
+    return len(sentences)

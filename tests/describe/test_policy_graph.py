@@ -32,6 +32,15 @@ def test_each_call_must_score_exactly_the_other_policies(scripted_config, script
     assert inner["properties"]["P02"]["minimum"] == 0 and inner["properties"]["P02"]["maximum"] == 10
 
 
+def test_the_policies_sharing_a_flow_are_asked_first_and_named(scripted_config, script, folder):
+    script_document(script, flows={"Orders": rules(2), "Refunds": rules(2, start=3)})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+    request = script.calls(schema="EdgeScores")[2]  # P03, of the second flow
+    assert edge_ids(request) == {"P03": ["P04", "P01", "P02"]}
+    assert "Shares a flow with: P04" in request.last
+    assert "P01 (Orders): check1" in request.last
+
+
 def test_the_two_scores_of_a_pair_are_averaged(scripted_config, script, folder):
     script_document(script, flows={"Orders": rules(3)}, weight=lambda scorer, other: 2 if scorer == "P01" else 7)
     run_describe(configure(scripted_config, samples=1), folder, script)
