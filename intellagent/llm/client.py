@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import openai
@@ -52,7 +53,7 @@ class LLM:
         *,
         role: str,
         spec: ModelSpec,
-        model: BaseChatModel,
+        model: BaseChatModel | Callable[[], BaseChatModel],
         identity: dict[str, Any],
         cache: ResponseCache,
         usage: Usage,
@@ -61,13 +62,20 @@ class LLM:
     ) -> None:
         self.role = role
         self.spec = spec
-        self.model = model
+        self._model = model
         self.identity = identity
         self.cache = cache
         self.usage = usage
         self.replay = replay
         self.parse_retries = parse_retries
         self._prices = _prices(spec)
+
+    @property
+    def model(self) -> BaseChatModel:
+        """The chat model, built on first use: an embedded server starts only for a call the cache lacks."""
+        if not isinstance(self._model, BaseChatModel):
+            self._model = self._model()
+        return self._model
 
     async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str) -> T:
         """A structured answer: an instance of `schema`, validated.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from langchain_core.language_models import BaseChatModel
+
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.client import LLM
 from intellagent.llm.factory import build_chat_model, cache_identity
@@ -46,10 +48,16 @@ class RoleModels:
     def build(self, role: str, spec: ModelSpec) -> LLM:
         """An `LLM` for `role` on `spec`, sharing this run's cache, accounting, seed and retries."""
         seed = self.config.seed
+
+        def connect() -> BaseChatModel:
+            return build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script)
+
+        # Remote clients are built now, so a missing key is reported before any work; the embedded
+        # model is started only when a call is not answered from the cache.
         return LLM(
             role=role,
             spec=spec,
-            model=build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script),
+            model=connect if spec.provider == "local" else connect(),
             identity=cache_identity(spec, seed=seed),
             cache=self.cache,
             usage=self.usage,

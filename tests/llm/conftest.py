@@ -20,7 +20,7 @@ def make_llm(tmp_path):
         return LLM(
             role=role,
             spec=options.pop("spec", spec),
-            model=build_chat_model(spec, role=role, seed=1, max_retries=0, script=script),
+            model=options.pop("model", None) or build_chat_model(spec, role=role, seed=1, max_retries=0, script=script),
             identity=cache_identity(spec, seed=1),
             cache=cache,
             usage=usage or Usage(),

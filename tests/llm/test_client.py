@@ -94,3 +94,13 @@ def test_unknown_model_is_permanent_and_aborts(script, make_llm):
     script.on(reply=HTTPError(404, "The model `gpt-9` does not exist"))
     with pytest.raises(PermanentLLMError, match="does not exist"):
         ask(make_llm(script))
+
+
+def test_a_model_built_on_demand_is_not_built_for_cached_answers(script, make_llm):
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    ask(make_llm(script))
+
+    def start_server():
+        raise AssertionError("the model was started for an answer the cache holds")
+
+    assert ask(make_llm(script, model=start_server)).flows == ["book"]
