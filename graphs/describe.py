@@ -30,7 +30,7 @@ from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.context import RunContext, log
 from intellagent.errors import RunAborted
 from intellagent.llm import LLM, LLMError
-from intellagent.policy_extraction import (
+from intellagent.describe.extraction import (
     FlowsAnswer,
     PoliciesAnswer,
     PolicyAnswer,
@@ -38,7 +38,7 @@ from intellagent.policy_extraction import (
     merge_duplicates,
     number_flows,
 )
-from intellagent.policy_graph import (
+from intellagent.describe.policy_graph import (
     BlockScores,
     assemble_graph,
     load_graph,
@@ -50,8 +50,8 @@ from intellagent.policy_graph import (
 from intellagent.progress import StageProgress
 from intellagent.prompts import render
 from intellagent.run_folder import JsonlArtifact
-from intellagent.sampling import Slot, plan_samples
-from intellagent.scenario_writing import (
+from intellagent.describe.sampling import Slot, plan_samples
+from intellagent.describe.scenarios import (
     SCENARIOS_FILE,
     RefineAnswer,
     ScenarioAnswer,

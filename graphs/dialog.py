@@ -32,8 +32,8 @@ from intellagent.chatbots import ChatbotConversation, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM
 from intellagent.prompts import render
-from intellagent.simulation.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulation.turns import Critique, user_turn_schema
+from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
+from intellagent.simulate.turns import Critique, user_turn_schema
 
 log = logging.getLogger("intellagent")
 

@@ -23,8 +23,8 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotSession, select_chatbot
 from intellagent.context import RunContext
 from intellagent.errors import UsageError
-from intellagent.simulation.accounting import DialogUsage, counted
-from intellagent.simulation.databases import fresh_copy
+from intellagent.simulate.accounting import DialogUsage, counted
+from intellagent.simulate.databases import fresh_copy
 from intellagent.stage import StageItems
 
 EVENTS = "events.jsonl"

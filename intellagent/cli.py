@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         debug=args.debug,
     )
     if result.report is not None:
-        from intellagent.summary import summary_text
+        from intellagent.reports.summary import summary_text
 
         print(summary_text(result))
     else:

@@ -19,7 +19,7 @@ from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSes
 from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep, describe_tools, step_schema
 from intellagent.llm import LLM
 from intellagent.prompts import render
-from intellagent.simulation.accounting import counted
+from intellagent.simulate.accounting import counted
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from intellagent.chatbots.protocol import ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.llm import LLM
-from intellagent.simulation.accounting import counted
+from intellagent.simulate.accounting import counted
 
 STEP = "simulate/chatbot"
 

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import networkx as nx
 
-from intellagent.sampling import challenge_targets, plan_samples, walk
+from intellagent.describe.sampling import challenge_targets, plan_samples, walk
 
 
 def policy_graph(challenges: list[int], weight=lambda u, v: 5.0) -> nx.Graph:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from intellagent.summary import summary_text
+from intellagent.reports.summary import summary_text
 
 
 def test_the_summary_gives_the_overall_result_the_worst_policies_and_the_report_paths(shop_report):

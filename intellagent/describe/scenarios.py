@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from intellagent import text_limits
 from intellagent.artifacts import Policy, Scenario
 from intellagent.errors import UsageError
-from intellagent.sampling import Slot
+from intellagent.describe.sampling import Slot
 
 SCENARIOS_FILE = "scenarios.jsonl"
 

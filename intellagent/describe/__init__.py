@@ -1,0 +1,1 @@
+"""The describe stage's logic: policies from a document, the policy graph, sampling, scenarios."""
