@@ -1,0 +1,137 @@
+"""A symbolic plan: the rows a scenario needs, written with symbols, in the order they are inserted."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from intellagent.populate.row_models import given
+from intellagent.populate.symbols import Symbol, looks_like_symbol
+from intellagent.populate.tables import Column, Tables
+
+
+@dataclass
+class PlannedRow:
+    """A row to insert: its label (users_1), table, and the cells the plan fixed (values or symbols)."""
+
+    label: str
+    table: str
+    cells: dict[str, Any]
+
+    def symbols(self) -> dict[str, str]:
+        """Column → symbol, for the cells that hold a symbol."""
+        return {column: cell.name for column, cell in self.cells.items() if isinstance(cell, Symbol)}
+
+
+@dataclass
+class Plan:
+    """What a scenario needs in the database before the conversation starts."""
+
+    rows: list[PlannedRow]
+    entities: dict[str, str] = field(default_factory=dict)
+    relations: list[str] = field(default_factory=list)
+    scenario: str = ""
+    expected_behaviour: str = ""
+
+    @classmethod
+    def from_answer(cls, answer: BaseModel, tables: Tables) -> Plan:
+        """The plan of a `SymbolicPlan` answer, rows sorted parents first and labelled per table.
+
+        A cell counts as a symbol when the plan declared it as an entity, or when it is written like
+        one (U2), since small models often use a symbol without declaring it.
+        """
+        entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
+        ordered = sorted(answer.rows, key=lambda row: tables.order(row.table))  # type: ignore[attr-defined]
+        counts: dict[str, int] = {}
+        rows = []
+        for row in ordered:
+            counts[row.table] = counts.get(row.table, 0) + 1
+            cells = {
+                column: Symbol(value) if value in entities or looks_like_symbol(value) else value
+                for column, value in given(row.values).items()
+            }
+            rows.append(PlannedRow(label=f"{row.table}_{counts[row.table]}", table=row.table, cells=cells))
+        return cls(
+            rows=rows,
+            entities=entities,
+            relations=list(answer.relations),  # type: ignore[attr-defined]
+            scenario=answer.scenario,  # type: ignore[attr-defined]
+            expected_behaviour=answer.expected_behaviour,  # type: ignore[attr-defined]
+        )
+
+    @property
+    def labels(self) -> list[str]:
+        """The row labels, in insertion order."""
+        return [row.label for row in self.rows]
+
+    def row(self, label: str) -> PlannedRow:
+        """The row with this label."""
+        return next(row for row in self.rows if row.label == label)
+
+    def symbols(self, tables: Tables, labels: list[str] | None = None) -> dict[str, tuple[Column, str]]:
+        """Symbol → (the first column it fills, its description), over all rows or the labelled ones.
+
+        Declared entities used in no row (named in the text only) are included, as text, when all rows are
+        asked for.
+        """
+        found: dict[str, tuple[Column, str]] = {}
+        for row in self.rows:
+            if labels is not None and row.label not in labels:
+                continue
+            for column, symbol in row.symbols().items():
+                found.setdefault(symbol, (tables[row.table].columns[column], self.entities.get(symbol, "")))
+        if labels is None:
+            for symbol, description in self.entities.items():
+                found.setdefault(symbol, (_text_column(symbol), description))
+        return found
+
+    def describe(self) -> str:
+        """The plan as the model reads it in later steps."""
+        lines = ["Entities:"]
+        lines += [f"- {symbol}: {description}" for symbol, description in self.entities.items()] or ["- (none)"]
+        lines.append("Relations:")
+        lines += [f"- {relation}" for relation in self.relations] or ["- (none)"]
+        lines.append("Rows to insert:")
+        for row in self.rows:
+            cells = ", ".join(f"{column}={_show(value)}" for column, value in row.cells.items())
+            lines.append(f"- {row.label} (table {row.table}): {cells or 'no fixed values'}")
+        lines.append(f"Scenario: {self.scenario}")
+        lines.append(f"Expected behaviour: {self.expected_behaviour}")
+        return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    return value.name if isinstance(value, Symbol) else json.dumps(value, ensure_ascii=False)
+
+
+def _text_column(symbol: str) -> Column:
+    return Column(
+        table="", name=symbol, annotation=str, kind="text", nullable=True, key=False, unique=False,
+        description="", references=None,
+    )
+
+
+@dataclass
+class Constraints:
+    """The rules each planned row must follow, and the details the scenario lacked."""
+
+    rules: dict[str, list[str]] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_answer(cls, answer: BaseModel) -> Constraints:
+        """The constraints of a `RowConstraints` answer."""
+        rules = answer.constraints.model_dump(by_alias=True)  # type: ignore[attr-defined]
+        return cls(rules={label: list(items) for label, items in rules.items()}, details=list(answer.details))  # type: ignore[attr-defined]
+
+    def describe_rules(self) -> str:
+        """The rules as the model reads them, one row per line."""
+        lines = [f"- {label}: {'; '.join(rules)}" for label, rules in self.rules.items() if rules]
+        return "\n".join(lines) or "- (none)"
+
+    def describe_details(self) -> str:
+        """The details as the model reads them."""
+        return "\n".join(f"- {detail}" for detail in self.details) or "- (none)"

@@ -1,0 +1,102 @@
+"""From a plan and the model's chosen values to concrete rows: every symbol resolved, every column filled.
+
+Per row, in insertion order: the plan's cells (symbols take their value), then the model's values,
+then open foreign keys (the event's own rows first, else existing ones), then generated values for
+the rest. A symbol takes the value of the first cell that fixes it, so every later occurrence agrees.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from intellagent.populate.faker_fill import ValueFiller
+from intellagent.populate.plan import Plan
+from intellagent.populate.references import resolve_references
+from intellagent.populate.symbols import Symbol, SymbolTable
+from intellagent.populate.tables import Column, Tables
+from intellagent.populate.world import BackgroundWorld
+
+
+@dataclass
+class Assignment:
+    """The values the model chose, per symbol and per row; each repair answer updates it."""
+
+    symbols: dict[str, Any] = field(default_factory=dict)
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def update(self, answer: BaseModel) -> None:
+        """Take the values a `values_model` answer gives (empty ones change nothing)."""
+        data = answer.model_dump(by_alias=True)
+        self.symbols.update({name: value for name, value in data["symbols"].items() if value is not None})
+        for label, values in data["rows"].items():
+            self.rows.setdefault(label, {}).update({c: v for c, v in values.items() if v is not None})
+
+
+@dataclass
+class AssembledRow:
+    """A row with a value for every generated column, and which of its columns hold which symbol."""
+
+    label: str
+    table: str
+    values: dict[str, Any]
+    symbols: dict[str, str]
+
+
+def assemble(
+    plan: Plan, assignment: Assignment, *, tables: Tables, world: BackgroundWorld, seed: str
+) -> tuple[list[AssembledRow], SymbolTable]:
+    """The plan's rows with real values, and the value of every symbol.
+
+    Args:
+        plan: the rows, with symbols.
+        assignment: the values the model chose.
+        tables: the domain's tables.
+        world: the existing rows (referred to, imitated, never collided with).
+        seed: the event's seed; the same inputs give the same rows.
+    """
+    symbols = SymbolTable(assignment.symbols)
+    filler = ValueFiller(world, seed=seed, reserved=assignment.symbols.values())
+    rows: list[AssembledRow] = []
+    planned: list[tuple[str, dict[str, Any]]] = []
+    for row in plan.rows:
+        table = tables[row.table]
+        values: dict[str, Any] = {}
+        for name, cell in row.cells.items():
+            if not isinstance(cell, Symbol):
+                values[name] = coerce(table.columns[name], cell)
+            elif cell.name in symbols:
+                values[name] = coerce(table.columns[name], symbols[cell.name])
+        values.update({name: coerce(table.columns[name], value)
+                       for name, value in assignment.rows.get(row.label, {}).items() if name in table.columns})
+        rng = random.Random(f"{seed}:{row.label}:references")
+        referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng)
+        filler.fill(table, values, label=row.label, planned=planned, referenced=referenced)
+        held = row.symbols()
+        for name, symbol in held.items():
+            symbols.set(symbol, values[name])
+        rows.append(AssembledRow(label=row.label, table=row.table, values=values, symbols=held))
+        planned.append((row.table, values))
+    return rows, symbols
+
+
+def coerce(column: Column, value: Any) -> Any:
+    """A value converted to the column's type when it reads as one ("3" → 3); otherwise as given.
+
+    A value that does not convert is kept, so that validation rejects it with a message naming it.
+    """
+    if column.kind == "text" and isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    try:
+        return _adapter(column.annotation).validate_python(value)
+    except ValidationError:
+        return value
+
+
+@cache
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation | None)
