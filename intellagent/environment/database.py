@@ -1,0 +1,120 @@
+"""One SQLite file per event: creating it, opening a session on it, and its canonical dump and digest.
+
+Each event gets its own file so that tools running in one conversation never see another's changes.
+The dump lists every table with rows sorted by primary key, so two databases holding the same rows
+have the same digest whatever order the rows were written in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
+from sqlalchemy import String
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Session, SQLModel, create_engine, select
+
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+"""A number that stays an int or a float as given (pydantic's smart union keeps the type)."""
+
+
+class ExactNumber(TypeDecorator[int | float]):
+    """A column for a `Number`: stored as JSON text, so `250`, `250.0` and `-0.0` come back as they went in.
+
+    SQLite's column affinities would turn 250.0 into 250 (or the reverse), and some domains tell them apart.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: int | float | None, dialect: Dialect) -> str | None:
+        """Write the number as JSON text."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"expected a number, got {value!r}")
+        return json.dumps(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> int | float | None:
+        """Read the number back with its type."""
+        return None if value is None else json.loads(value)
+
+    def compare_values(self, x: Any, y: Any) -> bool:
+        """Equal only if stored alike: 100 -> 100.0 is a change to write, though 100 == 100.0."""
+        return json.dumps(x) == json.dumps(y)
+
+
+def create_database(
+    path: Path,
+    tables: Sequence[type[SQLModel]],
+    *,
+    seed: int,
+    generate: Callable[[Session, int], None] | None = None,
+) -> None:
+    """Create (or replace) the SQLite file at `path` with `tables`, filled by `generate(session, seed)` if given.
+
+    Args:
+        path: the database file; its folder is created if missing, an existing file is replaced.
+        tables: the table classes, parents before children.
+        seed: passed to `generate`, so the same seed gives the same rows.
+        generate: the domain's background world generator, or None for empty tables.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as connection:
+            for table in tables:
+                table.__table__.create(connection)  # type: ignore[attr-defined]
+    finally:
+        engine.dispose()
+    if generate is not None:
+        with open_session(path) as session:
+            generate(session, seed)
+
+
+@contextmanager
+def open_session(path: Path) -> Iterator[Session]:
+    """A session bound to the database file at `path` only; committed on a clean exit, rolled back otherwise.
+
+    Raises:
+        FileNotFoundError: there is no database at `path` (SQLite would silently create an empty one).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"database {path} does not exist; create it with create_database first")
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with Session(engine) as session:
+            yield session
+            session.commit()
+    finally:
+        engine.dispose()
+
+
+def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[dict[str, Any]]]:
+    """Every table's rows as JSON-ready dicts, keyed by table name, rows sorted by primary key."""
+    content = {}
+    for table in tables:
+        key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
+        rows = session.exec(select(table).order_by(*key)).all()
+        columns = list(table.model_fields)  # column order, not the order the ORM happened to load attributes in
+        content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns) for row in rows]
+    return content
+
+
+def _in_order(values: dict[str, Any], columns: list[str]) -> dict[str, Any]:
+    return {column: values[column] for column in columns}
+
+
+def digest(content: dict[str, list[dict[str, Any]]]) -> str:
+    """The sha256 hex digest of a dump, serialised with sorted keys and no whitespace."""
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,126 @@
+"""The world of the chatbot under test: its policy, tables, tools, validators and background world."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, SQLModel
+
+from intellagent.environment import database
+from intellagent.environment.tools import Tool
+from intellagent.environment.validators import Validator, row_problems
+
+
+@dataclass(frozen=True, eq=False)
+class Environment:
+    """A loaded domain; build it with `load_environment`.
+
+    Attributes:
+        name: the domain's name, the policy file's stem ("support" for support.md).
+        policy: the policy document, which is the chatbot's system prompt.
+        tables: the SQLModel table classes, parents before children (foreign-key order).
+        tools: the chatbot's tools.
+        validators: the row validators, in definition order.
+        background: the `generate(session, seed)` that builds the base world, if the domain has one.
+    """
+
+    name: str
+    policy: str
+    tables: list[type[SQLModel]]
+    tools: list[Tool]
+    validators: list[Validator] = field(default_factory=list)
+    background: Callable[[Session, int], None] | None = None
+
+    def table(self, name: str) -> type[SQLModel]:
+        """The table class whose `__tablename__` is `name`.
+
+        Raises:
+            KeyError: no such table; the message lists the known ones.
+        """
+        for table in self.tables:
+            if table.__tablename__ == name:
+                return table
+        raise KeyError(f"no table {name!r} in {self.name}; tables are {', '.join(self._table_names())}")
+
+    def tool(self, name: str) -> Tool:
+        """The tool called `name`.
+
+        Raises:
+            KeyError: no such tool; the message lists the known ones.
+        """
+        for candidate in self.tools:
+            if candidate.name == name:
+                return candidate
+        raise KeyError(f"no tool {name!r} in {self.name}; tools are {', '.join(t.name for t in self.tools)}")
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """Every tool in OpenAI function-calling format."""
+        return [tool.schema() for tool in self.tools]
+
+    def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any]) -> str:
+        """Run a tool for the chatbot and return what the chatbot sees; never raises.
+
+        A tool that returns has its writes committed; one that raises is rolled back. An unknown
+        name, arguments that do not fit the schema, or an exception become an `Error: ...` string.
+        A non-string return value is sent as JSON text.
+        """
+        try:
+            tool = self.tool(name)
+        except KeyError:
+            return f"Error: unknown tool {name!r}; the tools are {', '.join(t.name for t in self.tools)}"
+        try:
+            result = tool.run(session, arguments)
+            text = result if isinstance(result, str) else json.dumps(result)
+        except Exception as exc:  # the chatbot gets the error as its observation, as a real API would answer
+            session.rollback()
+            return f"Error: {error_line(exc)}"
+        session.commit()
+        return text
+
+    def validate(self, row: SQLModel, session: Session) -> list[str]:
+        """Everything wrong with a proposed row (empty: accepted); validators may repair it in place.
+
+        Raises:
+            KeyError: the row's class is not one of this environment's tables.
+        """
+        table = type(row)
+        if table not in self.tables:
+            raise KeyError(f"{table.__name__} is not a table of {self.name}; tables are {', '.join(self._table_names())}")
+        return row_problems(row, session, [v for v in self.validators if v.table is table])
+
+    def create_database(self, path: Path, *, seed: int, background: bool = True) -> None:
+        """Create (or replace) an event's SQLite file with every table, plus the seeded background world.
+
+        Args:
+            path: the file to create.
+            seed: the background generator's seed; the same seed gives a byte-identical file.
+            background: whether to build the background world (a domain without one gets empty tables).
+        """
+        generate = self.background if background else None
+        database.create_database(path, self.tables, seed=seed, generate=generate)
+
+    def session(self, path: Path) -> AbstractContextManager[Session]:
+        """A session bound to one event's database file; committed on a clean exit."""
+        return database.open_session(path)
+
+    def dump(self, session: Session) -> dict[str, list[dict[str, Any]]]:
+        """The canonical dump: every table, rows sorted by primary key, JSON-ready values."""
+        return database.dump(session, self.tables)
+
+    def digest(self, session: Session) -> str:
+        """The sha256 hex digest of the canonical dump."""
+        return database.digest(self.dump(session))
+
+    def _table_names(self) -> Iterator[str]:
+        return (table.__tablename__ for table in self.tables)
+
+
+def error_line(exc: BaseException) -> str:
+    """The first line of an exception's message (or its class name), for one-line error reports."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

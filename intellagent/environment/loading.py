@@ -1,0 +1,179 @@
+"""Load a domain from its config: policy text, table, tool, validator and background modules.
+
+Everything is checked here, before any stage spends an LLM call on it, and every problem is one
+`UsageError` line that names the config key, the file or module, and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from sqlalchemy.schema import sort_tables
+from sqlmodel import Session, SQLModel
+
+from intellagent.config import EnvironmentConfig
+from intellagent.environment.environment import Environment, error_line
+from intellagent.environment.tools import Tool
+from intellagent.environment.validators import Validator, is_table
+from intellagent.errors import UsageError
+
+
+def load_environment(config: EnvironmentConfig) -> Environment:
+    """Import and check the domain named by `config`.
+
+    Raises:
+        UsageError: a file or module is missing or fails to import, a module defines none of what it
+            should, a tool lacks a docstring or type hints, a table lacks a primary key, or a validator
+            names a table the schema does not have.
+    """
+    policy = _read_policy(Path(config.policy))
+    tables = _tables(_import(config.schema_module, "schema"), config.schema_module)
+    tools = _tools(_import(config.tools, "tools"), config.tools)
+    validators = _validators(_import(config.validators, "validators"), config.validators, tables) if config.validators else []
+    background = _background(_import(config.background, "background"), config.background) if config.background else None
+    return Environment(
+        name=Path(config.policy).stem,
+        policy=policy,
+        tables=tables,
+        tools=tools,
+        validators=validators,
+        background=background,
+    )
+
+
+def _read_policy(path: Path) -> str:
+    if not path.is_file():
+        raise UsageError(f"environment.policy: file {path} not found; fix the path")
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise UsageError(f"environment.policy: {path} is empty; write the chatbot's policy in it")
+    return text
+
+
+def _import(reference: str, key: str) -> ModuleType:
+    """A module from a dotted name or a .py path, with any failure as one line naming `environment.<key>`."""
+    name = _module_name(Path(reference), key) if reference.endswith(".py") else reference
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            raise UsageError(
+                f"environment.{key}: module {reference} not found; give a dotted name importable from the "
+                "project folder (package.module) or the path of a .py file"
+            ) from None
+        raise UsageError(f"environment.{key}: importing {reference} failed: {error_line(exc)}; fix the import") from None
+    except UsageError as exc:
+        raise UsageError(f"environment.{key}: {exc}") from None
+    except Exception as exc:
+        hint = "; mark one field of that table with Field(primary_key=True)" if "primary key" in str(exc) else ""
+        raise UsageError(
+            f"environment.{key}: importing {reference} failed: {type(exc).__name__}: {error_line(exc)}{hint or '; fix the module'}"
+        ) from None
+
+
+def _module_name(path: Path, key: str) -> str:
+    """The name to import a .py file under, so that it is never imported twice under two names.
+
+    A file inside an importable package gets its package name; any other file becomes a module of a
+    package made for its folder, so that relative imports between a domain's modules still work.
+    """
+    path = path.resolve()
+    if not path.is_file():
+        raise UsageError(f"environment.{key}: file {path} not found; fix the path")
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if len(parts) > 1 and _resolves_to(".".join(parts), path):
+        return ".".join(parts)
+    package = "intellagent_domain_" + hashlib.sha256(str(path.parent).encode()).hexdigest()[:12]
+    if package not in sys.modules:
+        spec = importlib.util.spec_from_loader(package, loader=None, is_package=True)
+        assert spec is not None and spec.submodule_search_locations is not None
+        spec.submodule_search_locations.append(str(path.parent))
+        sys.modules[package] = importlib.util.module_from_spec(spec)
+    return f"{package}.{path.stem}"
+
+
+def _resolves_to(name: str, path: Path) -> bool:
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        return False
+    return spec is not None and spec.origin is not None and Path(spec.origin).resolve() == path
+
+
+def _members(module: ModuleType, wanted: Callable[[Any], bool]) -> list[Any]:
+    """The module's top-level objects that pass `wanted`, once each, in definition order."""
+    found: list[Any] = []
+    for value in vars(module).values():
+        if wanted(value) and not any(value is seen for seen in found):
+            found.append(value)
+    return found
+
+
+def _tables(module: ModuleType, reference: str) -> list[type[SQLModel]]:
+    tables: list[type[SQLModel]] = _members(module, is_table)
+    if not tables:
+        raise UsageError(
+            f"environment.schema: {reference} defines no table; add a class declared `class Name(SQLModel, table=True)`"
+        )
+    by_name = {table.__tablename__: table for table in tables}
+    for table in tables:
+        for foreign_key in table.__table__.foreign_keys:  # type: ignore[attr-defined]
+            target = foreign_key.target_fullname.split(".")[0]
+            if target not in by_name:
+                raise UsageError(
+                    f"environment.schema: table {table.__tablename__} refers to table {target}, which {reference} "
+                    "does not define; define it there or drop the foreign key"
+                )
+    ordered = sort_tables([table.__table__ for table in tables])  # type: ignore[attr-defined]
+    return [by_name[table.name] for table in ordered]
+
+
+def _tools(module: ModuleType, reference: str) -> list[Tool]:
+    tools: list[Tool] = _members(module, lambda value: isinstance(value, Tool))
+    if not tools:
+        raise UsageError(f"environment.tools: {reference} defines no tool; decorate a typed function with @tool(writes=...)")
+    names = [tool.name for tool in tools]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise UsageError(f"environment.tools: {reference} has two tools named {duplicates[0]}; rename one")
+    return tools
+
+
+def _validators(module: ModuleType, reference: str, tables: list[type[SQLModel]]) -> list[Validator]:
+    validators: list[Validator] = _members(module, lambda value: isinstance(value, Validator))
+    if not validators:
+        raise UsageError(
+            f"environment.validators: {reference} defines no validator; add a @validator(Table) function or "
+            "remove `validators` from the config"
+        )
+    for check in validators:
+        if check.table not in tables:
+            known = ", ".join(table.__name__ for table in tables)
+            raise UsageError(
+                f"environment.validators: {check.name} validates {check.table.__name__}, which is not a table of "
+                f"the schema module; validate one of {known}"
+            )
+    return validators
+
+
+def _background(module: ModuleType, reference: str) -> Callable[[Session, int], None]:
+    generate = getattr(module, "generate", None)
+    try:
+        inspect.signature(generate).bind(None, 0)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"environment.background: {reference} has no generate(session, seed) function; add one"
+        ) from None
+    return generate  # type: ignore[return-value]

@@ -1,0 +1,182 @@
+"""Chatbot tools: plain typed functions whose JSON schema is derived from signature and docstring.
+
+A tool is written once, as a Python function with type hints and a Google-style docstring; LangChain's
+schema machinery turns it into the function-calling schema the chatbot sees and into the pydantic model
+that validates the chatbot's arguments, so code and schema cannot drift apart. The database session is
+a parameter typed `InjectedSession`: it is passed in by the environment and never shown to the chatbot.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from langchain_core.tools import InjectedToolArg, StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, ValidationError
+from sqlmodel import Session
+
+from intellagent.errors import UsageError
+
+InjectedSession = Annotated[Session, InjectedToolArg]
+"""The type of a tool's session parameter: the event's database session, supplied by the environment."""
+
+
+class ToolArgumentsError(ValueError):
+    """The chatbot's arguments do not fit the tool's schema; the message says which and why."""
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """A function the chatbot can call, with the schema derived from it.
+
+    Attributes:
+        name: the function's name, which the chatbot calls it by.
+        description: the docstring without its `Args:` section.
+        parameters: the JSON schema of the arguments (the session left out).
+        writes: whether the tool may change the database.
+        ends_dialog: whether calling it ends the conversation (a transfer to a human, say).
+        function: the decorated function itself.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    writes: bool
+    ends_dialog: bool
+    function: Callable[..., Any]
+    arguments_model: type[BaseModel]
+    session_parameter: str | None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly (no validation, nothing caught)."""
+        return self.function(*args, **kwargs)
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in OpenAI function-calling format."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def run(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Validate the chatbot's arguments against the schema, then call the function on `session`.
+
+        Raises:
+            ToolArgumentsError: the arguments are not an object, name unknown parameters, or do not validate.
+            Exception: whatever the function itself raises.
+        """
+        if not isinstance(arguments, Mapping):
+            raise ToolArgumentsError(f"arguments of {self.name} must be a JSON object, got {type(arguments).__name__}")
+        known = self.arguments_model.model_fields
+        unknown = [key for key in arguments if key not in known]
+        if unknown:
+            raise ToolArgumentsError(
+                f"{self.name} got unexpected arguments {', '.join(unknown)}; its arguments are {', '.join(known)}"
+            )
+        try:
+            parsed = self.arguments_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            raise ToolArgumentsError(f"invalid arguments for {self.name}: {_describe(exc)}") from None
+        # Attributes, not model_dump(): nested values keep the exact types and extra keys that were validated.
+        values = {name: getattr(parsed, name) for name in known}
+        if self.session_parameter is not None:
+            values[self.session_parameter] = session
+        return self.function(**values)
+
+
+def tool(*, writes: bool, ends_dialog: bool = False) -> Callable[[Callable[..., Any]], Tool]:
+    """Turn a typed, documented function into a `Tool`.
+
+    Args:
+        writes: whether the tool may change the database (declared, so stages can tell reads from writes).
+        ends_dialog: whether calling the tool ends the conversation.
+
+    Raises:
+        UsageError: the function lacks a docstring, a type hint or an argument description.
+    """
+
+    def decorate(function: Callable[..., Any]) -> Tool:
+        return _build(function, writes=writes, ends_dialog=ends_dialog)
+
+    return decorate
+
+
+def _build(function: Callable[..., Any], *, writes: bool, ends_dialog: bool) -> Tool:
+    where = _location(function)
+    if not inspect.getdoc(function):
+        raise UsageError(f"{where} has no docstring; describe what it does and each argument under `Args:`")
+    session_parameter = _check_signature(function, where)
+    try:
+        structured = StructuredTool.from_function(function, parse_docstring=True, error_on_invalid_docstring=True)
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc} Fix its Google-style docstring (an `Args:` entry per argument)") from None
+    model = structured.tool_call_schema
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise UsageError(f"{where}: could not derive an argument schema; use plain typed parameters")
+    parameters = convert_to_openai_tool(structured)["function"]["parameters"]
+    for name in model.model_fields:
+        if "description" not in parameters["properties"].get(name, {}):
+            raise UsageError(f"{where}: argument `{name}` is not described under `Args:` in its docstring; add it")
+    return Tool(
+        name=function.__name__,
+        description=structured.description,
+        parameters=parameters,
+        writes=writes,
+        ends_dialog=ends_dialog,
+        function=function,
+        arguments_model=model,
+        session_parameter=session_parameter,
+    )
+
+
+def _check_signature(function: Callable[..., Any], where: str) -> str | None:
+    """Every parameter typed and named; returns the injected session parameter, if any."""
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except NameError as exc:
+        raise UsageError(f"{where}: a type hint cannot be resolved ({exc}); import the type it names") from None
+    if "return" not in hints:
+        raise UsageError(f"{where} has no return type hint; annotate it (str or a JSON-serialisable type)")
+    session_parameter = None
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise UsageError(f"{where}: *{parameter.name} is not supported; give each argument a name and a type")
+        hint = hints.get(parameter.name)
+        if hint is None:
+            raise UsageError(f"{where}: parameter `{parameter.name}` has no type hint; annotate it")
+        if _is_session(hint):
+            if not _is_injected(hint):
+                raise UsageError(
+                    f"{where}: parameter `{parameter.name}` is a Session; type it InjectedSession so the "
+                    "environment passes it in and the chatbot never sees it"
+                )
+            session_parameter = parameter.name
+    return session_parameter
+
+
+def _is_session(hint: Any) -> bool:
+    base = typing.get_args(hint)[0] if typing.get_origin(hint) is Annotated else hint
+    return isinstance(base, type) and issubclass(base, Session)
+
+
+def _is_injected(hint: Any) -> bool:
+    return typing.get_origin(hint) is Annotated and any(
+        item is InjectedToolArg or isinstance(item, InjectedToolArg) for item in hint.__metadata__
+    )
+
+
+def _location(function: Callable[..., Any]) -> str:
+    code = getattr(function, "__code__", None)
+    place = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+    return f"tool `{getattr(function, '__name__', function)}`{place}"
+
+
+def _describe(exc: ValidationError) -> str:
+    """All problems on one line, each as `field.path: message`."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or '(arguments)'}: {error['msg']}" for error in exc.errors()
+    )

@@ -1,0 +1,90 @@
+"""Per-event databases: creation, seeding, isolation, and the canonical dump and digest."""
+
+from pathlib import Path
+
+import pytest
+
+from intellagent.environment import Environment
+
+
+def test_a_new_database_has_every_table_and_no_rows_without_background(library: Environment, tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite"
+    library.create_database(path, seed=1, background=False)
+    with library.session(path) as session:
+        assert library.dump(session) == {"books": [], "loans": []}
+
+
+def test_the_background_world_is_seeded(library: Environment, tmp_path: Path) -> None:
+    first, again, other = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "c.sqlite"
+    library.create_database(first, seed=7)
+    library.create_database(again, seed=7)
+    library.create_database(other, seed=8)
+    assert first.read_bytes() == again.read_bytes()
+    digests = []
+    for path in (first, again, other):
+        with library.session(path) as session:
+            assert len(library.dump(session)["books"]) == 3
+            digests.append(library.digest(session))
+    assert digests[0] == digests[1] != digests[2]
+
+
+def test_creating_a_database_replaces_an_old_file(library: Environment, shelf: Path) -> None:
+    library.create_database(shelf, seed=0, background=False)
+    with library.session(shelf) as session:
+        assert library.dump(session)["books"] == []
+
+
+def test_two_events_changing_the_same_row_do_not_see_each_other(library: Environment, tmp_path: Path) -> None:
+    events = [tmp_path / "one.sqlite", tmp_path / "two.sqlite"]
+    for path in events:
+        library.create_database(path, seed=0, background=False)
+        with library.session(path) as session:
+            session.add(library.table("books")(isbn="111", title="Dune", copies=2))
+    with library.session(events[0]) as one, library.session(events[1]) as two:
+        library.call_tool(one, "lend_book", {"isbn": "111", "member": "Ada"})
+        library.call_tool(two, "lend_book", {"isbn": "111", "member": "Bob"})
+        library.call_tool(two, "lend_book", {"isbn": "111", "member": "Cy"})
+    with library.session(events[0]) as one, library.session(events[1]) as two:
+        assert [loan["member"] for loan in library.dump(one)["loans"]] == ["Ada"]
+        assert [loan["member"] for loan in library.dump(two)["loans"]] == ["Bob", "Cy"]
+        assert library.dump(one)["books"][0]["copies"] == 1
+        assert library.dump(two)["books"][0]["copies"] == 0
+
+
+def test_dump_sorts_rows_by_primary_key_so_the_digest_ignores_write_order(library: Environment, tmp_path: Path) -> None:
+    paths = [tmp_path / "forward.sqlite", tmp_path / "backward.sqlite"]
+    books = [("333", "Kim"), ("111", "Dune"), ("222", "Emma")]
+    for path, order in zip(paths, (books, books[::-1])):
+        library.create_database(path, seed=0, background=False)
+        with library.session(path) as session:
+            session.add_all(library.table("books")(isbn=isbn, title=title, copies=1) for isbn, title in order)
+    with library.session(paths[0]) as forward, library.session(paths[1]) as backward:
+        assert [book["isbn"] for book in library.dump(forward)["books"]] == ["111", "222", "333"]
+        assert library.dump(forward)["books"][0] == {"isbn": "111", "title": "Dune", "copies": 1}
+        assert library.digest(forward) == library.digest(backward)
+
+
+def test_exact_numbers_keep_int_float_and_negative_zero(library: Environment, shelf: Path) -> None:
+    loan = library.table("loans")
+    with library.session(shelf) as session:
+        session.add_all(loan(isbn="111", member=m, due="2024-06-01", fine=f) for m, f in (("a", 2), ("b", 2.0), ("c", -0.0)))
+    with library.session(shelf) as session:
+        fines = [row["fine"] for row in library.dump(session)["loans"]]
+    assert [(type(fine), str(fine)) for fine in fines] == [(int, "2"), (float, "2.0"), (float, "-0.0")]
+
+
+def test_the_digest_tells_int_from_float(library: Environment, shelf: Path) -> None:
+    loan = library.table("loans")
+    digests = []
+    for fine in (2, 2.0):
+        with library.session(shelf) as session:
+            session.merge(loan(isbn="111", member="a", due="2024-06-01", fine=fine))
+        with library.session(shelf) as session:
+            digests.append(library.digest(session))
+    assert digests[0] != digests[1]
+
+
+def test_a_session_needs_an_existing_database(library: Environment, tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="create it with create_database first"):
+        with library.session(tmp_path / "missing.sqlite"):
+            pass

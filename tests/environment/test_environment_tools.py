@@ -1,0 +1,86 @@
+"""Tools: schemas derived from the functions, and calls that never raise."""
+
+import json
+from pathlib import Path
+
+from intellagent.environment import Environment
+
+
+def test_schema_comes_from_signature_and_docstring_without_the_session(library: Environment) -> None:
+    lend = library.tool("lend_book")
+    assert lend.description == "Lend a copy of a book to a member."
+    assert lend.parameters["properties"] == {
+        "isbn": {"type": "string", "description": "The book's ISBN."},
+        "member": {"type": "string", "description": "The member's name."},
+    }
+    assert lend.parameters["required"] == ["isbn", "member"]
+
+
+def test_tool_schemas_are_in_function_calling_format(library: Environment) -> None:
+    schemas = library.tool_schemas()
+    assert [schema["type"] for schema in schemas] == ["function", "function"]
+    assert schemas[0]["function"]["name"] == "find_book"
+    assert set(schemas[0]["function"]) == {"name", "description", "parameters"}
+
+
+def test_tools_declare_whether_they_write(library: Environment) -> None:
+    assert [(t.name, t.writes, t.ends_dialog) for t in library.tools] == [
+        ("find_book", False, False),
+        ("lend_book", True, False),
+    ]
+
+
+def test_a_structured_result_is_returned_as_json(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        assert json.loads(library.call_tool(session, "find_book", {"isbn": "111"})) == {"title": "Dune", "copies": 2}
+
+
+def test_a_successful_write_is_committed(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        assert library.call_tool(session, "lend_book", {"isbn": "111", "member": "Ada"}) == "lent Dune to Ada"
+    with library.session(shelf) as session:
+        assert session.get(library.table("books"), "111").copies == 1  # type: ignore[union-attr]
+        assert session.get(library.table("loans"), ("111", "Ada")) is not None
+
+
+def test_an_unknown_tool_is_an_error_naming_the_tools(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        reply = library.call_tool(session, "burn_book", {})
+    assert reply == "Error: unknown tool 'burn_book'; the tools are find_book, lend_book"
+
+
+def test_missing_arguments_are_an_error(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        reply = library.call_tool(session, "lend_book", {"isbn": "111"})
+    assert reply == "Error: invalid arguments for lend_book: member: Field required"
+
+
+def test_wrongly_typed_arguments_are_an_error(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        reply = library.call_tool(session, "find_book", {"isbn": ["111"]})
+    assert reply.startswith("Error: invalid arguments for find_book: isbn: Input should be a valid string")
+
+
+def test_unexpected_arguments_are_an_error(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        reply = library.call_tool(session, "find_book", {"isbn": "111", "session": "x"})
+    assert reply == "Error: find_book got unexpected arguments session; its arguments are isbn"
+
+
+def test_arguments_must_be_an_object(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        reply = library.call_tool(session, "find_book", "111")  # type: ignore[arg-type]
+    assert reply == "Error: arguments of find_book must be a JSON object, got str"
+
+
+def test_an_exception_becomes_an_error_and_its_writes_are_rolled_back(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        assert library.call_tool(session, "lend_book", {"isbn": "111", "member": " "}) == "Error: member must not be blank"
+        assert library.call_tool(session, "lend_book", {"isbn": "999", "member": "Ada"}) == "Error: no book 999"
+    with library.session(shelf) as session:
+        assert session.get(library.table("books"), "111").copies == 2  # type: ignore[union-attr]
+
+
+def test_a_tool_can_be_called_directly(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        assert library.tool("find_book")(session, isbn="222") == {"title": "Emma", "copies": 0}

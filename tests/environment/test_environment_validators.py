@@ -1,0 +1,71 @@
+"""Validating proposed rows: column types, foreign keys, then the domain's validators."""
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Field, Session, SQLModel
+
+from intellagent.environment import Environment, RowRejected, validator
+from intellagent.environment.validators import row_problems
+
+
+def test_an_acceptable_row_has_no_problems(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        assert library.validate(library.table("books")(isbn="333", title="Kim", copies=1), session) == []
+
+
+def test_a_validator_can_repair_the_row_in_place(library: Environment, shelf: Path) -> None:
+    book = library.table("books")(isbn="333", title="  Kim ", copies=1)
+    with library.session(shelf) as session:
+        assert library.validate(book, session) == []
+    assert book.title == "Kim"  # type: ignore[attr-defined]
+
+
+def test_a_rejected_row_gets_the_validators_message(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        problems = library.validate(library.table("books")(isbn="333", title="Kim", copies=-1), session)
+    assert problems == ["copies is -1; use 0 or more"]
+
+
+def test_column_types_are_checked_first(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        problems = library.validate(library.table("books")(isbn="333", title="Kim", copies="many"), session)
+    assert problems == ["books.copies: Input should be a valid integer, unable to parse string as an integer (got 'many')"]
+
+
+def test_a_foreign_key_must_point_at_an_existing_row(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        problems = library.validate(library.table("loans")(isbn="999", member="Ada", due="2024-06-01"), session)
+    assert problems == ["loans: isbn='999' matches no row of books; refer to an existing one"]
+
+
+def test_only_rows_of_the_domain_can_be_validated(library: Environment, shelf: Path) -> None:
+    class Stranger(SQLModel):
+        name: str
+
+    with library.session(shelf) as session, pytest.raises(KeyError, match="not a table of library"):
+        library.validate(Stranger(name="x"), session)  # type: ignore[arg-type]
+
+
+def test_a_crashing_validator_is_reported_not_raised(library: Environment, shelf: Path) -> None:
+    books = library.table("books")
+
+    @validator(books)
+    def divides(row: SQLModel, session: Session) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    @validator(books)
+    def rejects(row: SQLModel, session: Session) -> None:
+        raise RowRejected("no")
+
+    with library.session(shelf) as session:
+        problems = row_problems(books(isbn="333", title="Kim", copies=1), session, [divides, rejects])
+    assert problems == ["divides could not check the row (ZeroDivisionError: division by zero)", "no"]
+
+
+def test_validator_needs_a_table_class() -> None:
+    class NotATable(SQLModel):
+        id: int = Field(primary_key=True)
+
+    with pytest.raises(Exception, match="needs a SQLModel table class"):
+        validator(NotATable)
