@@ -128,7 +128,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             "plan", description=scenario.description, expected_behaviour=scenario.expected_behaviour
         )
         answer = await shared.llm.answer(messages, plan_model(shared.tables), step="populate/plan")
-        return {"plan": Plan.from_answer(answer, shared.tables), "assignment": Assignment(), "rounds": 0,
+        return {"plan": Plan.from_answer(answer, shared.tables, shared.world), "assignment": Assignment(), "rounds": 0,
                 "repairs": 0, "constraints": Constraints()}
 
     async def constrain(state: EventState) -> dict[str, Any]:
@@ -263,6 +263,7 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
             session.rollback()
             return {"rows": rows, "rejections": rejections}
         digest = shared.env.digest(session)
+        known = user_rows(inserted)  # read before the commit expires the rows
     description, expected = final_texts(scenario, plan, state["constraints"], symbols)
     event = Event(
         id=scenario.id,
@@ -271,7 +272,7 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
         scenario=description,
         expected_behaviour=expected,
         symbols=symbols.as_text(),
-        user_rows=user_rows(inserted),
+        user_rows=known,
         database=f"events/{scenario.id}.sqlite",
         digest=digest,
         repairs=state["repairs"],

@@ -5,7 +5,8 @@ Each column is filled by the first rule that applies:
 1. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
    table has no existing rows to imitate;
 2. people's names, addresses, phone numbers and birth dates come from Faker;
-3. a column that a referenced row also has takes that row's value (a segment's origin is its flight's);
+3. a column that a referenced row also has takes that row's value (a segment's origin is its flight's),
+   and a column named like another table's key refers to one of its rows (a payment's `payment_id`);
 4. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
 5. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
 6. otherwise one of the column's known choices, a date in its format and range, a number in its
@@ -117,6 +118,8 @@ class ValueFiller:
         if personal is not None:
             return personal
         inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
+        if inherited is None and not column.key:
+            inherited = self._named_reference(table, column, planned, referenced)
         if inherited is not None:
             return inherited
         if column.key or column.unique:
@@ -136,6 +139,31 @@ class ValueFiller:
             return birth_date_shape(form).draw(rng)
         provider = PERSON_FIELDS.get(name)
         return str(getattr(self.faker, provider)()) if provider else None
+
+    def _named_reference(
+        self,
+        table: TableInfo,
+        column: Column,
+        planned: list[tuple[str, dict[str, Any]]],
+        referenced: list[dict[str, Any]],
+    ) -> Any:
+        """The value of a column named like another table's own key, though no foreign key says so.
+
+        Such a column points at a row of that table (a payment's `payment_id`): the event's own rows
+        first, then existing ones, keeping only rows whose references agree with the rows this row
+        refers to (a payment method of the reservation's owner).
+        """
+        if column.references is not None:
+            return None
+        for other in self.world.tables:
+            if other.name == table.name or column.name not in other.key or other.columns[column.name].references:
+                continue
+            shared = [name for fk in other.foreign_keys for name in fk.columns]
+            candidates = [values for name, values in planned if name == other.name] + self.world.rows(other.name)
+            for candidate in candidates:
+                if all(candidate.get(name) == row[name] for row in referenced for name in shared if name in row):
+                    return candidate.get(column.name)
+        return None
 
     def _new_key(
         self,
@@ -261,4 +289,10 @@ class ValueFiller:
         }
         scores = [sum(row.get(name) == value for name, value in fixed.items()) for row in rows]
         best = max(scores)
+        # A row named by the key of an existing row, and agreeing with it, is that row: keep its values.
+        if all(name in values for name in table.key):
+            same = [row for row, score in zip(rows, scores, strict=True)
+                    if score == len(fixed) and table.key_of(row) == table.key_of(values)]
+            if same:
+                return same[0]
         return rng.choice([row for row, score in zip(rows, scores, strict=True) if score == best])

@@ -38,6 +38,9 @@ def insert_rows(
 ) -> tuple[list[SQLModel], list[Rejection]]:
     """Validate and insert `rows` into `session`; return the inserted rows and the rejections.
 
+    A row whose key is written as plain values (no symbol) and names an existing row of the
+    background world stands for that row: it replaces it, so the plan can put an existing row into
+    the state the scenario needs. A new entity (a key held by a symbol) must not collide with any row.
     The caller commits only when nothing was rejected. Domain validators may repair a row in place,
     so the inserted rows, not the assembled values, are what the database holds.
     """
@@ -50,23 +53,38 @@ def insert_rows(
             rejected.append(row)
             continue
         instance = table.model(**row.values)
-        messages = _key_problems(table, row, session) or [
+        replaces = _replaces_existing(table, row, session, inserted)
+        messages = ([] if replaces else _key_problems(table, row, session)) or [
             _with_symbols(message, row) for message in env.validate(instance, session)
         ]
-        if not messages:
-            try:
-                session.add(instance)
-                session.flush()
-            except SQLAlchemyError as error:
-                # The session cannot go on after a failed flush; the rest is judged after the repair.
-                session.rollback()
-                rejections.append(Rejection(row.label, [_first_line(error)]))
-                return inserted, rejections
-            inserted.append(instance)
+        if messages:
+            rejected.append(row)
+            rejections.append(Rejection(row.label, messages))
             continue
-        rejected.append(row)
-        rejections.append(Rejection(row.label, messages))
+        try:
+            if replaces:
+                instance = session.merge(instance)
+            else:
+                session.add(instance)
+            session.flush()
+        except SQLAlchemyError as error:
+            # The session cannot go on after a failed flush; the rest is judged after the repair.
+            session.rollback()
+            rejections.append(Rejection(row.label, [_first_line(error)]))
+            return inserted, rejections
+        inserted.append(instance)
     return inserted, rejections
+
+
+def _replaces_existing(table: TableInfo, row: AssembledRow, session: Session, inserted: list[SQLModel]) -> bool:
+    """Whether the row names, by a plain key, an existing row that is not one of the event's own."""
+    if any(name in row.symbols for name in table.key):
+        return False
+    key = tuple(row.values.get(name) for name in table.key)
+    if None in key:
+        return False
+    existing = session.get(table.model, key)
+    return existing is not None and not any(existing is other for other in inserted)
 
 
 def describe_rejected(rows: list[AssembledRow], rejections: list[Rejection]) -> str:

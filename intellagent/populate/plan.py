@@ -8,9 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from intellagent.populate.completion import add_missing_parts, add_named_owners, merge_duplicates
 from intellagent.populate.row_models import given
 from intellagent.populate.symbols import Symbol, looks_like_symbol
 from intellagent.populate.tables import Column, Tables
+from intellagent.populate.world import BackgroundWorld
 
 
 @dataclass
@@ -37,23 +39,26 @@ class Plan:
     expected_behaviour: str = ""
 
     @classmethod
-    def from_answer(cls, answer: BaseModel, tables: Tables) -> Plan:
-        """The plan of a `SymbolicPlan` answer, rows sorted parents first and labelled per table.
+    def from_answer(cls, answer: BaseModel, tables: Tables, world: BackgroundWorld) -> Plan:
+        """The plan of a `SymbolicPlan` answer, made whole, rows sorted parents first and labelled per table.
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
-        one (U2), since small models often use a symbol without declaring it.
+        one (U2), since small models often use a symbol without declaring it. Repeated rows are merged
+        and missing parts and owners are added (see `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
-        ordered = sorted(answer.rows, key=lambda row: tables.order(row.table))  # type: ignore[attr-defined]
+        drafts = [
+            (row.table, {column: Symbol(value) if value in entities or looks_like_symbol(value) else value
+                         for column, value in given(row.values).items()})
+            for row in answer.rows  # type: ignore[attr-defined]
+        ]
+        drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)
+        drafts = add_named_owners(drafts, entities, tables, world)
         counts: dict[str, int] = {}
         rows = []
-        for row in ordered:
-            counts[row.table] = counts.get(row.table, 0) + 1
-            cells = {
-                column: Symbol(value) if value in entities or looks_like_symbol(value) else value
-                for column, value in given(row.values).items()
-            }
-            rows.append(PlannedRow(label=f"{row.table}_{counts[row.table]}", table=row.table, cells=cells))
+        for table, cells in sorted(drafts, key=lambda draft: tables.order(draft[0])):
+            counts[table] = counts.get(table, 0) + 1
+            rows.append(PlannedRow(label=f"{table}_{counts[table]}", table=table, cells=cells))
         return cls(
             rows=rows,
             entities=entities,

@@ -29,9 +29,10 @@ def resolve_references(
 ) -> list[dict[str, Any]]:
     """Fill the open columns of each foreign key of a row, in place; return the rows it refers to.
 
-    The referred rows come nearest first: rows named by a reference outside the key (what the row is
-    about, e.g. its flight) before its owners (rows named by key columns), then the rows those refer
-    to, so that a column inherited from them takes the closest meaning.
+    The referred rows come in order of meaning: first what the row is about (rows named by columns
+    outside its key, e.g. its flight) and the rows those refer to, then its owners (rows named by key
+    columns, e.g. its reservation) and theirs, so that a column inherited from them (a segment's
+    origin) comes from the row that defines it.
 
     Args:
         table: the row's table.
@@ -57,13 +58,13 @@ def resolve_references(
                 values.setdefault(local, target[column])
         owning = any(table.columns[column].key for column in fk.columns)
         (owners if owning else about).append((fk.target, target))
-    referred = about + owners
-    found = list(referred)
-    frontier = referred
-    while frontier:
-        frontier = [row for row in _referred_by(frontier, tables, planned, world)
-                    if not any(row[1] is other[1] for other in found)]
-        found += frontier
+    found: list[Referred] = []
+    for group in (about, owners):
+        frontier = [row for row in group if not any(row[1] is other[1] for other in found)]
+        while frontier:
+            found += frontier
+            frontier = [row for row in _referred_by(frontier, tables, planned, world)
+                        if not any(row[1] is other[1] for other in found)]
     return [row for _, row in found]
 
 

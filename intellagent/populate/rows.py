@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from intellagent.populate.faker_fill import ValueFiller
 from intellagent.populate.plan import Plan
 from intellagent.populate.references import resolve_references
-from intellagent.populate.symbols import Symbol, SymbolTable
+from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
 from intellagent.populate.tables import Column, Tables
 from intellagent.populate.world import BackgroundWorld
 
@@ -30,11 +30,15 @@ class Assignment:
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def update(self, answer: BaseModel) -> None:
-        """Take the values a `values_model` answer gives (empty ones change nothing)."""
+        """Take the values a `values_model` answer gives.
+
+        Empty values change nothing, and neither does a symbol given as a value (U1 for U1, a common
+        small-model answer): the value is then generated, instead of a key that reads 'U1'.
+        """
         data = answer.model_dump(by_alias=True)
-        self.symbols.update({name: value for name, value in data["symbols"].items() if value is not None})
+        self.symbols.update({name: value for name, value in data["symbols"].items() if _chosen(value)})
         for label, values in data["rows"].items():
-            self.rows.setdefault(label, {}).update({c: v for c, v in values.items() if v is not None})
+            self.rows.setdefault(label, {}).update({c: v for c, v in values.items() if _chosen(v)})
 
 
 @dataclass
@@ -82,6 +86,10 @@ def assemble(
         rows.append(AssembledRow(label=row.label, table=row.table, values=values, symbols=held))
         planned.append((row.table, values))
     return rows, symbols
+
+
+def _chosen(value: Any) -> bool:
+    return value is not None and not looks_like_symbol(value)
 
 
 def coerce(column: Column, value: Any) -> Any:
