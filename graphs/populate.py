@@ -69,6 +69,7 @@ class EventState(TypedDict, total=False):
     rejections: list[Rejection]
     rounds: int
     repairs: int
+    stalled: bool
     event: Event
 
 
@@ -132,24 +133,27 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
                 "repairs": 0, "constraints": Constraints()}
 
     async def constrain(state: EventState) -> dict[str, Any]:
-        schema = constraints_model(state["plan"].labels)
+        planned = state["plan"]
+        schema = constraints_model([(row.label, row.table) for row in planned.rows], shared.tables)
         answer = await shared.llm.answer(
-            shared.messages("constraints", plan=state["plan"].describe()), schema, step="populate/constraints"
+            shared.messages("constraints", plan=planned.describe()), schema, step="populate/constraints"
         )
         return {"constraints": Constraints.from_answer(answer)}
 
     async def assign(state: EventState) -> dict[str, Any]:
-        plan_ = state["plan"]
-        schema = values_model(shared.tables, _answer_rows(plan_, plan_.labels), plan_.symbols(shared.tables),
-                              name="RowValues")
+        planned, constraints = state["plan"], state["constraints"]
+        asked = planned.asked_values(shared.tables, constraints)
+        assignment = Assignment()
+        if asked.empty:
+            return {"assignment": assignment}  # no rule fixes any value: everything is generated
         messages = shared.messages(
             "values",
-            plan=plan_.describe(),
-            constraints=state["constraints"].describe_rules(),
-            details=state["constraints"].describe_details(),
+            plan=planned.describe(),
+            constraints=constraints.describe_rules(),
+            details=constraints.describe_details(),
         )
-        answer = await shared.llm.answer(messages, schema, step="populate/values")
-        assignment = Assignment()
+        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+                                                                name="RowValues"), step="populate/values")
         assignment.update(answer)
         return {"assignment": assignment}
 
@@ -159,21 +163,20 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         return _check(shared, state)
 
     async def repair(state: EventState) -> dict[str, Any]:
-        plan_ = state["plan"]
+        planned = state["plan"]
         labels = [rejection.label for rejection in state["rejections"]]
-        schema = values_model(shared.tables, _answer_rows(plan_, labels), plan_.symbols(shared.tables, labels),
-                              name="RowRepairs")
+        asked = planned.asked_repairs(shared.tables, labels)
         messages = shared.messages(
             "repair",
-            plan=plan_.describe(),
+            plan=planned.describe(),
             constraints=state["constraints"].describe_rules(),
             rejected=describe_rejected(state["rows"], state["rejections"]),
         )
-        answer = await shared.llm.answer(messages, schema, step="populate/repair")
-        assignment = state["assignment"]
-        assignment.update(answer)
-        return {"assignment": assignment, "rounds": state["rounds"] + 1,
-                "repairs": state["repairs"] + len(labels)}
+        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+                                                                name="RowRepairs"), step="populate/repair")
+        changed = state["assignment"].update(answer, empty_clears=True)
+        return {"assignment": state["assignment"], "rounds": state["rounds"] + 1,
+                "repairs": state["repairs"] + len(labels), "stalled": not changed}
 
     async def give_up(state: EventState) -> dict[str, Any]:
         shared.database(state["scenario"]).unlink(missing_ok=True)
@@ -192,6 +195,10 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             return END
         return "repair" if state["rounds"] < max_repairs else "give_up"
 
+    def route_after_repair(state: EventState) -> str:
+        # An answer that changes nothing would be asked again word for word: give up at once.
+        return "give_up" if state["stalled"] else "check"
+
     graph = StateGraph(EventState)
     for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
                        ("repair", repair), ("give_up", give_up)):
@@ -201,7 +208,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     graph.add_edge("constrain", "assign")
     graph.add_edge("assign", "check")
     graph.add_conditional_edges("check", route_after_check, [END, "repair", "give_up"])
-    graph.add_edge("repair", "check")
+    graph.add_conditional_edges("repair", route_after_repair, ["check", "give_up"])
     graph.add_edge("give_up", END)
     return graph.compile()
 
@@ -278,11 +285,6 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
         repairs=state["repairs"],
     )
     return {"rows": rows, "rejections": [], "event": event}
-
-
-def _answer_rows(plan: Plan, labels: list[str]) -> list[tuple[str, str, set[str]]]:
-    """(label, table, columns holding a symbol) of the labelled rows, for a values schema."""
-    return [(row.label, row.table, set(row.symbols())) for row in plan.rows if row.label in labels]
 
 
 def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:

@@ -5,9 +5,9 @@ Each column is filled by the first rule that applies:
 1. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
    table has no existing rows to imitate;
 2. people's names, addresses, phone numbers and birth dates come from Faker;
-3. a column that a referenced row also has takes that row's value (a segment's origin is its flight's),
+3. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
+4. a column that a referenced row also has takes that row's value (a segment's origin is its flight's),
    and a column named like another table's key refers to one of its rows (a payment's `payment_id`);
-4. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
 5. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
 6. otherwise one of the column's known choices, a date in its format and range, a number in its
    range, or a value shaped like the description's example, from this table or a same-named column;
@@ -117,15 +117,15 @@ class ValueFiller:
         personal = self._personal(column, rng)
         if personal is not None:
             return personal
-        inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
-        if inherited is None and not column.key:
-            inherited = self._named_reference(table, column, planned, referenced)
-        if inherited is not None:
-            return inherited
         if column.key or column.unique:
             return self._new_key(table, column, row, template, planned, rng)
         if column.kind == "integer" and column.name.lower() in ORDINALS:
             return self._next_position(table, column, row, planned)
+        inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
+        if inherited is None:
+            inherited = self._named_reference(table, column, planned, referenced)
+        if inherited is not None:
+            return inherited
         if template is not None:
             return self._imitated(column, template, row, rng)
         return self._from_evidence(column, row, rng)

@@ -14,12 +14,16 @@ from intellagent.populate.symbols import SymbolTable
 def final_texts(scenario: Scenario, plan: Plan, constraints: Constraints, symbols: SymbolTable) -> tuple[str, str]:
     """The scenario and expected behaviour with values in place of symbols (no LLM call).
 
-    The plan's rewritten texts are used when it gave them, the scenario's own otherwise; the details
-    decided for the scenario are added to its description, since the user may need them.
+    The plan's rewritten texts are used when it gave them, the scenario's own otherwise. The
+    description ends with the facts the user may need: each entity with its value, and the details
+    decided for the scenario, so that a rewrite that dropped an id still leaves it known.
     """
     description = symbols.substitute(plan.scenario.strip() or scenario.description)
-    if constraints.details:
-        description += "\n\nDetails:\n" + "\n".join(f"- {symbols.substitute(d)}" for d in constraints.details)
+    facts = [f"{symbols[name]}: {symbols.substitute(meaning)}" for name, meaning in plan.entities.items()
+             if name in symbols and meaning]
+    facts += [symbols.substitute(detail) for detail in constraints.details]
+    if facts:
+        description += "\n\nFacts:\n" + "\n".join(f"- {fact}" for fact in facts)
     expected = symbols.substitute(plan.expected_behaviour.strip() or scenario.expected_behaviour)
     return description, expected
 

@@ -49,7 +49,7 @@ def insert_rows(
     rejections: list[Rejection] = []
     for row in rows:
         table = tables[row.table]
-        if _refers_to_rejected(table, row, rejected):
+        if _refers_to_rejected(table, row, rejected, tables):
             rejected.append(row)
             continue
         instance = table.model(**row.values)
@@ -126,11 +126,19 @@ def _new_value_hint(values: dict[str, Any], row: AssembledRow) -> str:
     return "choose a new value"
 
 
-def _refers_to_rejected(table: TableInfo, row: AssembledRow, rejected: list[AssembledRow]) -> bool:
-    for fk in table.foreign_keys:
-        target = [row.values.get(column) for column in fk.columns]
-        for other in rejected:
-            if other.table == fk.target and [other.values.get(c) for c in fk.target_columns] == target:
+def _refers_to_rejected(table: TableInfo, row: AssembledRow, rejected: list[AssembledRow], tables: Tables) -> bool:
+    """Whether the row points at a rejected row: by a foreign key, or by a column named like its own key."""
+    for other in rejected:
+        if other.table == table.name:
+            continue
+        for fk in table.foreign_keys:
+            if fk.target == other.table and [row.values.get(c) for c in fk.columns] == [
+                other.values.get(c) for c in fk.target_columns
+            ]:
+                return True
+        target = tables[other.table]
+        for name in target.key:
+            if target.columns[name].references is None and name in row.values and row.values[name] == other.values[name]:
                 return True
     return False
 

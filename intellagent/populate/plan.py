@@ -29,6 +29,19 @@ class PlannedRow:
 
 
 @dataclass
+class Asked:
+    """The slots a values or repair answer has: columns per row label, and symbols."""
+
+    rows: dict[str, tuple[str, tuple[str, ...]]]
+    symbols: dict[str, tuple[Column, str]]
+
+    @property
+    def empty(self) -> bool:
+        """Whether there is nothing to ask."""
+        return not self.rows and not self.symbols
+
+
+@dataclass
 class Plan:
     """What a scenario needs in the database before the conversation starts."""
 
@@ -72,9 +85,39 @@ class Plan:
         """The row labels, in insertion order."""
         return [row.label for row in self.rows]
 
-    def row(self, label: str) -> PlannedRow:
-        """The row with this label."""
-        return next(row for row in self.rows if row.label == label)
+    def asked_values(self, tables: Tables, constraints: Constraints) -> Asked:
+        """What the values step asks: the columns some rule governs, and the symbols they or references hold.
+
+        Everything else is generated, so a model cannot fill columns no rule is about with guesses.
+        """
+        rows: dict[str, tuple[str, tuple[str, ...]]] = {}
+        wanted = set(self.references_only(tables))
+        for row in self.rows:
+            held = row.symbols()
+            governed = constraints.governed(row.label)
+            wanted.update(held[column] for column in governed if column in held)
+            asked = tuple(column for column in governed if column not in held)
+            if asked:
+                rows[row.label] = (row.table, asked)
+        symbols = {name: slot for name, slot in self.symbols(tables).items() if name in wanted}
+        return Asked(rows=rows, symbols=symbols)
+
+    def asked_repairs(self, tables: Tables, labels: list[str]) -> Asked:
+        """What a repair asks: every column of the rejected rows, and the symbols they hold."""
+        rows = {
+            row.label: (row.table, tuple(c.name for c in tables[row.table].generated_columns()
+                                         if c.name not in row.symbols()))
+            for row in self.rows if row.label in labels
+        }
+        return Asked(rows=rows, symbols=self.symbols(tables, labels))
+
+    def references_only(self, tables: Tables) -> list[str]:
+        """Symbols used only in foreign-key columns: they name existing rows, which the model may pick."""
+        slots: dict[str, list[Column]] = {}
+        for row in self.rows:
+            for column, symbol in row.symbols().items():
+                slots.setdefault(symbol, []).append(tables[row.table].columns[column])
+        return [symbol for symbol, columns in slots.items() if all(c.references is not None for c in columns)]
 
     def symbols(self, tables: Tables, labels: list[str] | None = None) -> dict[str, tuple[Column, str]]:
         """Symbol → (the first column it fills, its description), over all rows or the labelled ones.
@@ -121,20 +164,28 @@ def _text_column(symbol: str) -> Column:
 
 @dataclass
 class Constraints:
-    """The rules each planned row must follow, and the details the scenario lacked."""
+    """The rules each planned row's columns must follow, and the details the scenario lacked."""
 
-    rules: dict[str, list[str]] = field(default_factory=dict)
+    rules: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     details: list[str] = field(default_factory=list)
 
     @classmethod
     def from_answer(cls, answer: BaseModel) -> Constraints:
         """The constraints of a `RowConstraints` answer."""
-        rules = answer.constraints.model_dump(by_alias=True)  # type: ignore[attr-defined]
-        return cls(rules={label: list(items) for label, items in rules.items()}, details=list(answer.details))  # type: ignore[attr-defined]
+        per_row = answer.constraints  # type: ignore[attr-defined]
+        rules = {
+            info.alias or name: [(rule.column, rule.rule) for rule in getattr(per_row, name)]
+            for name, info in type(per_row).model_fields.items()
+        }
+        return cls(rules=rules, details=list(answer.details))  # type: ignore[attr-defined]
+
+    def governed(self, label: str) -> list[str]:
+        """The columns of a row that some rule is about, in the order the rules name them."""
+        return list(dict.fromkeys(column for column, _ in self.rules.get(label, [])))
 
     def describe_rules(self) -> str:
-        """The rules as the model reads them, one row per line."""
-        lines = [f"- {label}: {'; '.join(rules)}" for label, rules in self.rules.items() if rules]
+        """The rules as the model reads them, one per line."""
+        lines = [f"- {label}.{column}: {rule}" for label, rules in self.rules.items() for column, rule in rules]
         return "\n".join(lines) or "- (none)"
 
     def describe_details(self) -> str:

@@ -19,6 +19,11 @@ from intellagent.populate.tables import Column, TableInfo, Tables
 
 _CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
+# Bounds on lists, so that a small model cannot write one until it runs out of tokens.
+MAX_ITEMS = 12
+MAX_ROWS = 16
+MAX_RULES = 6
+
 
 class Entity(BaseModel):
     """An entity the scenario needs, named by a symbol."""
@@ -49,38 +54,44 @@ def plan_model(tables: Tables) -> type[BaseModel]:
         "SymbolicPlan",
         __config__=ConfigDict(extra="forbid"),
         __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
-        entities=(list[Entity], Field(description="Every entity the rows need, each with its symbol.")),
-        relations=(list[str], Field(description="How the entities relate, e.g. 'R1 is a reservation of U1'.")),
-        rows=(list[row], Field(description="The rows to insert before the conversation starts.")),
+        entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with its symbol.")),
+        relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate: 'R1 is a reservation of U1'.")),
+        rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
         scenario=(str, Field(description="The user's situation and goal, written with the symbols.")),
         expected_behaviour=(str, Field(description="What the chatbot must do, written with the symbols.")),
     )
 
 
-def constraints_model(labels: list[str]) -> type[BaseModel]:
-    """The schema of the constraints answer: rules per planned row, and the details the scenario lacked."""
+def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:
+    """The schema of the constraints answer: rules per planned row, each on a column of its table.
+
+    Args:
+        rows: (label, table) of every planned row.
+        tables: the domain's tables, whose columns a rule may name.
+    """
     per_row = create_model(
         "ConstraintsPerRow",
         __config__=_CLOSED,
-        **{_name(i): (list[str], Field(alias=label)) for i, label in enumerate(labels)},
+        **{_name(i): (list[_rule_model(tables[table])], Field(alias=label, max_length=MAX_RULES))
+           for i, (label, table) in enumerate(rows)},
     )
     return create_model(
         "RowConstraints",
         __config__=ConfigDict(extra="forbid"),
         constraints=(per_row, Field(description="For each row, the rules its values must follow.")),
-        details=(list[str], Field(description="Facts the scenario leaves open, decided now.")),
+        details=(list[str], Field(max_length=MAX_RULES, description="Facts the scenario leaves open, decided now.")),
     )
 
 
 def values_model(
-    tables: Tables, rows: list[tuple[str, str, set[str]]], symbols: dict[str, tuple[Column, str]], *, name: str
+    tables: Tables, rows: dict[str, tuple[str, tuple[str, ...]]], symbols: dict[str, tuple[Column, str]], *, name: str
 ) -> type[BaseModel]:
     """The schema of a values (or repair) answer: a value per symbol, and column values per row.
 
     Args:
         tables: the domain's tables.
-        rows: (label, table, columns holding a symbol) per row to answer for; a column holding a
-            symbol gets its value through the symbol, so it is not asked again in the row.
+        rows: label → (table, the columns asked for); a column holding a symbol gets its value
+            through the symbol, so it is never asked in the row.
         symbols: symbol → (a column it is used in, what it stands for); the column types its value.
         name: the schema's name, e.g. 'RowValues' or 'RowRepairs'.
     """
@@ -89,8 +100,8 @@ def values_model(
         for i, (symbol, (column, meaning)) in enumerate(symbols.items())
     }
     row_fields = {
-        _name(i): (_row_values_model(tables[table], frozenset(held)), Field(alias=label))
-        for i, (label, table, held) in enumerate(rows)
+        _name(i): (_row_values_model(tables[table], columns), Field(alias=label))
+        for i, (label, (table, columns)) in enumerate(rows.items())
     }
     return create_model(
         name,
@@ -120,10 +131,21 @@ def _plan_row_model(table: TableInfo) -> type[BaseModel]:
 
 
 @cache
-def _row_values_model(table: TableInfo, held: frozenset[str]) -> type[BaseModel]:
-    columns = {c.name: c.annotation | None for c in table.generated_columns() if c.name not in held}
-    suffix = "".join(f"_{name}" for name in sorted(held))
-    return _closed_model(f"{_title(table.name)}Values{suffix}", table, columns)
+def _rule_model(table: TableInfo) -> type[BaseModel]:
+    columns = tuple(column.name for column in table.generated_columns())
+    return create_model(
+        f"{_title(table.name)}Rule",
+        __config__=ConfigDict(extra="forbid"),
+        column=(Literal[columns], Field(description="The column the rule is about.")),  # type: ignore[valid-type]
+        rule=(str, Field(description="The rule, with exact values or ranges.")),
+    )
+
+
+@cache
+def _row_values_model(table: TableInfo, columns: tuple[str, ...]) -> type[BaseModel]:
+    asked = {name: table.columns[name].annotation | None for name in columns}
+    suffix = "".join(f"_{name}" for name in columns) if len(columns) < len(table.generated_columns()) else ""
+    return _closed_model(f"{_title(table.name)}Values{suffix}", table, asked)
 
 
 def _closed_model(model_name: str, table: TableInfo, columns: dict[str, Any]) -> type[BaseModel]:

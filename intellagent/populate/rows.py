@@ -29,16 +29,29 @@ class Assignment:
     symbols: dict[str, Any] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def update(self, answer: BaseModel) -> None:
-        """Take the values a `values_model` answer gives.
+    def update(self, answer: BaseModel, *, empty_clears: bool = False) -> bool:
+        """Take the values a `values_model` answer gives; return whether anything changed.
 
-        Empty values change nothing, and neither does a symbol given as a value (U1 for U1, a common
-        small-model answer): the value is then generated, instead of a key that reads 'U1'.
+        An absent or null value changes nothing, and neither does a symbol given as a value (U1 for
+        U1, a common small-model answer): the value is then generated, not a key that reads 'U1'.
+
+        Args:
+            answer: a values or repair answer.
+            empty_clears: an explicit null empties an optional column (a repair told to leave a
+                column empty), instead of leaving it to generation.
         """
+        before = (dict(self.symbols), {label: dict(values) for label, values in self.rows.items()})
         data = answer.model_dump(by_alias=True)
         self.symbols.update({name: value for name, value in data["symbols"].items() if _chosen(value)})
-        for label, values in data["rows"].items():
-            self.rows.setdefault(label, {}).update({c: v for c, v in values.items() if _chosen(v)})
+        rows = answer.rows  # type: ignore[attr-defined]
+        for name, info in type(rows).model_fields.items():
+            section = getattr(rows, name)
+            for slot, column in type(section).model_fields.items():
+                value = getattr(section, slot)
+                emptied = empty_clears and value is None and slot in section.model_fields_set
+                if _chosen(value) or emptied:  # emptied: only where the column can be empty (see assemble)
+                    self.rows.setdefault(info.alias or name, {})[column.alias or slot] = value
+        return before != (self.symbols, self.rows)
 
 
 @dataclass
@@ -75,8 +88,10 @@ def assemble(
                 values[name] = coerce(table.columns[name], cell)
             elif cell.name in symbols:
                 values[name] = coerce(table.columns[name], symbols[cell.name])
-        values.update({name: coerce(table.columns[name], value)
-                       for name, value in assignment.rows.get(row.label, {}).items() if name in table.columns})
+        for name, value in assignment.rows.get(row.label, {}).items():
+            column = table.columns.get(name)
+            if column is not None and (value is not None or column.nullable):
+                values[name] = coerce(column, value)
         rng = random.Random(f"{seed}:{row.label}:references")
         referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng)
         filler.fill(table, values, label=row.label, planned=planned, referenced=referenced)

@@ -8,7 +8,6 @@ value it gets, so that every occurrence agrees, and substitutes those values int
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +22,6 @@ class Symbol:
     """A cell of a planned row that holds a symbol rather than a value."""
 
     name: str
-
-    def __str__(self) -> str:
-        return self.name
 
 
 def looks_like_symbol(value: Any) -> bool:
@@ -64,16 +60,3 @@ class SymbolTable:
             return text
         pattern = re.compile(r"[<{\[]?\b(" + "|".join(map(re.escape, names)) + r")\b[>}\]]?")
         return pattern.sub(lambda match: str(self.values[match.group(1)]), text)
-
-
-def distinct_value(candidates: Iterable[Any], taken: set[Any]) -> Any:
-    """The first candidate not already taken (and mark it taken), so distinct symbols never collide.
-
-    Raises:
-        ValueError: every candidate is taken.
-    """
-    for candidate in candidates:
-        if candidate not in taken:
-            taken.add(candidate)
-            return candidate
-    raise ValueError("no free value left for a new key")

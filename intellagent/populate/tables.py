@@ -84,9 +84,6 @@ class Tables:
     def __iter__(self) -> Iterator[TableInfo]:
         return iter(self._tables.values())
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._tables
-
     @property
     def names(self) -> list[str]:
         """Table names in dependency order."""

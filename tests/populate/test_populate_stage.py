@@ -9,6 +9,7 @@ from tests.populate.conftest import (
     ORDER_SCENARIO,
     QUESTION_SCENARIO,
     ShopRun,
+    order_constraints,
     order_values,
     script_order,
     shop_config,
@@ -107,8 +108,11 @@ def test_an_unknown_column_in_values_is_sent_back_naming_it(shop_run: ShopRun, s
 
 def test_a_new_row_given_an_existing_key_is_rejected_naming_its_symbol(shop_run: ShopRun, script) -> None:
     background_id = shop_run.background("shop_customers")[0]["customer_id"]
+    constraints = order_constraints()
+    constraints["constraints"]["shop_customers_1"] = [{"column": "customer_id", "rule": "a name-based id"}]
     taken = order_values()
     taken["symbols"]["C1"] = background_id
+    script.on(schema="RowConstraints", reply=constraints)
     script_order(script, values=taken)
     script.on(schema="RowRepairs", reply={"symbols": {"C1": "grace_hopper_10"}, "rows": {"shop_customers_1": {}}})
     shop_run.populate(script)
@@ -192,7 +196,7 @@ def test_the_constraints_and_the_details_reach_the_values_step_and_the_scenario(
     shop_run.populate(script_order(script))
 
     (values,) = script.calls(schema="RowValues")
-    assert "shop_orders_1: placed_at between 2024-02-29T12:00:00 and 2024-03-01T12:00:00" in values.last
+    assert "shop_orders_1.placed_at: between 2024-02-29T12:00:00 and 2024-03-01T12:00:00" in values.last
     assert "ORD-7001 was placed at 10:00 today" in shop_run.events()["S001"].scenario
 
 
@@ -221,3 +225,26 @@ def test_an_order_planned_without_items_gets_one_that_the_values_step_sees(shop_
     assert "shop_order_items_1 (table shop_order_items): order_id=O1" in values.last
     (item,) = shop_run.new_rows("S001", "shop_order_items")
     assert item["order_id"] == "ORD-7001" and item["quantity"] == 1
+
+
+def test_the_values_step_asks_only_for_governed_columns_and_symbols(shop_run: ShopRun, script) -> None:
+    shop_run.populate(script_order(script))
+
+    (values,) = script.calls(schema="RowValues")
+    schema = values.body["response_format"]["json_schema"]["schema"]
+    rows = _resolve(values.body, schema["properties"]["rows"])["properties"]
+    assert {label: list(_resolve(values.body, row)["properties"]) for label, row in rows.items()} == {
+        "shop_orders_1": ["placed_at"],  # order_id holds O1, which is asked as a symbol
+        "shop_order_items_1": ["quantity"],
+    }
+    # O1 sits in a governed column; P1 names an existing product, which the model may pick.
+    assert list(_resolve(values.body, schema["properties"]["symbols"])["properties"]) == ["O1", "P1"]
+
+
+def test_a_repair_that_changes_nothing_gives_up_at_once(shop_run: ShopRun, script) -> None:
+    script_order(script, values=order_values(quantity=99))
+    script.on(schema="RowRepairs", reply={"symbols": {}, "rows": {"shop_order_items_1": {"quantity": 99}}})
+    shop_run.populate(script)
+
+    assert len(script.calls(schema="RowRepairs")) == 1
+    assert shop_run.events()["S001"].status == "error"
