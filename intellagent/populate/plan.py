@@ -86,12 +86,16 @@ class Plan:
         return [row.label for row in self.rows]
 
     def asked_values(self, tables: Tables, constraints: Constraints) -> Asked:
-        """What the values step asks: the columns some rule governs, and the symbols they or references hold.
+        """What the values step asks: the columns some rule governs, and the symbols in them or in references.
 
-        Everything else is generated, so a model cannot fill columns no rule is about with guesses.
+        Everything else is generated, so a model cannot fill columns no rule is about with guesses. The
+        key of a new row is never asked either: it is generated in the shape of existing keys and never
+        collides with one (a small model readily answers 'gold' for a user id).
         """
+        slots = self._slots(tables)
+        new_keys = {name for name, columns in slots.items() if any(c.key and c.references is None for c in columns)}
+        wanted = {name for name, columns in slots.items() if all(c.references is not None for c in columns)}
         rows: dict[str, tuple[str, tuple[str, ...]]] = {}
-        wanted = set(self.references_only(tables))
         for row in self.rows:
             held = row.symbols()
             governed = constraints.governed(row.label)
@@ -99,7 +103,7 @@ class Plan:
             asked = tuple(column for column in governed if column not in held)
             if asked:
                 rows[row.label] = (row.table, asked)
-        symbols = {name: slot for name, slot in self.symbols(tables).items() if name in wanted}
+        symbols = {name: slot for name, slot in self.symbols(tables).items() if name in wanted - new_keys}
         return Asked(rows=rows, symbols=symbols)
 
     def asked_repairs(self, tables: Tables, labels: list[str]) -> Asked:
@@ -111,13 +115,13 @@ class Plan:
         }
         return Asked(rows=rows, symbols=self.symbols(tables, labels))
 
-    def references_only(self, tables: Tables) -> list[str]:
-        """Symbols used only in foreign-key columns: they name existing rows, which the model may pick."""
+    def _slots(self, tables: Tables) -> dict[str, list[Column]]:
+        """Symbol → the columns it fills."""
         slots: dict[str, list[Column]] = {}
         for row in self.rows:
             for column, symbol in row.symbols().items():
                 slots.setdefault(symbol, []).append(tables[row.table].columns[column])
-        return [symbol for symbol, columns in slots.items() if all(c.references is not None for c in columns)]
+        return slots
 
     def symbols(self, tables: Tables, labels: list[str] | None = None) -> dict[str, tuple[Column, str]]:
         """Symbol → (the first column it fills, its description), over all rows or the labelled ones.

@@ -22,7 +22,7 @@ _CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces
 # Bounds on lists, so that a small model cannot write one until it runs out of tokens.
 MAX_ITEMS = 12
 MAX_ROWS = 16
-MAX_RULES = 6
+MAX_RULES = 4
 
 
 class Entity(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.populate.conftest import (
@@ -28,10 +29,11 @@ def test_symbols_resolve_to_one_value_across_tables_and_foreign_keys(shop_run: S
     assert not shop_run.new_rows("S001", "shop_products")
     assert event.status == "ok"
     assert event.symbols["C1"] == customer["customer_id"] == order["customer_id"]
-    assert event.symbols["O1"] == "ORD-7001" == item["order_id"]
+    assert event.symbols["O1"] == order["order_id"] == item["order_id"]
+    assert re.fullmatch(r"ORD-\d{4}", order["order_id"])  # a new key, shaped like the existing ones
     assert event.symbols["P1"] == item["sku"] and item["sku"] in products  # an existing product, not a new one
-    assert event.scenario.startswith(f"Customer {customer['customer_id']} placed order ORD-7001")
-    assert event.expected_behaviour == f"The chatbot cancels ORD-7001 for {customer['customer_id']}."
+    assert event.scenario.startswith(f"Customer {customer['customer_id']} placed order {order['order_id']}")
+    assert event.expected_behaviour == f"The chatbot cancels {order['order_id']} for {customer['customer_id']}."
 
 
 def test_columns_no_answer_governs_are_filled_in_the_shape_of_existing_rows(shop_run: ShopRun, script) -> None:
@@ -109,16 +111,19 @@ def test_an_unknown_column_in_values_is_sent_back_naming_it(shop_run: ShopRun, s
 def test_a_new_row_given_an_existing_key_is_rejected_naming_its_symbol(shop_run: ShopRun, script) -> None:
     background_id = shop_run.background("shop_customers")[0]["customer_id"]
     constraints = order_constraints()
-    constraints["constraints"]["shop_customers_1"] = [{"column": "customer_id", "rule": "a name-based id"}]
-    taken = order_values()
-    taken["symbols"]["C1"] = background_id
+    constraints["constraints"]["shop_customers_1"] = [{"column": "email", "rule": "the customer's address"}]
+    values = order_values()
+    values["rows"]["shop_customers_1"] = {"email": "not an address"}
     script.on(schema="RowConstraints", reply=constraints)
-    script_order(script, values=taken)
-    script.on(schema="RowRepairs", reply={"symbols": {"C1": "grace_hopper_10"}, "rows": {"shop_customers_1": {}}})
+    script_order(script, values=values)
+    script.on(schema="RowRepairs", replies=[
+        {"symbols": {"C1": background_id}, "rows": {"shop_customers_1": {"email": "c1@example.com"}}},
+        {"symbols": {"C1": "grace_hopper_10"}, "rows": {"shop_customers_1": {}}},
+    ])
     shop_run.populate(script)
 
-    (repair,) = script.calls(schema="RowRepairs")
-    assert f"customer_id={background_id!r}" in repair.last and "give C1 a value no existing row has" in repair.last
+    second = script.calls(schema="RowRepairs")[1]
+    assert f"customer_id={background_id!r}" in second.last and "give C1 a value no existing row has" in second.last
     assert shop_run.events()["S001"].symbols["C1"] == "grace_hopper_10"
 
 
@@ -187,7 +192,7 @@ def test_user_rows_are_the_event_rows_only(shop_run: ShopRun, script) -> None:
 
     event = shop_run.events()["S001"]
     assert sorted(event.user_rows) == ["shop_customers", "shop_order_items", "shop_orders"]
-    assert [row["order_id"] for row in event.user_rows["shop_orders"]] == ["ORD-7001"]
+    assert [row["order_id"] for row in event.user_rows["shop_orders"]] == [event.symbols["O1"]]
     assert "note" not in event.user_rows["shop_customers"][0]  # empty values left out
     assert event.digest and event.database == "events/S001.sqlite"
 
@@ -197,7 +202,8 @@ def test_the_constraints_and_the_details_reach_the_values_step_and_the_scenario(
 
     (values,) = script.calls(schema="RowValues")
     assert "shop_orders_1.placed_at: between 2024-02-29T12:00:00 and 2024-03-01T12:00:00" in values.last
-    assert "ORD-7001 was placed at 10:00 today" in shop_run.events()["S001"].scenario
+    event = shop_run.events()["S001"]
+    assert f"{event.symbols['O1']} was placed at 10:00 today" in event.scenario
 
 
 def test_every_prompt_starts_with_the_policy_and_the_world(shop_run: ShopRun, script) -> None:
@@ -224,7 +230,7 @@ def test_an_order_planned_without_items_gets_one_that_the_values_step_sees(shop_
     (values,) = script.calls(schema="RowValues")
     assert "shop_order_items_1 (table shop_order_items): order_id=O1" in values.last
     (item,) = shop_run.new_rows("S001", "shop_order_items")
-    assert item["order_id"] == "ORD-7001" and item["quantity"] == 1
+    assert item["order_id"] == shop_run.events()["S001"].symbols["O1"] and item["quantity"] == 1
 
 
 def test_the_values_step_asks_only_for_governed_columns_and_symbols(shop_run: ShopRun, script) -> None:
@@ -234,11 +240,11 @@ def test_the_values_step_asks_only_for_governed_columns_and_symbols(shop_run: Sh
     schema = values.body["response_format"]["json_schema"]["schema"]
     rows = _resolve(values.body, schema["properties"]["rows"])["properties"]
     assert {label: list(_resolve(values.body, row)["properties"]) for label, row in rows.items()} == {
-        "shop_orders_1": ["placed_at"],  # order_id holds O1, which is asked as a symbol
+        "shop_orders_1": ["placed_at"],
         "shop_order_items_1": ["quantity"],
     }
-    # O1 sits in a governed column; P1 names an existing product, which the model may pick.
-    assert list(_resolve(values.body, schema["properties"]["symbols"])["properties"]) == ["O1", "P1"]
+    # C1 and O1 are keys of new rows, always generated; P1 names an existing product, which the model may pick.
+    assert list(_resolve(values.body, schema["properties"]["symbols"])["properties"]) == ["P1"]
 
 
 def test_a_repair_that_changes_nothing_gives_up_at_once(shop_run: ShopRun, script) -> None:
