@@ -4,8 +4,8 @@ Per scenario (fanned out, `workers` at a time):
 
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
-      └──── (nothing to insert) ─────┘ └─ repair   (rejected rows, at most `max_repairs` times)
-                                     └─► give_up   (still rejected: the event is an error)
+      └──── (nothing to insert) ─────┘ └─ repair  (rejected rows only, at most `max_repairs` times)
+                                     └─► give_up  (still rejected, or a repair changed nothing)
 
 plan, constrain, assign and repair are one structured answer each; check assembles the rows
 (symbols, references, generated values), validates and inserts them into a copy of the background

@@ -206,7 +206,8 @@ class ValueFiller:
             group = [name for fk in table.foreign_keys for name in fk.columns]
         match = {name: row.get(name) for name in group}
         siblings = self.world.matching(table.name, match) + [
-            values for name, values in planned if name == table.name and all(values.get(k) == v for k, v in match.items())
+            values for name, values in planned
+            if name == table.name and all(values.get(k) == v for k, v in match.items())
         ]
         used = [sibling[column.name] for sibling in siblings if isinstance(sibling.get(column.name), int)]
         return max(used) + 1 if used else 0

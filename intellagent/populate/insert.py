@@ -138,7 +138,8 @@ def _refers_to_rejected(table: TableInfo, row: AssembledRow, rejected: list[Asse
                 return True
         target = tables[other.table]
         for name in target.key:
-            if target.columns[name].references is None and name in row.values and row.values[name] == other.values[name]:
+            named = target.columns[name].references is None and name in row.values
+            if named and row.values[name] == other.values[name]:
                 return True
     return False
 

@@ -54,7 +54,7 @@ def plan_model(tables: Tables) -> type[BaseModel]:
         "SymbolicPlan",
         __config__=ConfigDict(extra="forbid"),
         __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
-        entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with its symbol.")),
+        entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
         relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate: 'R1 is a reservation of U1'.")),
         rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
         scenario=(str, Field(description="The user's situation and goal, written with the symbols.")),
@@ -117,16 +117,14 @@ def given(section: BaseModel) -> dict[str, Any]:
 
 
 def _plan_row_model(table: TableInfo) -> type[BaseModel]:
-    cells = _closed_model(
-        f"{_title(table.name)}PlanValues",
-        table,
-        {column.name: typing.Union[column.annotation, str, None] for column in table.generated_columns()},  # noqa: UP007
-    )
+    # A cell holds a value of the column's type, or a symbol (a string) standing for one.
+    cells = {c.name: typing.Union[c.annotation, str, None] for c in table.generated_columns()}  # noqa: UP007
+    values = _closed_model(f"{_title(table.name)}PlanValues", table, cells)
     return create_model(
         f"{_title(table.name)}PlanRow",
         __config__=ConfigDict(extra="forbid"),
         table=(Literal[table.name], ...),  # type: ignore[valid-type]
-        values=(cells, Field(description="Column values: a literal value, or a symbol.")),
+        values=(values, Field(description="Column values: a literal value, or a symbol.")),
     )
 
 
