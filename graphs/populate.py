@@ -40,9 +40,11 @@ from intellagent.populate import (
     Tables,
     assemble,
     constraints_model,
-    describe_samples,
+    describe_counts,
     describe_rejected,
+    describe_samples,
     describe_tables,
+    example_names,
     final_texts,
     insert_rows,
     plan_model,
@@ -89,6 +91,7 @@ class Shared:
     tables: Tables
     world: BackgroundWorld
     world_prompt: str
+    samples: str
     llm: LLM
 
     @classmethod
@@ -101,10 +104,11 @@ class Shared:
         env.create_database(partial, seed=ctx.config.seed)
         os.replace(partial, path)
         world = BackgroundWorld.load(env, path, tables)
+        prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
+                        counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
-        prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables), samples=samples)
         return cls(ctx=ctx, env=env, tables=tables, world=world, world_prompt=str(prompt[0].content),
-                   llm=ctx.llms["populate"])
+                   samples=samples, llm=ctx.llms["populate"])
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -126,7 +130,8 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     async def plan(state: EventState) -> dict[str, Any]:
         scenario = state["scenario"]
         messages = shared.messages(
-            "plan", description=scenario.description, expected_behaviour=scenario.expected_behaviour
+            "plan", description=scenario.description, expected_behaviour=scenario.expected_behaviour,
+            **example_names(shared.tables),
         )
         answer = await shared.llm.answer(messages, plan_model(shared.tables), step="populate/plan")
         return {"plan": Plan.from_answer(answer, shared.tables, shared.world), "assignment": Assignment(), "rounds": 0,
@@ -151,6 +156,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             plan=planned.describe(),
             constraints=constraints.describe_rules(),
             details=constraints.describe_details(),
+            samples=shared.samples,
         )
         answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowValues"), step="populate/values")
@@ -171,6 +177,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             plan=planned.describe(),
             constraints=state["constraints"].describe_rules(),
             rejected=describe_rejected(state["rows"], state["rejections"]),
+            samples=shared.samples,
         )
         answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowRepairs"), step="populate/repair")

@@ -12,7 +12,13 @@ from intellagent.populate.row_models import constraints_model, plan_model, value
 from intellagent.populate.rows import AssembledRow, Assignment, assemble
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
-from intellagent.populate.world import BackgroundWorld, describe_samples, describe_tables
+from intellagent.populate.world import (
+    BackgroundWorld,
+    describe_counts,
+    describe_samples,
+    describe_tables,
+    example_names,
+)
 
 __all__ = [
     "AssembledRow",
@@ -27,9 +33,11 @@ __all__ = [
     "Tables",
     "assemble",
     "constraints_model",
+    "describe_counts",
     "describe_rejected",
     "describe_samples",
     "describe_tables",
+    "example_names",
     "final_texts",
     "insert_rows",
     "plan_model",

@@ -20,8 +20,8 @@ from intellagent.populate.tables import Column, TableInfo, Tables
 _CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
 # Bounds on lists, so that a small model cannot write one until it runs out of tokens.
-MAX_ITEMS = 12
-MAX_ROWS = 16
+MAX_ITEMS = 8
+MAX_ROWS = 10
 MAX_RULES = 4
 
 

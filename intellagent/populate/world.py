@@ -94,6 +94,27 @@ def describe_tables(tables: Tables) -> str:
     return "\n\n".join(blocks)
 
 
+def describe_counts(world: BackgroundWorld) -> str:
+    """How many rows each table of the background world holds (the rows themselves are shown later)."""
+    counts = [f"{table.name} ({len(world.rows(table.name))} rows)" for table in world.tables if world.rows(table.name)]
+    return ", ".join(counts) if counts else "none: the database starts empty"
+
+
+def example_names(tables: Tables) -> dict[str, str]:
+    """Names for the plan prompt's example, from the domain's first reference: a parent row and a child of it.
+
+    The example then teaches the answer's structure on real tables, without a made-up domain whose
+    words a small model would copy.
+    """
+    child = next((table for table in tables if table.foreign_keys), next(iter(tables)))
+    reference = child.foreign_keys[0] if child.foreign_keys else None
+    parent = tables[reference.target] if reference else child
+    child_ref = reference.columns[0] if reference else child.key[0]
+    child_key = next((name for name in child.key if name != child_ref), child_ref)
+    return {"parent": parent.name, "parent_key": (reference.target_columns[0] if reference else parent.key[0]),
+            "child": child.name, "child_key": child_key, "child_ref": child_ref}
+
+
 def describe_samples(world: BackgroundWorld, *, per_table: int, seed: str) -> str:
     """A few existing rows of each table that new rows may refer to, as JSON lines (empty values left out)."""
     blocks = []

@@ -206,20 +206,18 @@ def test_the_constraints_and_the_details_reach_the_values_step_and_the_scenario(
     assert f"{event.symbols['O1']} was placed at 10:00 today" in event.scenario
 
 
-def test_every_prompt_starts_with_the_policy_and_the_world(shop_run: ShopRun, script) -> None:
+def test_every_prompt_shares_the_policy_and_tables_and_existing_rows_come_with_the_values(
+    shop_run: ShopRun, script
+) -> None:
     shop_run.populate(script_order(script))
 
-    systems = {request.system for request in script.requests}
-    (system,) = systems  # one shared prefix, which a prompt cache can reuse
+    (system,) = {request.system for request in script.requests}  # one shared prefix, for prompt caches
     assert system.index("An order can be cancelled only within 24 hours") < system.index("Table shop_orders")
-    assert "SKU-1001" in system or "SKU-1002" in system  # existing rows to refer to
-
-
-def _resolve(body: dict, schema: dict) -> dict:
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return body["response_format"]["json_schema"]["schema"]["$defs"][name]
-    return schema
+    assert "shop_products (4 rows)" in system
+    (plan,) = script.calls(schema="SymbolicPlan")
+    (values,) = script.calls(schema="RowValues")
+    assert '"sku": "SKU-100' not in plan.text  # no rows to copy while planning
+    assert '"sku": "SKU-100' in values.last  # rows to refer to when values are chosen
 
 
 def test_an_order_planned_without_items_gets_one_that_the_values_step_sees(shop_run: ShopRun, script) -> None:
@@ -254,3 +252,11 @@ def test_a_repair_that_changes_nothing_gives_up_at_once(shop_run: ShopRun, scrip
 
     assert len(script.calls(schema="RowRepairs")) == 1
     assert shop_run.events()["S001"].status == "error"
+
+
+def _resolve(body: dict, schema: dict) -> dict:
+    """A schema node of a request's response format, following a `$ref` into its `$defs`."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return body["response_format"]["json_schema"]["schema"]["$defs"][name]
+    return schema
