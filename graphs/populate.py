@@ -160,7 +160,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         )
         answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowValues"), step="populate/values")
-        assignment.update(answer)
+        assignment.update(answer, labels=planned.labels)
         return {"assignment": assignment}
 
     async def check(state: EventState) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         )
         answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowRepairs"), step="populate/repair")
-        changed = state["assignment"].update(answer, empty_clears=True)
+        changed = state["assignment"].update(answer, labels=planned.labels, empty_clears=True)
         return {"assignment": state["assignment"], "rounds": state["rounds"] + 1,
                 "repairs": state["repairs"] + len(labels), "stalled": not changed}
 

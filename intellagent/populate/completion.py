@@ -10,6 +10,7 @@ satisfy gets the row it needs. Added rows go through the constraints and values 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from intellagent.populate.symbols import Symbol
@@ -18,6 +19,45 @@ from intellagent.populate.world import BackgroundWorld
 
 Draft = tuple[str, dict[str, Any]]
 """A planned row before it is labelled: its table and its cells (values or symbols)."""
+
+
+def separate_shared_keys(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:
+    """The rows, with a symbol used as the key of rows of two tables split into one symbol per table.
+
+    One symbol is one value, and a reservation id cannot also be a payment id. The table the
+    entity's description names keeps the symbol (else the first, in insertion order); another table's
+    key gets a new symbol, and so do the references to that table.
+    """
+    keyed: dict[str, list[str]] = {}
+    for table, cells in sorted(rows, key=lambda draft: tables.order(draft[0])):
+        for column in tables[table].key:
+            cell = cells.get(column)
+            if isinstance(cell, Symbol) and tables[table].columns[column].references is None:
+                keyed.setdefault(cell.name, [])
+                if table not in keyed[cell.name]:
+                    keyed[cell.name].append(table)
+    renamed: dict[tuple[str, str], Symbol] = {}
+    for name, owners in keyed.items():
+        keeper = next((t for t in owners if _names_table(entities.get(name, ""), t)), owners[0])
+        for table in owners:
+            if table != keeper:
+                renamed[(table, name)] = _new_symbol(table, entities, rows)
+    for table, cells in rows:
+        info = tables[table]
+        for column, cell in list(cells.items()):
+            if not isinstance(cell, Symbol):
+                continue
+            fk = info.columns[column].references
+            target = fk.target if fk is not None else table if column in info.key else None
+            if target is not None and (target, cell.name) in renamed:
+                cells[column] = renamed[(target, cell.name)]
+    return rows
+
+
+def _names_table(description: str, table: str) -> bool:
+    """Whether a description mentions the table's first word, singular or plural (a 'reservation')."""
+    word = table.split("_")[0].lower()
+    return bool(re.search(rf"\b{re.escape(word.removesuffix('s'))}s?\b", description.lower()))
 
 
 def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:

@@ -8,7 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from intellagent.populate.completion import add_missing_parts, add_named_owners, merge_duplicates
+from intellagent.populate.completion import (
+    add_missing_parts,
+    add_named_owners,
+    merge_duplicates,
+    separate_shared_keys,
+)
 from intellagent.populate.row_models import given
 from intellagent.populate.symbols import Symbol, looks_like_symbol
 from intellagent.populate.tables import Column, Tables
@@ -56,8 +61,9 @@ class Plan:
         """The plan of a `SymbolicPlan` answer, made whole, rows sorted parents first and labelled per table.
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
-        one (U2), since small models often use a symbol without declaring it. Repeated rows are merged
-        and missing parts and owners are added (see `completion`).
+        one (U2), since small models often use a symbol without declaring it. A symbol keying two
+        tables is split, repeated rows are merged, and missing parts and owners are added (see
+        `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
@@ -65,6 +71,7 @@ class Plan:
                          for column, value in given(row.values).items()})
             for row in answer.rows  # type: ignore[attr-defined]
         ]
+        drafts = separate_shared_keys(drafts, entities, tables)
         drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)
         drafts = add_named_owners(drafts, entities, tables, world)
         counts: dict[str, int] = {}

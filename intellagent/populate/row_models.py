@@ -20,7 +20,7 @@ from intellagent.populate.tables import Column, TableInfo, Tables
 _CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
 # Bounds on lists, so that a small model cannot write one until it runs out of tokens.
-MAX_ITEMS = 8
+MAX_ITEMS = 6
 MAX_ROWS = 10
 MAX_RULES = 4
 

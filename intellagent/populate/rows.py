@@ -8,6 +8,7 @@ the rest. A symbol takes the value of the first cell that fixes it, so every lat
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -29,27 +30,30 @@ class Assignment:
     symbols: dict[str, Any] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def update(self, answer: BaseModel, *, empty_clears: bool = False) -> bool:
+    def update(self, answer: BaseModel, *, labels: Collection[str] = (), empty_clears: bool = False) -> bool:
         """Take the values a `values_model` answer gives; return whether anything changed.
 
-        An absent or null value changes nothing, and neither does a symbol given as a value (U1 for
-        U1, a common small-model answer): the value is then generated, not a key that reads 'U1'.
+        An absent or null value changes nothing, and neither does a symbol or a row label given as a
+        value (U1 for U1, 'users_1' for a user id: common small-model answers); the value is then
+        generated, rather than a key that reads 'U1'.
 
         Args:
             answer: a values or repair answer.
+            labels: the plan's row labels.
             empty_clears: an explicit null empties an optional column (a repair told to leave a
                 column empty), instead of leaving it to generation.
         """
         before = (dict(self.symbols), {label: dict(values) for label, values in self.rows.items()})
+        chosen = _chosen(set(labels))
         data = answer.model_dump(by_alias=True)
-        self.symbols.update({name: value for name, value in data["symbols"].items() if _chosen(value)})
+        self.symbols.update({name: value for name, value in data["symbols"].items() if chosen(value)})
         rows = answer.rows  # type: ignore[attr-defined]
         for name, info in type(rows).model_fields.items():
             section = getattr(rows, name)
             for slot, column in type(section).model_fields.items():
                 value = getattr(section, slot)
                 emptied = empty_clears and value is None and slot in section.model_fields_set
-                if _chosen(value) or emptied:  # emptied: only where the column can be empty (see assemble)
+                if chosen(value) or emptied:  # emptied: only where the column can be empty (see assemble)
                     self.rows.setdefault(info.alias or name, {})[column.alias or slot] = value
         return before != (self.symbols, self.rows)
 
@@ -103,8 +107,11 @@ def assemble(
     return rows, symbols
 
 
-def _chosen(value: Any) -> bool:
-    return value is not None and not looks_like_symbol(value)
+def _chosen(labels: set[str]) -> Callable[[Any], bool]:
+    """Whether an answered value is a real choice: not empty, not a symbol, not a row label."""
+    return lambda value: value is not None and not looks_like_symbol(value) and not (
+        isinstance(value, str) and value in labels
+    )
 
 
 def coerce(column: Column, value: Any) -> Any:

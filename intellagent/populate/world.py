@@ -111,8 +111,15 @@ def example_names(tables: Tables) -> dict[str, str]:
     parent = tables[reference.target] if reference else child
     child_ref = reference.columns[0] if reference else child.key[0]
     child_key = next((name for name in child.key if name != child_ref), child_ref)
+    parent_symbol = _initials(parent.name) + "1"
+    child_symbol = _initials(child.name) + ("1" if _initials(child.name) != _initials(parent.name) else "2")
     return {"parent": parent.name, "parent_key": (reference.target_columns[0] if reference else parent.key[0]),
-            "child": child.name, "child_key": child_key, "child_ref": child_ref}
+            "child": child.name, "child_key": child_key, "child_ref": child_ref,
+            "parent_symbol": parent_symbol, "child_symbol": child_symbol}
+
+
+def _initials(table: str) -> str:
+    return "".join(word[0] for word in table.split("_") if word)[:3].upper()
 
 
 def describe_samples(world: BackgroundWorld, *, per_table: int, seed: str) -> str:

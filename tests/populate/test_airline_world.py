@@ -87,3 +87,22 @@ def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_pat
     assert rejections == []
     assert count == len(world.rows("flight_dates"))  # replaced, not added
     assert rows[0].values["actual_departure_time_est"] is None  # a cancelled flight has no times
+
+
+def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names_keeps_it(airline) -> None:
+    _, tables, world, _ = airline
+    answer = plan_model(tables).model_validate({
+        "entities": [{"symbol": "U1", "description": "a gold member"},
+                     {"symbol": "B1", "description": "U1's reservation, paid by card"}],
+        "relations": [], "scenario": "U1 asks about B1.", "expected_behaviour": "",
+        "rows": [{"table": "users", "values": {"user_id": "U1"}},
+                 {"table": "payment_methods", "values": {"user_id": "U1", "payment_id": "B1"}},
+                 {"table": "reservations", "values": {"reservation_id": "B1", "user_id": "U1"}},
+                 {"table": "user_reservations", "values": {"user_id": "U1", "reservation_id": "B1"}}],
+    })
+    plan = Plan.from_answer(answer, tables, world)
+
+    by_table = {row.table: row.cells for row in plan.rows}
+    assert by_table["reservations"]["reservation_id"].name == "B1"
+    assert by_table["user_reservations"]["reservation_id"].name == "B1"
+    assert by_table["payment_methods"]["payment_id"].name == "PM1"
