@@ -4,12 +4,14 @@ Per scenario (fanned out, `workers` at a time):
 
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
-      └──── (nothing to insert) ─────┘ └─ repair  (rejected rows only, at most `max_repairs` times)
+      └──── (nothing to insert) ─────┘ ├─ loosen  (first rejection: values no rule fixes are generated)
+                                       └─ repair  (rejected rows only, at most `max_repairs` times)
                                      └─► give_up  (still rejected, or a repair changed nothing)
 
-plan, constrain, assign and repair are one structured answer each; check assembles the rows
-(symbols, references, generated values), validates and inserts them into a copy of the background
-world, and on success records the event with its texts made concrete by substitution.
+plan, constrain, assign and repair are one structured answer each; loosen and check make no call:
+check assembles the rows (symbols, references, generated values), validates and inserts them into a
+copy of the background world, and on success records the event with its texts made concrete by
+substitution.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from intellagent.populate import (
     example_names,
     final_texts,
     insert_rows,
+    loosen,
     plan_model,
     user_rows,
     values_model,
@@ -71,6 +74,7 @@ class EventState(TypedDict, total=False):
     rejections: list[Rejection]
     rounds: int
     repairs: int
+    loosened: bool
     stalled: bool
     event: Event
 
@@ -168,6 +172,12 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         # in a worker thread next to another event's check.
         return _check(shared, state)
 
+    async def loosen_rejected(state: EventState) -> dict[str, Any]:
+        rejected = {rejection.label: rejection.messages for rejection in state["rejections"]}
+        changed = loosen(state["plan"], state["assignment"], rejected=rejected,
+                         governed=state["constraints"].governed, tables=shared.tables)
+        return {"plan": state["plan"], "assignment": state["assignment"], "loosened": changed}
+
     async def repair(state: EventState) -> dict[str, Any]:
         planned = state["plan"]
         labels = [rejection.label for rejection in state["rejections"]]
@@ -200,6 +210,14 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     def route_after_check(state: EventState) -> str:
         if "event" in state:
             return END
+        if "loosened" not in state:
+            return "loosen"
+        return repair_or_give_up(state)
+
+    def route_after_loosen(state: EventState) -> str:
+        return "check" if state["loosened"] else repair_or_give_up(state)
+
+    def repair_or_give_up(state: EventState) -> str:
         return "repair" if state["rounds"] < max_repairs else "give_up"
 
     def route_after_repair(state: EventState) -> str:
@@ -208,13 +226,14 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
 
     graph = StateGraph(EventState)
     for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
-                       ("repair", repair), ("give_up", give_up)):
+                       ("loosen", loosen_rejected), ("repair", repair), ("give_up", give_up)):
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", route_after_plan, ["constrain", "check"])
     graph.add_edge("constrain", "assign")
     graph.add_edge("assign", "check")
-    graph.add_conditional_edges("check", route_after_check, [END, "repair", "give_up"])
+    graph.add_conditional_edges("check", route_after_check, [END, "loosen", "repair", "give_up"])
+    graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "give_up"])
     graph.add_conditional_edges("repair", route_after_repair, ["check", "give_up"])
     graph.add_edge("give_up", END)
     return graph.compile()

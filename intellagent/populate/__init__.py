@@ -9,7 +9,7 @@ from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
 from intellagent.populate.row_models import constraints_model, plan_model, values_model
-from intellagent.populate.rows import AssembledRow, Assignment, assemble
+from intellagent.populate.rows import AssembledRow, Assignment, assemble, loosen
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
 from intellagent.populate.world import (
@@ -40,6 +40,7 @@ __all__ = [
     "example_names",
     "final_texts",
     "insert_rows",
+    "loosen",
     "plan_model",
     "user_rows",
     "values_model",

@@ -8,6 +8,7 @@ the rest. A symbol takes the value of the first cell that fixes it, so every lat
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
@@ -112,6 +113,41 @@ def _chosen(labels: set[str]) -> Callable[[Any], bool]:
     return lambda value: value is not None and not looks_like_symbol(value) and not (
         isinstance(value, str) and value in labels
     )
+
+
+def loosen(
+    plan: Plan, assignment: Assignment, *, rejected: dict[str, list[str]], governed: Callable[[str], list[str]],
+    tables: Tables,
+) -> bool:
+    """Leave to generation the values of rejected rows that their messages name and no rule fixes.
+
+    A small model writes plausible values into columns no rule is about, which then contradict a
+    referenced row or a validator (a segment's origin that is not its flight's). Generated values are
+    consistent by construction (inherited, imitated), so a rejected row first tries them, at no
+    call. Only the columns a rejection message names are loosened, so the scenario's other values
+    stay; keys and references are kept, since they say which rows the plan means. Returns whether
+    anything was loosened.
+
+    Args:
+        plan: the plan, whose cells are changed in place.
+        assignment: the model's values, changed in place.
+        rejected: the messages of each rejected row, by label.
+        governed: the columns a rule governs, by row label.
+        tables: the domain's tables.
+    """
+    loosened = False
+    for row in plan.rows:
+        if row.label not in rejected:
+            continue
+        table = tables[row.table]
+        text = " ".join(rejected[row.label])
+        named = {name for name in table.columns if re.search(rf"\b{re.escape(name)}\b", text)}
+        kept = set(governed(row.label)) | set(table.key) | {c for fk in table.foreign_keys for c in fk.columns}
+        for cells in (row.cells, assignment.rows.get(row.label, {})):
+            for name in [n for n, cell in cells.items() if n in named - kept and not isinstance(cell, Symbol)]:
+                del cells[name]
+                loosened = True
+    return loosened
 
 
 def coerce(column: Column, value: Any) -> Any:

@@ -254,6 +254,18 @@ def test_a_repair_that_changes_nothing_gives_up_at_once(shop_run: ShopRun, scrip
     assert shop_run.events()["S001"].status == "error"
 
 
+def test_a_rejected_value_that_no_rule_fixes_is_generated_again_without_a_call(shop_run: ShopRun, script) -> None:
+    plan = script_order(script).rules[0].replies[0]
+    orders = next(row for row in plan["rows"] if row["table"] == "shop_orders")
+    orders["values"]["status"] = "pending"  # not a status of this shop, and no rule is about it
+    shop_run.populate(script)
+
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues"]
+    (order,) = shop_run.new_rows("S001", "shop_orders")
+    assert order["status"] in ("open", "shipped")
+    assert order["placed_at"] == "2024-03-01T10:00:00"  # the governed value stays
+
+
 def _resolve(body: dict, schema: dict) -> dict:
     """A schema node of a request's response format, following a `$ref` into its `$defs`."""
     if "$ref" in schema:
