@@ -145,7 +145,8 @@ def _owner_cells(table: str, cells: dict[str, Any], rows: list[Draft], tables: T
 
 
 def _has_owner_row(table: str, shared: dict[str, Any], rows: list[Draft], world: BackgroundWorld) -> bool:
-    planned = any(name == table and all(c.get(k) == v for k, v in shared.items()) for name, c in rows)
+    # A planned row that leaves the owner open will refer to the event's own owner, so it counts.
+    planned = any(name == table and all(c.get(k, v) == v for k, v in shared.items()) for name, c in rows)
     literal = {k: v for k, v in shared.items() if not isinstance(v, Symbol)}
     existing = len(literal) == len(shared) and bool(world.matching(table, literal))
     return planned or existing

@@ -106,3 +106,16 @@ def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names
     assert by_table["reservations"]["reservation_id"].name == "B1"
     assert by_table["user_reservations"]["reservation_id"].name == "B1"
     assert by_table["payment_methods"]["payment_id"].name == "PM1"
+
+
+def test_a_planned_payment_method_with_its_owner_left_open_serves_the_payment(airline) -> None:
+    _, tables, world, _ = airline
+    answer = plan_model(tables).model_validate({
+        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "rows": [{"table": "users", "values": {"user_id": "U1"}},
+                 {"table": "payment_methods", "values": {"payment_id": "PM1", "source": "credit_card"}},
+                 {"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1"}}],
+    })
+    plan = Plan.from_answer(answer, tables, world)
+
+    assert [row.table for row in plan.rows].count("payment_methods") == 1
