@@ -26,6 +26,14 @@ from db_schemas.airline.schema import (
 
 Record = dict[str, Any]
 
+STATUS_TIMES = (
+    "actual_departure_time_est",
+    "estimated_departure_time_est",
+    "actual_arrival_time_est",
+    "estimated_arrival_time_est",
+)
+"""The time fields of a flight's status, in the order a status object lists those it has."""
+
 
 def user_record(
     user: User,
@@ -84,8 +92,7 @@ def flight_record(flight: Flight, dates: Sequence[FlightDate]) -> Record:
 def status_record(day: FlightDate) -> Record:
     """A flight's status on one date, with the times, seats and prices that status has."""
     record: Record = {"status": day.status}
-    times = ("actual_departure_time_est", "estimated_departure_time_est", "actual_arrival_time_est", "estimated_arrival_time_est")
-    for key in times:
+    for key in STATUS_TIMES:
         if getattr(day, key) is not None:
             record[key] = getattr(day, key)
     if day.seats_economy is not None:

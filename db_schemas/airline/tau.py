@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import insert
 from sqlmodel import Session, SQLModel, select
 
-from db_schemas.airline.records import Record, flight_record, reservation_record, user_record
+from db_schemas.airline.records import STATUS_TIMES, Record, flight_record, reservation_record, user_record
 from db_schemas.airline.schema import (
     CABINS,
     Flight,
@@ -36,13 +36,8 @@ from intellagent.environment import Environment
 
 TauDatabase = dict[str, dict[str, Any]]
 """`{"flights": {number: flight}, "reservations": {id: reservation}, "users": {id: user}}`."""
+Rows = dict[type[SQLModel], list[dict[str, Any]]]
 
-_STATUS_TIMES = (
-    "actual_departure_time_est",
-    "estimated_departure_time_est",
-    "actual_arrival_time_est",
-    "estimated_arrival_time_est",
-)
 # The key order of objects in the data files; an object that differs is kept verbatim in `as_given`.
 _SEGMENT_KEYS = ["origin", "destination", "flight_number", "date", "price"]
 _PASSENGER_KEYS = ["first_name", "last_name", "dob"]
@@ -77,7 +72,8 @@ class TauReward(BaseModel):
 
 def read_tau_data(folder: Path) -> TauDatabase:
     """The three data files (users.json, flights.json, reservations.json) of a τ-bench airline folder."""
-    return {name: json.loads((Path(folder) / f"{name}.json").read_text()) for name in ("flights", "reservations", "users")}
+    parts = ("flights", "reservations", "users")
+    return {name: json.loads((Path(folder) / f"{name}.json").read_text()) for name in parts}
 
 
 def read_tau_tasks(path: Path) -> list[TauTask]:
@@ -87,7 +83,7 @@ def read_tau_tasks(path: Path) -> list[TauTask]:
 
 def load_tau(session: Session, data: TauDatabase) -> None:
     """Insert a τ-bench document into empty airline tables (bulk inserts: 2000 reservations load in a second)."""
-    rows: dict[type[SQLModel], list[dict[str, Any]]] = defaultdict(list)
+    rows: Rows = defaultdict(list)
     for user_id, user in data["users"].items():
         _user_rows(rows, user_id, user)
     for number, flight in data["flights"].items():
@@ -116,12 +112,14 @@ def export_tau(session: Session) -> TauDatabase:
             for flight in _rows(session, Flight, "flight_number")
         },
         "reservations": {
-            r.reservation_id: reservation_record(r, segments[r.reservation_id], passengers[r.reservation_id], payments[r.reservation_id])
+            r.reservation_id: reservation_record(
+                r, segments[r.reservation_id], passengers[r.reservation_id], payments[r.reservation_id]
+            )
             for r in _rows(session, Reservation, "reservation_id")
         },
         "users": {
             user.user_id: user_record(
-                user, methods[user.user_id], saved[user.user_id], [entry.reservation_id for entry in listed[user.user_id]]
+                user, methods[user.user_id], saved[user.user_id], [row.reservation_id for row in listed[user.user_id]]
             )
             for user in _rows(session, User, "user_id")
         },
@@ -204,8 +202,8 @@ def _rows(session: Session, table: type[SQLModel], *order: str) -> list[Any]:
     An export reads some 25,000 rows, and building ORM objects for them doubles its time. Result rows
     have the same attribute names as the table's objects, which is all the record builders read.
     """
-    columns = table.__table__.columns  # type: ignore[attr-defined]
-    return list(session.execute(select(table.__table__).order_by(*(columns[name] for name in order))))  # type: ignore[attr-defined]
+    sql_table = table.__table__  # type: ignore[attr-defined]
+    return list(session.execute(select(sql_table).order_by(*(sql_table.columns[name] for name in order))))
 
 
 def _grouped(session: Session, table: type[SQLModel], key: str, *, order: str = "position") -> dict[str, list[Any]]:
@@ -221,7 +219,7 @@ def _verbatim(item: Record, keys: list[str]) -> Record | None:
     return None if list(item) == keys else dict(item)
 
 
-def _user_rows(rows: dict[type[SQLModel], list[dict[str, Any]]], user_id: str, user: Record) -> None:
+def _user_rows(rows: Rows, user_id: str, user: Record) -> None:
     rows[User].append(
         {"user_id": user_id, **user["name"], **user["address"], "email": user["email"], "dob": user["dob"],
          "membership": user["membership"]}
@@ -237,30 +235,26 @@ def _user_rows(rows: dict[type[SQLModel], list[dict[str, Any]]], user_id: str, u
         rows[UserReservation].append({"user_id": user_id, "position": position, "reservation_id": reservation_id})
 
 
-def _flight_rows(rows: dict[type[SQLModel], list[dict[str, Any]]], number: str, flight: Record) -> None:
+def _flight_rows(rows: Rows, number: str, flight: Record) -> None:
     rows[Flight].append({key: value for key, value in flight.items() if key != "dates"})
     for date, status in flight["dates"].items():
         seats, prices = status.get("available_seats", {}), status.get("prices", {})
         rows[FlightDate].append(
             {"flight_number": number, "date": date, "status": status["status"],
-             **{key: status.get(key) for key in _STATUS_TIMES},
+             **{key: status.get(key) for key in STATUS_TIMES},
              **{f"seats_{cabin}": seats.get(cabin) for cabin in CABINS},
              **{f"price_{cabin}": prices.get(cabin) for cabin in CABINS}}
         )
 
 
-def _reservation_rows(rows: dict[type[SQLModel], list[dict[str, Any]]], reservation_id: str, reservation: Record) -> None:
-    parts = ("flights", "passengers", "payment_history")
-    rows[Reservation].append(
-        {**{key: value for key, value in reservation.items() if key not in parts}, "status": reservation.get("status")}
-    )
-    owner = {"reservation_id": reservation_id}
-    for position, segment in enumerate(reservation["flights"]):
-        fields = {key: segment[key] for key in _SEGMENT_KEYS}
-        rows[ReservationFlight].append({**owner, "position": position, **fields, "as_given": _verbatim(segment, _SEGMENT_KEYS)})
-    for position, passenger in enumerate(reservation["passengers"]):
-        fields = {key: passenger[key] for key in _PASSENGER_KEYS}
-        rows[ReservationPassenger].append({**owner, "position": position, **fields, "as_given": _verbatim(passenger, _PASSENGER_KEYS)})
-    for position, payment in enumerate(reservation["payment_history"]):
-        fields = {key: payment[key] for key in _PAYMENT_KEYS}
-        rows[ReservationPayment].append({**owner, "position": position, **fields, "as_given": _verbatim(payment, _PAYMENT_KEYS)})
+def _reservation_rows(rows: Rows, reservation_id: str, reservation: Record) -> None:
+    nested = {"flights": (ReservationFlight, _SEGMENT_KEYS), "passengers": (ReservationPassenger, _PASSENGER_KEYS),
+              "payment_history": (ReservationPayment, _PAYMENT_KEYS)}
+    fields = {key: value for key, value in reservation.items() if key not in nested}
+    rows[Reservation].append({**fields, "status": reservation.get("status")})
+    for part, (table, keys) in nested.items():
+        for position, item in enumerate(reservation[part]):
+            rows[table].append(
+                {"reservation_id": reservation_id, "position": position, **{key: item[key] for key in keys},
+                 "as_given": _verbatim(item, keys)}
+            )

@@ -54,7 +54,7 @@ def payment_method_is_consistent(method: PaymentMethod, session: Session) -> Non
     if method.source == "credit_card":
         _one_of("brand", method.brand, ("visa", "mastercard"))
         if method.last_four is None or not re.fullmatch(r"\d{4}", method.last_four):
-            raise RowRejected(f"last_four {method.last_four!r} must be the card's last four digits as text, e.g. '7447'")
+            raise RowRejected(f"last_four {method.last_four!r} must be the card's last four digits, e.g. '7447'")
         if method.amount is not None:
             raise RowRejected("a credit card has no amount; leave amount empty")
     else:
@@ -139,7 +139,8 @@ def segment_matches_flight(segment: ReservationFlight, session: Session) -> None
     flight = session.get(Flight, segment.flight_number)
     if flight is not None and (segment.origin, segment.destination) != (flight.origin, flight.destination):
         raise RowRejected(
-            f"flight {flight.flight_number} flies {flight.origin}->{flight.destination}; set origin and destination to that"
+            f"flight {flight.flight_number} flies {flight.origin}->{flight.destination}; "
+            "set origin and destination to that"
         )
     if segment.price < 0:
         raise RowRejected("price must be 0 or more dollars per passenger")
@@ -157,7 +158,7 @@ def passenger_fits_reservation(passenger: ReservationPassenger, session: Session
 def payment_uses_owner_method(payment: ReservationPayment, session: Session) -> None:
     """A payment names a method of the reservation's owner (or a spent certificate), by an id of the right shape."""
     if not re.fullmatch(rf"({'|'.join(PAYMENT_SOURCES)})_\d+", payment.payment_id):
-        raise RowRejected(f"payment_id {payment.payment_id!r} must be a payment method id such as 'credit_card_4421486'")
+        raise RowRejected(f"payment_id {payment.payment_id!r} must be a payment method id, e.g. 'credit_card_4421486'")
     if payment.payment_id.startswith("certificate_"):
         return  # a certificate is used up by the booking it pays for, so it may have left the profile
     reservation = session.get(Reservation, payment.reservation_id)

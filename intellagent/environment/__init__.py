@@ -1,7 +1,18 @@
 """The environment layer: a domain's policy, tables, tools and validators, and per-event databases.
 
-Nothing here knows any particular domain; a domain is a policy document plus modules named in the
-config (see `EnvironmentConfig`).
+Nothing here knows any particular domain. A domain is a policy document plus modules named in the
+config's `environment:` section (dotted names or .py paths):
+
+- `schema`: SQLModel classes declared with `table=True`, each with a primary key. Use `Number` with
+  `sa_type=ExactNumber` for a number whose int-or-float type matters.
+- `tools`: typed functions with a Google-style docstring (an `Args:` entry per argument), decorated
+  with `@tool(writes=...)`. A parameter typed `InjectedSession` receives the event's database session
+  and is left out of the schema the chatbot sees. Return a string or any JSON-serialisable value.
+- `validators` (optional): `@validator(Table)` functions `(row, session) -> None` that raise
+  `RowRejected("what to change")` or repair the row in place.
+- `background` (optional): `generate(session, seed)`, adding the base world every event starts from.
+
+`load_environment(config.environment)` imports and checks all of it and returns an `Environment`.
 """
 
 from intellagent.environment.database import ExactNumber, Number

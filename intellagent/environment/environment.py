@@ -76,10 +76,10 @@ class Environment:
         try:
             result = tool.run(session, arguments)
             text = result if isinstance(result, str) else json.dumps(result)
+            session.commit()  # inside the try: a write the database refuses is an error like any other
         except Exception as exc:  # the chatbot gets the error as its observation, as a real API would answer
             session.rollback()
             return f"Error: {error_line(exc)}"
-        session.commit()
         return text
 
     def validate(self, row: SQLModel, session: Session) -> list[str]:
@@ -90,7 +90,8 @@ class Environment:
         """
         table = type(row)
         if table not in self.tables:
-            raise KeyError(f"{table.__name__} is not a table of {self.name}; tables are {', '.join(self._table_names())}")
+            names = ", ".join(self._table_names())
+            raise KeyError(f"{table.__name__} is not a table of {self.name}; tables are {names}")
         return row_problems(row, session, [v for v in self.validators if v.table is table])
 
     def create_database(self, path: Path, *, seed: int, background: bool = True) -> None:

@@ -37,8 +37,12 @@ def load_environment(config: EnvironmentConfig) -> Environment:
     policy = _read_policy(Path(config.policy))
     tables = _tables(_import(config.schema_module, "schema"), config.schema_module)
     tools = _tools(_import(config.tools, "tools"), config.tools)
-    validators = _validators(_import(config.validators, "validators"), config.validators, tables) if config.validators else []
-    background = _background(_import(config.background, "background"), config.background) if config.background else None
+    validators: list[Validator] = []
+    if config.validators:
+        validators = _validators(_import(config.validators, "validators"), config.validators, tables)
+    background = None
+    if config.background:
+        background = _background(_import(config.background, "background"), config.background)
     return Environment(
         name=Path(config.policy).stem,
         policy=policy,
@@ -69,13 +73,17 @@ def _import(reference: str, key: str) -> ModuleType:
                 f"environment.{key}: module {reference} not found; give a dotted name importable from the "
                 "project folder (package.module) or the path of a .py file"
             ) from None
-        raise UsageError(f"environment.{key}: importing {reference} failed: {error_line(exc)}; fix the import") from None
+        raise UsageError(
+            f"environment.{key}: importing {reference} failed: {error_line(exc)}; fix the import"
+        ) from None
     except UsageError as exc:
         raise UsageError(f"environment.{key}: {exc}") from None
     except Exception as exc:
-        hint = "; mark one field of that table with Field(primary_key=True)" if "primary key" in str(exc) else ""
+        # SQLAlchemy refuses a table without a primary key while the module is imported; say how to fix it.
+        keyless = "primary key" in str(exc)
+        fix = "mark one field of that table with Field(primary_key=True)" if keyless else "fix the module"
         raise UsageError(
-            f"environment.{key}: importing {reference} failed: {type(exc).__name__}: {error_line(exc)}{hint or '; fix the module'}"
+            f"environment.{key}: importing {reference} failed: {type(exc).__name__}: {error_line(exc)}; {fix}"
         ) from None
 
 
@@ -143,7 +151,9 @@ def _tables(module: ModuleType, reference: str) -> list[type[SQLModel]]:
 def _tools(module: ModuleType, reference: str) -> list[Tool]:
     tools: list[Tool] = _members(module, lambda value: isinstance(value, Tool))
     if not tools:
-        raise UsageError(f"environment.tools: {reference} defines no tool; decorate a typed function with @tool(writes=...)")
+        raise UsageError(
+            f"environment.tools: {reference} defines no tool; decorate a typed function with @tool(writes=...)"
+        )
     names = [tool.name for tool in tools]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:

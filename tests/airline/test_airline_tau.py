@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ GOLD_HASHES = {
 }
 
 
-def gold_calls(task: TauTask) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+def gold_calls(task: TauTask) -> list[tuple[str, dict[str, Any]]]:
     return [(action.name, action.kwargs) for action in task.actions]
 
 
@@ -81,7 +82,9 @@ def test_every_gold_action_succeeds(airline: Environment, tau_db: Path, tau_task
                 assert not airline.call_tool(session, name, arguments).startswith("Error"), (index, name)
 
 
-def test_reward_is_one_when_state_and_outputs_match(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
+def test_reward_is_one_when_state_and_outputs_match(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
     task = tau_tasks[8]
     assert task.outputs == ["327", "1000", "1786"]
     replies = ["Your totals are $327 and $1,000.", "The last one COMES TO 1786 dollars."]
@@ -98,7 +101,9 @@ def test_reward_is_zero_when_the_state_differs(airline: Environment, tau_templat
     assert (result.agent_hash, result.gold_hash) == (INITIAL_HASH, GOLD_HASHES[0])
 
 
-def test_reward_is_zero_when_an_output_is_missing(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
+def test_reward_is_zero_when_an_output_is_missing(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
     task = tau_tasks[2]
     result = tau_reward(airline, task, gold_calls(task), ["Done; the total is 23,552 dollars."], initial=tau_template)
     assert result.hash_match

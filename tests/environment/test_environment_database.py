@@ -67,7 +67,8 @@ def test_dump_sorts_rows_by_primary_key_so_the_digest_ignores_write_order(librar
 def test_exact_numbers_keep_int_float_and_negative_zero(library: Environment, shelf: Path) -> None:
     loan = library.table("loans")
     with library.session(shelf) as session:
-        session.add_all(loan(isbn="111", member=m, due="2024-06-01", fine=f) for m, f in (("a", 2), ("b", 2.0), ("c", -0.0)))
+        fines = (("a", 2), ("b", 2.0), ("c", -0.0))
+        session.add_all(loan(isbn="111", member=member, due="2024-06-01", fine=fine) for member, fine in fines)
     with library.session(shelf) as session:
         fines = [row["fine"] for row in library.dump(session)["loans"]]
     assert [(type(fine), str(fine)) for fine in fines] == [(int, "2"), (float, "2.0"), (float, "-0.0")]

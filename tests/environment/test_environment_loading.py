@@ -1,12 +1,16 @@
 """Loading a domain: what a valid one gives, and the one-line error of each broken one."""
 
+from collections.abc import Callable
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
 
+from intellagent.config import EnvironmentConfig
 from intellagent.environment import Environment, load_environment
 from intellagent.errors import UsageError
+
+ConfigFactory = Callable[..., EnvironmentConfig]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,7 +21,7 @@ def write(folder: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def load_error(config) -> str:  # type: ignore[no-untyped-def]
+def load_error(config: EnvironmentConfig) -> str:
     with pytest.raises(UsageError) as caught:
         load_environment(config)
     message = str(caught.value)
@@ -33,7 +37,7 @@ def test_library_domain_loads_with_its_name_policy_tables_and_tools(library: Env
     assert [check.name for check in library.validators] == ["copies_not_negative", "title_trimmed"]
 
 
-def test_loading_twice_reuses_the_same_modules(library: Environment, library_config) -> None:  # type: ignore[no-untyped-def]
+def test_loading_twice_reuses_the_same_modules(library: Environment, library_config: ConfigFactory) -> None:
     again = load_environment(library_config())
     assert again.tables == library.tables
 
@@ -44,7 +48,7 @@ def test_table_lookup_lists_the_known_tables(library: Environment) -> None:
         library.table("members")
 
 
-def test_validators_and_background_are_optional(library_config) -> None:  # type: ignore[no-untyped-def]
+def test_validators_and_background_are_optional(library_config: ConfigFactory) -> None:
     env = load_environment(library_config(validators=None, background=None))
     assert env.validators == [] and env.background is None
 
@@ -54,32 +58,32 @@ def test_nothing_in_the_environment_layer_names_a_domain() -> None:
     assert not [path.name for path in sources if "airline" in path.read_text().lower()]
 
 
-def test_missing_policy_file(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_policy_file(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(policy=str(tmp_path / "nowhere.md")))
     assert message.startswith("environment.policy: file") and "not found" in message
 
 
-def test_empty_policy_file(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_empty_policy_file(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(policy=write(tmp_path, "blank.md", "\n  \n")))
     assert "is empty" in message
 
 
-def test_missing_module_by_dotted_name(library_config) -> None:  # type: ignore[no-untyped-def]
+def test_missing_module_by_dotted_name(library_config: ConfigFactory) -> None:
     message = load_error(library_config(tools="nowhere.tools"))
     assert message.startswith("environment.tools: module nowhere.tools not found")
 
 
-def test_missing_module_file(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_module_file(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(validators=str(tmp_path / "gone.py")))
     assert message.startswith("environment.validators: file") and "not found" in message
 
 
-def test_module_that_fails_to_import(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_module_that_fails_to_import(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(tools=write(tmp_path, "broken.py", "def oops(:\n")))
     assert message.startswith("environment.tools: importing") and "SyntaxError" in message
 
 
-def test_tool_without_docstring(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tool_without_docstring(library_config: ConfigFactory, tmp_path: Path) -> None:
     tools = write(tmp_path, "tools.py", '''
         from intellagent.environment import tool
 
@@ -91,7 +95,7 @@ def test_tool_without_docstring(library_config, tmp_path: Path) -> None:  # type
     assert "tool `shout`" in message and "has no docstring" in message
 
 
-def test_tool_without_type_hints(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tool_without_type_hints(library_config: ConfigFactory, tmp_path: Path) -> None:
     tools = write(tmp_path, "tools.py", '''
         from intellagent.environment import tool
 
@@ -107,7 +111,7 @@ def test_tool_without_type_hints(library_config, tmp_path: Path) -> None:  # typ
     assert "parameter `text` has no type hint" in load_error(library_config(tools=tools))
 
 
-def test_tool_argument_missing_from_docstring(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tool_argument_missing_from_docstring(library_config: ConfigFactory, tmp_path: Path) -> None:
     tools = write(tmp_path, "tools.py", '''
         from intellagent.environment import tool
 
@@ -123,7 +127,7 @@ def test_tool_argument_missing_from_docstring(library_config, tmp_path: Path) ->
     assert "argument `times` is not described" in load_error(library_config(tools=tools))
 
 
-def test_session_parameter_must_be_injected(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_session_parameter_must_be_injected(library_config: ConfigFactory, tmp_path: Path) -> None:
     tools = write(tmp_path, "tools.py", '''
         from sqlmodel import Session
         from intellagent.environment import tool
@@ -136,17 +140,17 @@ def test_session_parameter_must_be_injected(library_config, tmp_path: Path) -> N
     assert "type it InjectedSession" in load_error(library_config(tools=tools))
 
 
-def test_module_without_tools(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_module_without_tools(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(tools=write(tmp_path, "tools.py", "def helper() -> None: ...\n")))
     assert message.startswith("environment.tools:") and "defines no tool" in message
 
 
-def test_schema_without_tables(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_schema_without_tables(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(schema=write(tmp_path, "schema.py", "from sqlmodel import SQLModel\n")))
     assert message.startswith("environment.schema:") and "defines no table" in message
 
 
-def test_table_without_primary_key(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_table_without_primary_key(library_config: ConfigFactory, tmp_path: Path) -> None:
     schema = write(tmp_path, "schema.py", '''
         from sqlmodel import SQLModel
 
@@ -158,7 +162,7 @@ def test_table_without_primary_key(library_config, tmp_path: Path) -> None:  # t
     assert "keyless_shelves" in message and "Field(primary_key=True)" in message
 
 
-def test_validator_for_a_table_outside_the_schema(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_validator_for_a_table_outside_the_schema(library_config: ConfigFactory, tmp_path: Path) -> None:
     validators = write(tmp_path, "validators.py", '''
         from sqlmodel import Field, SQLModel
         from intellagent.environment import validator
@@ -175,11 +179,11 @@ def test_validator_for_a_table_outside_the_schema(library_config, tmp_path: Path
     assert "stray_is_fine validates Stray, which is not a table of the schema module" in message
 
 
-def test_validators_module_without_validators(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_validators_module_without_validators(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(validators=write(tmp_path, "validators.py", "RULES = []\n")))
     assert "defines no validator" in message
 
 
-def test_background_module_without_generate(library_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_background_module_without_generate(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(background=write(tmp_path, "background.py", "def build() -> None: ...\n")))
     assert "has no generate(session, seed) function" in message

@@ -81,6 +81,14 @@ def test_an_exception_becomes_an_error_and_its_writes_are_rolled_back(library: E
         assert session.get(library.table("books"), "111").copies == 2  # type: ignore[union-attr]
 
 
+def test_a_write_the_database_refuses_is_an_error(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        library.call_tool(session, "lend_book", {"isbn": "111", "member": "Ada"})
+        reply = library.call_tool(session, "lend_book", {"isbn": "111", "member": "Ada"})
+        assert reply == "Error: (sqlite3.IntegrityError) UNIQUE constraint failed: loans.isbn, loans.member"
+        assert session.get(library.table("books"), "111").copies == 1  # type: ignore[union-attr]
+
+
 def test_a_tool_can_be_called_directly(library: Environment, shelf: Path) -> None:
     with library.session(shelf) as session:
         assert library.tool("find_book")(session, isbn="222") == {"title": "Emma", "copies": 0}
