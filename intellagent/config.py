@@ -143,6 +143,9 @@ class PopulateConfig(_Strict):
     """Settings of the populate stage (one database per scenario)."""
 
     max_repairs: int = Field(default=2, ge=0, description="Times a rejected row is sent back for repair.")
+    sample_rows: int = Field(
+        default=3, ge=0, description="Existing rows per referenced table shown to the model, to refer to."
+    )
 
 
 class SimulateConfig(_Strict):

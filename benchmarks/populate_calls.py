@@ -1,0 +1,72 @@
+"""LLM calls, tokens and wall time of the populate stage, per event.
+
+Each scenario is populated alone, in a run folder of its own, so that the run's accounting is exactly
+that event's cost. Usage:
+
+    python benchmarks/populate_calls.py results/airline/scenarios.jsonl --limit 3
+    python benchmarks/populate_calls.py scenarios.jsonl --config configs/airline.yml --llm openai:gpt-4o-mini
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from intellagent.artifacts import Event, RunInfo, Scenario  # noqa: E402
+from intellagent.config import apply_overrides, load_config  # noqa: E402
+from intellagent.run_folder import RunFolder  # noqa: E402
+from intellagent.runner import execute  # noqa: E402
+
+
+async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Path) -> tuple[Event, RunInfo, float]:
+    """Populate one scenario in `folder`; return its event, the run's record and the stage's wall time."""
+    config = apply_overrides(load_config(config_path), llm=llm)
+    await execute(config, output=folder, stages=(), progress=False)
+    RunFolder(folder).jsonl("scenarios.jsonl", Scenario).append(scenario)
+    started = time.monotonic()
+    await execute(config, output=folder, stages=("populate",), progress=False)
+    elapsed = time.monotonic() - started
+    run_folder = RunFolder(folder)
+    (event,) = run_folder.jsonl("events.jsonl", Event).load()
+    info = run_folder.load("run.json", RunInfo)
+    assert info is not None
+    return event, info, elapsed
+
+
+def main() -> None:
+    """Print one line per event: status, repairs, calls per step, tokens in and out, seconds."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenarios", type=Path, help="a scenarios.jsonl (e.g. a describe run's)")
+    parser.add_argument("--config", default="configs/airline.yml", help="the domain's config")
+    parser.add_argument("--llm", default="local", help="model SPEC of every role (default: the embedded model)")
+    parser.add_argument("--limit", type=int, default=3, help="scenarios to populate, from the top")
+    parser.add_argument("--output", type=Path, help="keep the run folders here (default: a temporary folder)")
+    args = parser.parse_args()
+    scenarios = [s for s in RunFolder(args.scenarios.parent).jsonl(args.scenarios.name, Scenario).load()
+                 if s.status == "ok"][: args.limit]
+    with tempfile.TemporaryDirectory() as scratch:
+        # One event loop for every scenario: the model clients are bound to the loop they start on.
+        asyncio.run(report(scenarios, config_path=args.config, llm=args.llm, root=args.output or Path(scratch)))
+
+
+async def report(scenarios: list[Scenario], *, config_path: str, llm: str, root: Path) -> None:
+    """Populate each scenario alone and print its line."""
+    print(f"{'event':<8}{'status':<8}{'repairs':>8}{'calls':>7}{'in tok':>9}{'out tok':>9}{'seconds':>9}  steps")
+    for scenario in scenarios:
+        event, info, elapsed = await measure(scenario, config_path=config_path, llm=llm, folder=root / scenario.id)
+        usage = info.usage
+        steps = ", ".join(f"{step.split('/')[-1]} {tally.calls}" for step, tally in usage.steps.items())
+        print(f"{event.id:<8}{event.status:<8}{event.repairs:>8}{usage.total.calls:>7}"
+              f"{usage.total.input_tokens:>9}{usage.total.output_tokens:>9}{elapsed:>9.1f}  {steps}", flush=True)
+        if event.error:
+            print(f"        {event.error}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

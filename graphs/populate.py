@@ -1,0 +1,319 @@
+"""The populate stage: each scenario becomes an event, a database in which the scenario is true.
+
+Per scenario (fanned out, `workers` at a time):
+
+    plan ─► constrain ─► assign ─► check ─► done
+      │                              │ ▲
+      └──── (nothing to insert) ─────┘ ├─ loosen  (first rejection: values no rule fixes are generated)
+                                       └─ repair  (rejected rows only, at most `max_repairs` times)
+                                     └─► give_up  (still rejected, or a repair changed nothing)
+
+plan, constrain, assign and repair are one structured answer each; loosen and check make no call:
+check assembles the rows (symbols, references, generated values), validates and inserts them into a
+copy of the background world, and on success records the event with its texts made concrete by
+substitution.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+
+from langchain_core.messages import BaseMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send
+
+from intellagent.artifacts import Event, Scenario
+from intellagent.context import RunContext
+from intellagent.errors import UsageError
+from intellagent.llm import LLM
+from intellagent.populate import (
+    Assignment,
+    AssembledRow,
+    BackgroundWorld,
+    Constraints,
+    Plan,
+    Rejection,
+    Tables,
+    assemble,
+    constraints_model,
+    describe_counts,
+    describe_rejected,
+    describe_samples,
+    describe_tables,
+    example_names,
+    final_texts,
+    insert_rows,
+    loosen,
+    plan_model,
+    user_rows,
+    values_model,
+)
+from intellagent.prompts import render
+from intellagent.stage import StageItems
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+BACKGROUND = "events/_background.sqlite"
+
+
+class EventState(TypedDict, total=False):
+    """One scenario on its way to an event."""
+
+    scenario: Scenario
+    plan: Plan
+    constraints: Constraints
+    assignment: Assignment
+    rows: list[AssembledRow]
+    rejections: list[Rejection]
+    rounds: int
+    repairs: int
+    loosened: bool
+    stalled: bool
+    event: Event
+
+
+class StageState(TypedDict):
+    """The scenarios to populate, and the ids of the events recorded so far."""
+
+    scenarios: list[Scenario]
+    done: Annotated[list[str], operator.add]
+
+
+@dataclass
+class Shared:
+    """What every event of a run shares: the domain, the background world and the model."""
+
+    ctx: RunContext
+    env: Environment
+    tables: Tables
+    world: BackgroundWorld
+    world_prompt: str
+    samples: str
+    llm: LLM
+
+    @classmethod
+    def prepare(cls, ctx: RunContext) -> Shared:
+        """Build the background world once for the run and read it."""
+        env = ctx.environment
+        tables = Tables(env.tables)
+        path = ctx.folder.path(BACKGROUND)
+        partial = path.with_name(path.name + ".partial")
+        env.create_database(partial, seed=ctx.config.seed)
+        os.replace(partial, path)
+        world = BackgroundWorld.load(env, path, tables)
+        prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
+                        counts=describe_counts(world))
+        samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
+        return cls(ctx=ctx, env=env, tables=tables, world=world, world_prompt=str(prompt[0].content),
+                   samples=samples, llm=ctx.llms["populate"])
+
+    def messages(self, step: str, **values: Any) -> list[BaseMessage]:
+        """A step's prompt, after the shared description of the world."""
+        return render(f"populate/{step}", world=self.world_prompt, **values)
+
+    def database(self, scenario: Scenario) -> Path:
+        """Where the event's database lives."""
+        return self.ctx.folder.path(f"events/{scenario.id}.sqlite")
+
+    def seed(self, scenario: Scenario) -> str:
+        """The seed of every random choice for this event."""
+        return f"{self.ctx.config.seed}:{scenario.id}"
+
+
+def build_event_graph(shared: Shared) -> CompiledStateGraph:
+    """The state machine that turns one scenario into an event."""
+    max_repairs = shared.ctx.config.populate.max_repairs
+
+    async def plan(state: EventState) -> dict[str, Any]:
+        scenario = state["scenario"]
+        messages = shared.messages(
+            "plan", description=scenario.description, expected_behaviour=scenario.expected_behaviour,
+            **example_names(shared.tables),
+        )
+        answer = await shared.llm.answer(messages, plan_model(shared.tables), step="populate/plan")
+        return {"plan": Plan.from_answer(answer, shared.tables, shared.world), "assignment": Assignment(), "rounds": 0,
+                "repairs": 0, "constraints": Constraints()}
+
+    async def constrain(state: EventState) -> dict[str, Any]:
+        planned = state["plan"]
+        schema = constraints_model([(row.label, row.table) for row in planned.rows], shared.tables)
+        answer = await shared.llm.answer(
+            shared.messages("constraints", plan=planned.describe()), schema, step="populate/constraints"
+        )
+        return {"constraints": Constraints.from_answer(answer)}
+
+    async def assign(state: EventState) -> dict[str, Any]:
+        planned, constraints = state["plan"], state["constraints"]
+        asked = planned.asked_values(shared.tables, constraints)
+        assignment = Assignment()
+        if asked.empty:
+            return {"assignment": assignment}  # no rule fixes any value: everything is generated
+        messages = shared.messages(
+            "values",
+            plan=planned.describe(),
+            constraints=constraints.describe_rules(),
+            details=constraints.describe_details(),
+            samples=shared.samples,
+        )
+        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+                                                                name="RowValues"), step="populate/values")
+        assignment.update(answer, labels=planned.labels)
+        return {"assignment": assignment}
+
+    async def check(state: EventState) -> dict[str, Any]:
+        # async although it never awaits: it then runs on the event loop, one event at a time, never
+        # in a worker thread next to another event's check.
+        return _check(shared, state)
+
+    async def loosen_rejected(state: EventState) -> dict[str, Any]:
+        rejected = {rejection.label: rejection.messages for rejection in state["rejections"]}
+        changed = loosen(state["plan"], state["assignment"], rejected=rejected,
+                         governed=state["constraints"].governed, tables=shared.tables)
+        return {"plan": state["plan"], "assignment": state["assignment"], "loosened": changed}
+
+    async def repair(state: EventState) -> dict[str, Any]:
+        planned = state["plan"]
+        labels = [rejection.label for rejection in state["rejections"]]
+        asked = planned.asked_repairs(shared.tables, labels)
+        messages = shared.messages(
+            "repair",
+            plan=planned.describe(),
+            constraints=state["constraints"].describe_rules(),
+            rejected=describe_rejected(state["rows"], state["rejections"]),
+            samples=shared.samples,
+        )
+        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+                                                                name="RowRepairs"), step="populate/repair")
+        changed = state["assignment"].update(answer, labels=planned.labels, empty_clears=True)
+        return {"assignment": state["assignment"], "rounds": state["rounds"] + 1,
+                "repairs": state["repairs"] + len(labels), "stalled": not changed}
+
+    async def give_up(state: EventState) -> dict[str, Any]:
+        shared.database(state["scenario"]).unlink(missing_ok=True)
+        reasons = " | ".join(rejection.describe() for rejection in state["rejections"])
+        rounds = state["rounds"]
+        return {"event": _error_event(
+            state["scenario"], f"rows still rejected after {rounds} repair{'s' * (rounds != 1)}: {reasons}",
+            repairs=state["repairs"],
+        )}
+
+    def route_after_plan(state: EventState) -> str:
+        return "constrain" if state["plan"].rows else "check"
+
+    def route_after_check(state: EventState) -> str:
+        if "event" in state:
+            return END
+        if "loosened" not in state:
+            return "loosen"
+        return repair_or_give_up(state)
+
+    def route_after_loosen(state: EventState) -> str:
+        return "check" if state["loosened"] else repair_or_give_up(state)
+
+    def repair_or_give_up(state: EventState) -> str:
+        return "repair" if state["rounds"] < max_repairs else "give_up"
+
+    def route_after_repair(state: EventState) -> str:
+        # An answer that changes nothing would be asked again word for word: give up at once.
+        return "give_up" if state["stalled"] else "check"
+
+    graph = StateGraph(EventState)
+    for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
+                       ("loosen", loosen_rejected), ("repair", repair), ("give_up", give_up)):
+        graph.add_node(name, node)
+    graph.add_edge(START, "plan")
+    graph.add_conditional_edges("plan", route_after_plan, ["constrain", "check"])
+    graph.add_edge("constrain", "assign")
+    graph.add_edge("assign", "check")
+    graph.add_conditional_edges("check", route_after_check, [END, "loosen", "repair", "give_up"])
+    graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "give_up"])
+    graph.add_conditional_edges("repair", route_after_repair, ["check", "give_up"])
+    graph.add_edge("give_up", END)
+    return graph.compile()
+
+
+def build_graph(shared: Shared, items: StageItems[Event]) -> CompiledStateGraph:
+    """The stage: one branch per scenario, each running the event state machine and recording its event."""
+    event_graph = build_event_graph(shared)
+
+    def fan_out(state: StageState) -> list[Send]:
+        return [Send("populate_event", {"scenario": scenario}) for scenario in state["scenarios"]]
+
+    async def populate_event(state: dict[str, Scenario]) -> dict[str, Any]:
+        scenario = state["scenario"]
+
+        async def work() -> Event:
+            result = await event_graph.ainvoke({"scenario": scenario})
+            return result["event"]
+
+        def failed(reason: str) -> Event:
+            shared.database(scenario).unlink(missing_ok=True)
+            return _error_event(scenario, reason)
+
+        event = await items.run(work, failed=failed)
+        return {"done": [event.id]}
+
+    graph = StateGraph(StageState)
+    graph.add_node("populate_event", populate_event)
+    graph.add_conditional_edges(START, fan_out, ["populate_event"])
+    graph.add_edge("populate_event", END)
+    return graph.compile()
+
+
+async def run(ctx: RunContext) -> None:
+    """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/."""
+    if not ctx.folder.exists("scenarios.jsonl"):
+        raise UsageError(f"{ctx.folder.path('scenarios.jsonl')} not found; run the describe stage first")
+    scenarios = [s for s in ctx.folder.jsonl("scenarios.jsonl", Scenario).load() if s.status == "ok"]
+    artifact = ctx.folder.jsonl("events.jsonl", Event)
+    recorded = {event.id for event in artifact.load()}
+    pending = [scenario for scenario in scenarios if scenario.id not in recorded]
+    if pending:
+        shared = Shared.prepare(ctx)
+        items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending))
+        graph = build_graph(shared, items)
+        await graph.ainvoke({"scenarios": pending, "done": []}, config={"max_concurrency": ctx.config.workers})
+    artifact.finalize()
+
+
+def _check(shared: Shared, state: EventState) -> dict[str, Any]:
+    """Assemble the rows, then validate and insert them into a fresh copy of the background world."""
+    scenario, plan = state["scenario"], state["plan"]
+    rows, symbols = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world,
+                             seed=shared.seed(scenario))
+    path = shared.database(scenario)
+    shutil.copyfile(shared.ctx.folder.path(BACKGROUND), path)
+    with shared.env.session(path) as session:
+        inserted, rejections = insert_rows(shared.env, shared.tables, session, rows)
+        if rejections:
+            session.rollback()
+            return {"rows": rows, "rejections": rejections}
+        digest = shared.env.digest(session)
+        known = user_rows(inserted)  # read before the commit expires the rows
+    description, expected = final_texts(scenario, plan, state["constraints"], symbols)
+    event = Event(
+        id=scenario.id,
+        policies=scenario.policies,
+        challenge=scenario.challenge,
+        scenario=description,
+        expected_behaviour=expected,
+        symbols=symbols.as_text(),
+        user_rows=known,
+        database=f"events/{scenario.id}.sqlite",
+        digest=digest,
+        repairs=state["repairs"],
+    )
+    return {"rows": rows, "rejections": [], "event": event}
+
+
+def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:
+    return Event(id=scenario.id, status="error", error=reason, policies=scenario.policies,
+                 challenge=scenario.challenge, repairs=repairs)
+

@@ -1,0 +1,47 @@
+"""Domain-agnostic parts of the populate stage: from a symbolic plan to valid rows in an event's database.
+
+`tables` reads the schema; `row_models` builds the answer schemas; `plan` and `symbols` hold the
+symbolic plan and its values; `references`, `shapes` and `faker_fill` complete the rows; `rows`
+assembles them; `insert` validates and inserts them; `final` makes the scenario concrete.
+"""
+
+from intellagent.populate.final import final_texts, user_rows
+from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
+from intellagent.populate.plan import Constraints, Plan, PlannedRow
+from intellagent.populate.row_models import constraints_model, plan_model, values_model
+from intellagent.populate.rows import AssembledRow, Assignment, assemble, loosen
+from intellagent.populate.symbols import Symbol, SymbolTable
+from intellagent.populate.tables import Tables
+from intellagent.populate.world import (
+    BackgroundWorld,
+    describe_counts,
+    describe_samples,
+    describe_tables,
+    example_names,
+)
+
+__all__ = [
+    "AssembledRow",
+    "Assignment",
+    "BackgroundWorld",
+    "Constraints",
+    "Plan",
+    "PlannedRow",
+    "Rejection",
+    "Symbol",
+    "SymbolTable",
+    "Tables",
+    "assemble",
+    "constraints_model",
+    "describe_counts",
+    "describe_rejected",
+    "describe_samples",
+    "describe_tables",
+    "example_names",
+    "final_texts",
+    "insert_rows",
+    "loosen",
+    "plan_model",
+    "user_rows",
+    "values_model",
+]

@@ -1,0 +1,197 @@
+"""Making a plan whole: one row per entity, no entity with its lists left empty, no reference unmet.
+
+A small model often plans the same row twice, or plans a booking but forgets its flight, its
+passenger or the card that paid for it. Two planned rows of a table with the same key are merged. A
+table keyed by a reference to a parent plus a position (`reservation_flights`: reservation, position)
+holds the parent's list of parts; a planned parent with no part in such a list gets one (when the
+part's other references can be resolved). A column named like another table's key that nothing can
+satisfy gets the row it needs. Added rows go through the constraints and values steps like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from intellagent.populate.symbols import Symbol
+from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
+from intellagent.populate.world import BackgroundWorld
+
+Draft = tuple[str, dict[str, Any]]
+"""A planned row before it is labelled: its table and its cells (values or symbols)."""
+
+
+def separate_shared_keys(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:
+    """The rows, with a symbol used as the key of rows of two tables split into one symbol per table.
+
+    One symbol is one value, and a reservation id cannot also be a payment id. The table the
+    entity's description names keeps the symbol (else the first, in insertion order); another table's
+    key gets a new symbol, and so do the references to that table.
+    """
+    keyed: dict[str, list[str]] = {}
+    for table, cells in sorted(rows, key=lambda draft: tables.order(draft[0])):
+        for column in tables[table].key:
+            cell = cells.get(column)
+            if isinstance(cell, Symbol) and tables[table].columns[column].references is None:
+                keyed.setdefault(cell.name, [])
+                if table not in keyed[cell.name]:
+                    keyed[cell.name].append(table)
+    renamed: dict[tuple[str, str], Symbol] = {}
+    for name, owners in keyed.items():
+        keeper = next((t for t in owners if _names_table(entities.get(name, ""), t)), owners[0])
+        for table in owners:
+            if table != keeper:
+                renamed[(table, name)] = _new_symbol(table, entities, rows)
+    for table, cells in rows:
+        info = tables[table]
+        for column, cell in list(cells.items()):
+            if not isinstance(cell, Symbol):
+                continue
+            fk = info.columns[column].references
+            target = fk.target if fk is not None else table if column in info.key else None
+            if target is not None and (target, cell.name) in renamed:
+                cells[column] = renamed[(target, cell.name)]
+    return rows
+
+
+def _names_table(description: str, table: str) -> bool:
+    """Whether a description mentions the table's first word, singular or plural (a 'reservation')."""
+    word = table.split("_")[0].lower()
+    return bool(re.search(rf"\b{re.escape(word.removesuffix('s'))}s?\b", description.lower()))
+
+
+def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:
+    """The rows, with a row whose table and full key repeat an earlier row's merged into it."""
+    merged: list[Draft] = []
+    for table, cells in rows:
+        key = tables[table].key
+        same = next(
+            (kept for name, kept in merged
+             if name == table and all(c in cells and c in kept and cells[c] == kept[c] for c in key)),
+            None,
+        )
+        if same is None:
+            merged.append((table, dict(cells)))
+        else:
+            for column, value in cells.items():
+                same.setdefault(column, value)
+    return merged
+
+
+def add_missing_parts(
+    rows: list[Draft], entities: dict[str, str], tables: Tables, world: BackgroundWorld
+) -> list[Draft]:
+    """The rows, plus one part for each list of a planned parent that the plan left empty.
+
+    A parent whose key a new part must refer to but that has no cell for it gets a new symbol there
+    (declared in `entities`), so that the part and the parent agree.
+    """
+    added: list[Draft] = []
+    for table, cells in rows:
+        for part, fk in _list_parts(tables[table], tables):
+            if _has_part(cells, part, fk, rows + added, rows, table) or not _resolvable(part, fk, rows, world):
+                continue
+            for local, target in zip(fk.columns, fk.target_columns, strict=True):
+                if target not in cells:
+                    cells[target] = _new_symbol(table, entities, rows + added)
+            added.append((part.name, {local: cells[target] for local, target in zip(fk.columns, fk.target_columns,
+                                                                                    strict=True)}))
+    return rows + added
+
+
+def add_named_owners(
+    rows: list[Draft], entities: dict[str, str], tables: Tables, world: BackgroundWorld
+) -> list[Draft]:
+    """The rows, plus a row for each undeclared reference that no planned or existing row can satisfy.
+
+    A column named like another table's own key (a payment's `payment_id`) points at a row of that
+    table belonging to the same owner as the row itself (a payment method of the reservation's user).
+    When the plan leaves such a column open and no planned or existing row of that owner exists, one
+    is planned, so that the reference can be filled instead of being rejected without a way out.
+    """
+    added: list[Draft] = []
+    for table, cells in rows:
+        owners = _owner_cells(table, cells, rows, tables)
+        for column in tables[table].columns.values():
+            target = _named_target(column, tables)
+            if target is None or column.name in cells:
+                continue
+            shared = {name: owners[name] for fk in target.foreign_keys for name in fk.columns if name in owners}
+            if not shared or _has_owner_row(target.name, shared, rows + added, world):
+                continue
+            added.append((target.name, dict(shared)))
+    return rows + added
+
+
+def _named_target(column: Column, tables: Tables) -> TableInfo | None:
+    """The table whose own key is named like this column (not a declared reference), if any."""
+    if column.references is not None or column.key:
+        return None
+    return next((t for t in tables if t.name != column.table and column.name in t.key
+                 and t.columns[column.name].references is None), None)
+
+
+def _owner_cells(table: str, cells: dict[str, Any], rows: list[Draft], tables: Tables) -> dict[str, Any]:
+    """The row's own cells and those of the planned rows it refers to (a payment's reservation: its user)."""
+    found = dict(cells)
+    for fk in tables[table].foreign_keys:
+        named = {target: cells[local] for local, target in zip(fk.columns, fk.target_columns, strict=True)
+                 if local in cells}
+        parent = next((c for name, c in rows if name == fk.target and named
+                       and all(c.get(k) == v for k, v in named.items())), None)
+        for name, value in (parent or {}).items():
+            found.setdefault(name, value)
+    return found
+
+
+def _has_owner_row(table: str, shared: dict[str, Any], rows: list[Draft], world: BackgroundWorld) -> bool:
+    # A planned row that leaves the owner open will refer to the event's own owner, so it counts.
+    planned = any(name == table and all(c.get(k, v) == v for k, v in shared.items()) for name, c in rows)
+    literal = {k: v for k, v in shared.items() if not isinstance(v, Symbol)}
+    existing = len(literal) == len(shared) and bool(world.matching(table, literal))
+    return planned or existing
+
+
+def _list_parts(parent: TableInfo, tables: Tables) -> list[tuple[TableInfo, ForeignKey]]:
+    """Tables keyed by a reference to `parent` plus one integer position."""
+    parts = []
+    for table in tables:
+        for fk in table.foreign_keys:
+            rest = [column for column in table.key if column not in fk.columns]
+            if (fk.target == parent.name and set(fk.columns) <= set(table.key) and len(rest) == 1
+                    and table.columns[rest[0]].kind == "integer"):
+                parts.append((table, fk))
+    return parts
+
+
+def _has_part(cells: dict[str, Any], part: TableInfo, fk: ForeignKey, rows: list[Draft], plan: list[Draft],
+              parent: str) -> bool:
+    """Whether a planned part belongs to this parent (a part naming no parent belongs to the first one)."""
+    first_parent = next((c for name, c in plan if name == parent), None)
+    for table, part_cells in rows:
+        if table != part.name:
+            continue
+        named = [part_cells.get(local) for local in fk.columns]
+        if all(value is None for value in named) and first_parent is cells:
+            return True
+        if named == [cells.get(target) for target in fk.target_columns]:
+            return True
+    return False
+
+
+def _resolvable(part: TableInfo, owner: ForeignKey, rows: list[Draft], world: BackgroundWorld) -> bool:
+    """Whether every other reference of a new part can point at a planned or an existing row."""
+    return all(
+        any(name == fk.target for name, _ in rows) or world.rows(fk.target)
+        for fk in part.foreign_keys
+        if fk is not owner
+    )
+
+
+def _new_symbol(table: str, entities: dict[str, str], rows: list[Draft]) -> Symbol:
+    used = set(entities) | {cell.name for _, cells in rows for cell in cells.values() if isinstance(cell, Symbol)}
+    prefix = "".join(word[0] for word in table.split("_"))[:3].upper()
+    number = next(n for n in range(1, 100) if f"{prefix}{n}" not in used)
+    symbol = Symbol(f"{prefix}{number}")
+    entities[symbol.name] = f"the key of a new {table} row"
+    return symbol

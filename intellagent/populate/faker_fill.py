@@ -1,0 +1,299 @@
+"""Values for the columns no plan, constraint or answer governs: seeded, and shaped like the column's data.
+
+Each column is filled by the first rule that applies:
+
+1. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
+   table has no existing rows to imitate;
+2. people's names, addresses, phone numbers and birth dates come from Faker;
+3. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
+4. a column that a referenced row also has takes that row's value (a segment's origin is its flight's),
+   and a column named like another table's key refers to one of its rows (a payment's `payment_id`);
+5. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
+6. otherwise one of the column's known choices, a date in its format and range, a number in its
+   range, or a value shaped like the description's example, from this table or a same-named column;
+7. otherwise a neutral value of the column's type.
+
+The template is an existing row of the same table that agrees with the row on most fixed values, so
+that columns which go together (a card's brand and its source) stay consistent.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from faker import Faker
+
+from intellagent.populate.shapes import (
+    DateShape,
+    Derivation,
+    birth_date_shape,
+    date_format_of,
+    date_span,
+    derives_from_row,
+    hints,
+    imitate,
+)
+from intellagent.populate.tables import Column, TableInfo
+from intellagent.populate.world import BackgroundWorld
+
+PERSON_FIELDS = {
+    "first_name": "first_name", "firstname": "first_name", "given_name": "first_name",
+    "last_name": "last_name", "lastname": "last_name", "surname": "last_name", "family_name": "last_name",
+    "name": "name", "full_name": "name", "fullname": "name",
+    "phone": "phone_number", "phone_number": "phone_number", "telephone": "phone_number", "mobile": "phone_number",
+    "address": "street_address", "address1": "street_address", "address_line1": "street_address",
+    "street": "street_address", "street_address": "street_address",
+    "address2": "secondary_address", "address_line2": "secondary_address",
+    "city": "city", "state": "state_abbr", "zip": "zipcode", "zipcode": "zipcode", "zip_code": "zipcode",
+    "postcode": "postcode", "postal_code": "postcode", "company": "company",
+}
+"""Column names whose values are a person's details, and the Faker provider that makes them."""
+
+BIRTH_DATES = {"dob", "birth_date", "birthdate", "date_of_birth", "birthday"}
+ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
+CATEGORICAL_MAX = 25
+"""A column with at most this many distinct values, each seen twice on average, is a set of choices."""
+
+KEY_ATTEMPTS = 50
+
+
+class ValueFiller:
+    """Fills the missing columns of one event's rows, deterministically from the seed."""
+
+    def __init__(self, world: BackgroundWorld, *, seed: str, reserved: Iterable[Any] = ()) -> None:
+        """Args:
+        world: the background rows to imitate and not collide with.
+        seed: the event's seed; each cell draws from `seed:label:column`, so a cell keeps its value
+            when a repair changes other cells.
+        reserved: values the model already chose for symbols: a generated key never takes one.
+        """
+        self.world = world
+        self.seed = seed
+        self.reserved = set(reserved)
+        self.faker = Faker("en_US")
+
+    def fill(
+        self,
+        table: TableInfo,
+        values: dict[str, Any],
+        *,
+        label: str,
+        planned: list[tuple[str, dict[str, Any]]],
+        referenced: list[dict[str, Any]],
+    ) -> None:
+        """Give every generated column of `values` that has none a value, in place.
+
+        Args:
+            table: the row's table.
+            values: the row's values so far (from the plan, the answers and resolved references).
+            label: the row's label, part of each cell's seed.
+            planned: (table, values) of the event's rows before this one.
+            referenced: the rows this row refers to, nearest first, for inherited columns.
+        """
+        template = self._template(table, values, random.Random(f"{self.seed}:{label}:template"))
+        missing = [column for column in table.generated_columns() if column.name not in values]
+        # Keys last: they may be derived from the row's other columns (a name inside a user id).
+        for column in sorted(missing, key=lambda c: c.key or c.unique):
+            rng = random.Random(f"{self.seed}:{label}:{column.name}")
+            self.faker.seed_instance(f"{self.seed}:{label}:{column.name}")
+            values[column.name] = self._value(table, column, values, template, planned, referenced, rng)
+
+    def _value(
+        self,
+        table: TableInfo,
+        column: Column,
+        row: dict[str, Any],
+        template: dict[str, Any] | None,
+        planned: list[tuple[str, dict[str, Any]]],
+        referenced: list[dict[str, Any]],
+        rng: random.Random,
+    ) -> Any:
+        if column.nullable and (template is None or template.get(column.name) is None):
+            return None
+        if column.kind == "structured":
+            return template[column.name] if template else ({} if "dict" in str(column.annotation) else [])
+        personal = self._personal(column, rng)
+        if personal is not None:
+            return personal
+        if column.key or column.unique:
+            return self._new_key(table, column, row, template, planned, rng)
+        if column.kind == "integer" and column.name.lower() in ORDINALS:
+            return self._next_position(table, column, row, planned)
+        inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
+        if inherited is None:
+            inherited = self._named_reference(table, column, planned, referenced)
+        if inherited is not None:
+            return inherited
+        if template is not None:
+            return self._imitated(column, template, row, rng)
+        return self._from_evidence(column, row, rng)
+
+    def _personal(self, column: Column, rng: random.Random) -> Any:
+        if column.kind != "text":
+            return None
+        name = column.name.lower()
+        if name in BIRTH_DATES:
+            form = date_format_of(self.world.values(column)) or hints(column.description).date_format or "%Y-%m-%d"
+            return birth_date_shape(form).draw(rng)
+        provider = PERSON_FIELDS.get(name)
+        return str(getattr(self.faker, provider)()) if provider else None
+
+    def _named_reference(
+        self,
+        table: TableInfo,
+        column: Column,
+        planned: list[tuple[str, dict[str, Any]]],
+        referenced: list[dict[str, Any]],
+    ) -> Any:
+        """The value of a column named like another table's own key, though no foreign key says so.
+
+        Such a column points at a row of that table (a payment's `payment_id`): the event's own rows
+        first, then existing ones, keeping only rows whose references agree with the rows this row
+        refers to (a payment method of the reservation's owner).
+        """
+        if column.references is not None:
+            return None
+        for other in self.world.tables:
+            if other.name == table.name or column.name not in other.key or other.columns[column.name].references:
+                continue
+            shared = [name for fk in other.foreign_keys for name in fk.columns]
+            candidates = [values for name, values in planned if name == other.name] + self.world.rows(other.name)
+            for candidate in candidates:
+                if all(candidate.get(name) == row[name] for row in referenced for name in shared if name in row):
+                    return candidate.get(column.name)
+        return None
+
+    def _new_key(
+        self,
+        table: TableInfo,
+        column: Column,
+        row: dict[str, Any],
+        template: dict[str, Any] | None,
+        planned: list[tuple[str, dict[str, Any]]],
+        rng: random.Random,
+    ) -> Any:
+        if column.kind == "integer":
+            others = [name for name in table.key if name != column.name]
+            if others:
+                return self._next_position(table, column, row, planned, group=others)
+            existing = [v for v in self._taken(table, column, planned) if isinstance(v, int)]
+            return max(existing, default=0) + 1
+        taken = self._taken(table, column, planned)
+        examples = self.world.values(column) or list(hints(column.description).examples)
+        model = template[column.name] if template else (rng.choice(examples) if examples else None)
+        derivation = Derivation(template=template or {}, row=row)
+        for attempt in range(KEY_ATTEMPTS):
+            if isinstance(model, str):
+                candidate: Any = imitate(model, rng, derivation=derivation, letters=attempt >= KEY_ATTEMPTS // 2)
+            else:
+                candidate = "".join(rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(8))
+            if candidate not in taken:
+                return candidate
+        raise ValueError(f"no free value for {table.name}.{column.name} after {KEY_ATTEMPTS} attempts")
+
+    def _next_position(
+        self,
+        table: TableInfo,
+        column: Column,
+        row: dict[str, Any],
+        planned: list[tuple[str, dict[str, Any]]],
+        group: list[str] | None = None,
+    ) -> int:
+        """The next free position among rows sharing this row's parent (its other key or foreign-key columns)."""
+        if group is None:
+            group = [name for fk in table.foreign_keys for name in fk.columns]
+        match = {name: row.get(name) for name in group}
+        siblings = self.world.matching(table.name, match) + [
+            values for name, values in planned
+            if name == table.name and all(values.get(k) == v for k, v in match.items())
+        ]
+        used = [sibling[column.name] for sibling in siblings if isinstance(sibling.get(column.name), int)]
+        return max(used) + 1 if used else 0
+
+    def _imitated(self, column: Column, template: dict[str, Any], row: dict[str, Any], rng: random.Random) -> Any:
+        value = template[column.name]
+        if column.kind != "text" or self._choices(column) or date_format_of([value]):
+            return value
+        derivation = Derivation(template=template, row=row)
+        if derives_from_row(value, derivation) or any(ch.isdigit() for ch in value):
+            return imitate(value, rng, derivation=derivation)
+        return value
+
+    def _from_evidence(self, column: Column, row: dict[str, Any], rng: random.Random) -> Any:
+        """A value for a column of a table with no existing rows, from what is known of similar columns."""
+        described = hints(column.description)
+        choices = self._choices(column) or list(described.choices)
+        if choices:
+            return rng.choice(choices)
+        dates = self._date_shape(column)
+        if dates is not None:
+            return dates.draw(rng)
+        numbers = [v for source in self._sources(column) for v in self.world.values(source)
+                   if isinstance(v, int | float) and not isinstance(v, bool)]
+        if column.kind in ("integer", "number") and numbers:
+            if column.kind == "integer" or all(isinstance(v, int) for v in numbers):
+                return rng.randint(int(min(numbers)), int(max(numbers)))
+            return round(rng.uniform(min(numbers), max(numbers)), 2)
+        if column.kind == "text" and described.examples:
+            return imitate(rng.choice(described.examples), rng)
+        if column.kind == "text" and "email" in column.name.lower():
+            return self._email(row, rng)
+        return {"text": lambda: self.faker.word(), "integer": lambda: 0, "number": lambda: 0,
+                "boolean": lambda: False}.get(column.kind, lambda: None)()
+
+    def _choices(self, column: Column) -> list[Any]:
+        for source in self._sources(column):
+            values = self.world.values(source)
+            distinct = sorted(set(values), key=str)
+            if values and len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct):
+                return distinct
+        return []
+
+    def _date_shape(self, column: Column) -> DateShape | None:
+        for source in self._sources(column):
+            values = self.world.values(source)
+            form = date_format_of(values)
+            span = date_span(values, form) if form else None
+            if form and span:
+                return DateShape(form, *span)
+        form = hints(column.description).date_format
+        if form is None:
+            return None
+        span = self.world.moment_span
+        return DateShape(form, *span) if span else None
+
+    def _sources(self, column: Column) -> list[Column]:
+        return [column, *self.world.same_named(column)]
+
+    def _email(self, row: dict[str, Any], rng: random.Random) -> str:
+        first, last = row.get("first_name"), row.get("last_name")
+        if isinstance(first, str) and isinstance(last, str):
+            handle = ".".join("".join(ch for ch in part.lower() if ch.isalnum()) for part in (first, last))
+            return f"{handle}{rng.randint(10, 9999)}@example.com"
+        return f"{self.faker.user_name()}@example.com"
+
+    def _taken(self, table: TableInfo, column: Column, planned: list[tuple[str, dict[str, Any]]]) -> set[Any]:
+        taken = set(self.world.values(column)) | self.reserved
+        taken.update(values.get(column.name) for name, values in planned if name == table.name)
+        return taken
+
+    def _template(self, table: TableInfo, values: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        """An existing row of the table that agrees with `values` on the most non-key columns."""
+        rows = self.world.rows(table.name)
+        if not rows:
+            return None
+        fixed = {
+            name: value for name, value in values.items()
+            if name in table.columns and not table.columns[name].key and table.columns[name].references is None
+        }
+        scores = [sum(row.get(name) == value for name, value in fixed.items()) for row in rows]
+        best = max(scores)
+        # A row named by the key of an existing row, and agreeing with it, is that row: keep its values.
+        if all(name in values for name in table.key):
+            same = [row for row, score in zip(rows, scores, strict=True)
+                    if score == len(fixed) and table.key_of(row) == table.key_of(values)]
+            if same:
+                return same[0]
+        return rng.choice([row for row, score in zip(rows, scores, strict=True) if score == best])

@@ -1,0 +1,181 @@
+"""The schemas of the populate stage's structured answers, built at run time from the domain's tables.
+
+Every answer can only name what exists: tables are a closed set, each row's fields are that table's
+columns with their SQLModel types, and value answers have one slot per planned row and per symbol.
+A schema-constrained model cannot step outside; any other model that does gets the answer back with
+a message naming the unknown table or column.
+"""
+
+from __future__ import annotations
+
+import typing
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+
+from intellagent.populate.symbols import SYMBOL_PATTERN
+from intellagent.populate.tables import Column, TableInfo, Tables
+
+_CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
+
+# Bounds on lists, so that a small model cannot write one until it runs out of tokens.
+MAX_ITEMS = 6
+MAX_ROWS = 10
+MAX_RULES = 4
+
+
+class Entity(BaseModel):
+    """An entity the scenario needs, named by a symbol."""
+
+    symbol: str = Field(pattern=SYMBOL_PATTERN, description="Its symbol: capital letters and a number, e.g. U1.")
+    description: str = Field(description="What it is, e.g. 'a gold member' or 'U1's reservation, booked 30 hours ago'.")
+
+
+def plan_model(tables: Tables) -> type[BaseModel]:
+    """The schema of a symbolic plan: entities, relations, rows per table written with symbols, scenario.
+
+    A row's values are the table's columns, each a value of the column's type or a symbol.
+    """
+    variants = tuple(_plan_row_model(table) for table in tables)
+    row: Any = variants[0]
+    if len(variants) > 1:
+        row = Annotated[typing.Union[variants], Field(discriminator="table")]  # noqa: UP007
+    names = tables.names
+
+    def known_tables(cls: type[BaseModel], rows: Any) -> Any:
+        if isinstance(rows, list):
+            unknown = sorted({str(r.get("table")) for r in rows if isinstance(r, dict) and r.get("table") not in names})
+            if unknown:
+                raise ValueError(f"unknown table {', '.join(unknown)}; the tables are {', '.join(names)}")
+        return rows
+
+    return create_model(
+        "SymbolicPlan",
+        __config__=ConfigDict(extra="forbid"),
+        __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
+        entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
+        relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate: 'R1 is a reservation of U1'.")),
+        rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
+        scenario=(str, Field(description="The user's situation and goal, written with the symbols.")),
+        expected_behaviour=(str, Field(description="What the chatbot must do, written with the symbols.")),
+    )
+
+
+def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:
+    """The schema of the constraints answer: rules per planned row, each on a column of its table.
+
+    Args:
+        rows: (label, table) of every planned row.
+        tables: the domain's tables, whose columns a rule may name.
+    """
+    per_row = create_model(
+        "ConstraintsPerRow",
+        __config__=_CLOSED,
+        **{_name(i): (list[_rule_model(tables[table])], Field(alias=label, max_length=MAX_RULES))
+           for i, (label, table) in enumerate(rows)},
+    )
+    return create_model(
+        "RowConstraints",
+        __config__=ConfigDict(extra="forbid"),
+        constraints=(per_row, Field(description="For each row, the rules its values must follow.")),
+        details=(list[str], Field(max_length=MAX_RULES, description="Facts the scenario leaves open, decided now.")),
+    )
+
+
+def values_model(
+    tables: Tables, rows: dict[str, tuple[str, tuple[str, ...]]], symbols: dict[str, tuple[Column, str]], *, name: str
+) -> type[BaseModel]:
+    """The schema of a values (or repair) answer: a value per symbol, and column values per row.
+
+    Args:
+        tables: the domain's tables.
+        rows: label → (table, the columns asked for); a column holding a symbol gets its value
+            through the symbol, so it is never asked in the row.
+        symbols: symbol → (a column it is used in, what it stands for); the column types its value.
+        name: the schema's name, e.g. 'RowValues' or 'RowRepairs'.
+    """
+    symbol_fields = {
+        _name(i): (column.annotation | None, Field(default=None, alias=symbol, description=meaning or None))
+        for i, (symbol, (column, meaning)) in enumerate(symbols.items())
+    }
+    row_fields = {
+        _name(i): (_row_values_model(tables[table], columns), Field(alias=label))
+        for i, (label, (table, columns)) in enumerate(rows.items())
+    }
+    return create_model(
+        name,
+        __config__=ConfigDict(extra="forbid"),
+        symbols=(create_model(f"{name}Symbols", __config__=_CLOSED, **symbol_fields), ...),
+        rows=(create_model(f"{name}Rows", __config__=_CLOSED, **row_fields), ...),
+    )
+
+
+def given(section: BaseModel) -> dict[str, Any]:
+    """The values an answer section gives, by their real names (tables, columns, symbols, labels)."""
+    return {key: value for key, value in section.model_dump(by_alias=True).items() if value is not None}
+
+
+def _plan_row_model(table: TableInfo) -> type[BaseModel]:
+    # A cell holds a value of the column's type, or a symbol (a string) standing for one.
+    cells = {c.name: typing.Union[c.annotation, str, None] for c in table.generated_columns()}  # noqa: UP007
+    values = _closed_model(f"{_title(table.name)}PlanValues", table, cells)
+    return create_model(
+        f"{_title(table.name)}PlanRow",
+        __config__=ConfigDict(extra="forbid"),
+        table=(Literal[table.name], ...),  # type: ignore[valid-type]
+        values=(values, Field(description="Column values: a literal value, or a symbol.")),
+    )
+
+
+@cache
+def _rule_model(table: TableInfo) -> type[BaseModel]:
+    columns = tuple(column.name for column in table.generated_columns())
+    return create_model(
+        f"{_title(table.name)}Rule",
+        __config__=ConfigDict(extra="forbid"),
+        column=(Literal[columns], Field(description="The column the rule is about.")),  # type: ignore[valid-type]
+        rule=(str, Field(description="The rule, with exact values or ranges.")),
+    )
+
+
+@cache
+def _row_values_model(table: TableInfo, columns: tuple[str, ...]) -> type[BaseModel]:
+    asked = {name: table.columns[name].annotation | None for name in columns}
+    suffix = "".join(f"_{name}" for name in columns) if len(columns) < len(table.generated_columns()) else ""
+    return _closed_model(f"{_title(table.name)}Values{suffix}", table, asked)
+
+
+def _closed_model(model_name: str, table: TableInfo, columns: dict[str, Any]) -> type[BaseModel]:
+    """A model of some of a table's columns (all optional), which names any unknown column it is given."""
+    known = list(columns)
+
+    def known_columns(cls: type[BaseModel], data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = [key for key in data if key not in known]
+            if unknown:
+                raise ValueError(
+                    f"unknown column {', '.join(map(str, unknown))} in table {table.name}; "
+                    f"its columns are {', '.join(known)}"
+                )
+        return data
+
+    fields = {
+        _name(i): (annotation, Field(default=None, alias=name, description=table.columns[name].description or None))
+        for i, (name, annotation) in enumerate(columns.items())
+    }
+    return create_model(
+        model_name,
+        __config__=_CLOSED,
+        __validators__={"known_columns": model_validator(mode="before")(known_columns)},
+        **fields,
+    )
+
+
+def _name(index: int) -> str:
+    # Real names (columns, labels, symbols) travel as aliases: any string is then a valid key.
+    return f"f{index}"
+
+
+def _title(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))

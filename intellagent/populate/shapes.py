@@ -1,0 +1,155 @@
+"""The shape of a column's values, learnt from existing values and from the column's description.
+
+New values imitate existing ones: 'gift_card_7815826' gives 'gift_card_' and seven other digits;
+'mia_li_3668' for Mia Li gives 'emma_stone_4821' for Emma Stone; dates keep their format and range.
+A description such as "'regular', 'silver' or 'gold'" gives the choices, "e.g. '4WQ150'" an
+example, and "'YYYY-MM-DD'" a date format.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+_RUN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
+_QUOTED = re.compile(r"'([^']+)'")
+_FORMATS = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S", "%H:%M")
+_FORMAT_TOKENS = (("YYYY", "%Y"), ("HH:MM", "%H:%M"), ("MM", "%m"), ("DD", "%d"), ("SS", "%S"))
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What a column's description says about its values."""
+
+    choices: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    date_format: str | None = None
+
+
+@dataclass(frozen=True)
+class DateShape:
+    """A date or time format and the span new values are drawn from."""
+
+    format: str
+    low: datetime
+    high: datetime
+
+    def draw(self, rng: random.Random) -> str:
+        """A moment in the span, written in the format (whole minutes, as data usually holds)."""
+        minutes = int((self.high - self.low).total_seconds() // 60)
+        return (self.low + timedelta(minutes=rng.randint(0, max(minutes, 0)))).strftime(self.format)
+
+
+@dataclass
+class Derivation:
+    """What a value borrowed from a template row may take from the new row's other columns."""
+
+    template: dict[str, Any] = field(default_factory=dict)
+    row: dict[str, Any] = field(default_factory=dict)
+
+
+def hints(description: str) -> Hints:
+    """Choices, examples and a date format read from a column description."""
+    before, _, after = description.partition("e.g.")
+    quoted_before = _QUOTED.findall(before)
+    date_format = next((_strftime(token) for token in quoted_before if "YYYY" in token or "HH:MM" in token), None)
+    choices = tuple(token for token in quoted_before if "<" not in token)
+    return Hints(
+        choices=choices if len(choices) >= 2 and date_format is None else (),
+        examples=tuple(_QUOTED.findall(after)),
+        date_format=date_format,
+    )
+
+
+def date_format_of(values: Sequence[Any]) -> str | None:
+    """The one date/time format every value (of the first twenty) is written in, if any."""
+    sample = [value for value in values[:20] if isinstance(value, str)]
+    if not sample or len(sample) < min(len(values), 20):
+        return None
+    for candidate in _FORMATS:
+        if all(_parses(value, candidate) for value in sample):
+            return candidate
+    return None
+
+
+def date_span(values: Sequence[str], form: str) -> tuple[datetime, datetime] | None:
+    """The earliest and latest of values written in `form`."""
+    moments = [datetime.strptime(value, form) for value in values if _parses(value, form)]
+    return (min(moments), max(moments)) if moments else None
+
+
+def birth_date_shape(form: str = "%Y-%m-%d") -> DateShape:
+    """Birth dates of adults, fixed (never counted back from today, so a seed always gives the same date)."""
+    return DateShape(form, datetime(1945, 1, 1), datetime(2005, 12, 31))
+
+
+def imitate(value: str, rng: random.Random, *, derivation: Derivation | None = None, letters: bool = False) -> str:
+    """A new value shaped like `value`: digits redrawn, separators kept.
+
+    Args:
+        value: the value to imitate.
+        rng: the seeded source of the new digits (and letters).
+        derivation: a template row and the new row: a letter run equal to another column of the
+            template (a name inside an id) is replaced by that column of the new row.
+        letters: redraw letter runs too (for keys made of letters only, which digits cannot vary).
+    """
+    parts = []
+    for run in _RUN.findall(value):
+        if run.isdigit():
+            parts.append(_digits(len(run), rng, keep_leading=run[0] != "0"))
+        elif run.isalpha():
+            derived = _derived(run, derivation) if derivation else None
+            parts.append(derived if derived is not None else (_letters(run, rng) if letters else run))
+        else:
+            parts.append(run)
+    return "".join(parts)
+
+
+def derives_from_row(value: str, derivation: Derivation) -> bool:
+    """Whether some letter run of `value` comes from another column of its template row."""
+    return any(_derived(run, derivation) is not None for run in _RUN.findall(value) if run.isalpha())
+
+
+def _derived(run: str, derivation: Derivation) -> str | None:
+    for column, source in derivation.template.items():
+        if isinstance(source, str) and _plain(source) == run.lower() and len(run) > 1:
+            replacement = derivation.row.get(column)
+            if isinstance(replacement, str) and _plain(replacement):
+                new = _plain(replacement)
+                return new.upper() if run.isupper() else new.capitalize() if run.istitle() else new
+    return None
+
+
+def _plain(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _digits(length: int, rng: random.Random, *, keep_leading: bool) -> str:
+    digits = [rng.choice(string.digits) for _ in range(length)]
+    if keep_leading and length > 1 and digits[0] == "0":
+        digits[0] = rng.choice(string.digits[1:])
+    return "".join(digits)
+
+
+def _letters(run: str, rng: random.Random) -> str:
+    pool = string.ascii_uppercase if run.isupper() else string.ascii_lowercase
+    return "".join(rng.choice(pool) for _ in run)
+
+
+def _strftime(token: str) -> str:
+    for ours, theirs in _FORMAT_TOKENS:
+        token = token.replace(ours, theirs)
+    return token
+
+
+def _parses(value: str, form: str) -> bool:
+    try:
+        datetime.strptime(value, form)
+    except ValueError:
+        return False
+    return True

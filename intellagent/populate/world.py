@@ -1,0 +1,156 @@
+"""The background world as the generator sees it: existing rows to refer to, imitate and not collide with.
+
+Loaded once per run from the background database (read-only afterwards, so concurrent events share
+it), and shown to the model as a short description of the tables and a few sample rows.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import select
+
+from intellagent.populate.shapes import date_format_of, date_span
+from intellagent.populate.tables import Column, TableInfo, Tables
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+MAX_ROWS_PER_TABLE = 20_000
+"""Rows of a table kept in memory; a larger background is only partly imitated and referred to."""
+
+_KIND_NAMES = {"text": "text", "integer": "integer", "number": "number", "boolean": "true/false", "structured": "JSON"}
+
+
+class BackgroundWorld:
+    """The rows of the background world, by table, in primary-key order."""
+
+    def __init__(self, tables: Tables, rows: dict[str, list[dict[str, Any]]]) -> None:
+        self.tables = tables
+        self._rows = rows
+
+    @classmethod
+    def load(cls, env: Environment, path: Path, tables: Tables) -> BackgroundWorld:
+        """Read the background database at `path`."""
+        rows: dict[str, list[dict[str, Any]]] = {}
+        with env.session(path) as session:
+            for table in tables:
+                model = table.model
+                order = [getattr(model, name) for name in table.key]
+                found = session.exec(select(model).order_by(*order).limit(MAX_ROWS_PER_TABLE)).all()
+                rows[table.name] = [row.model_dump() for row in found]
+        return cls(tables, rows)
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """The existing rows of a table."""
+        return self._rows.get(table, [])
+
+    def values(self, column: Column) -> list[Any]:
+        """The non-empty values of a column."""
+        return [row[column.name] for row in self.rows(column.table) if row.get(column.name) is not None]
+
+    def matching(self, table: str, match: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows of `table` whose values equal `match` on every given column."""
+        return [row for row in self.rows(table) if all(row.get(k) == v for k, v in match.items())]
+
+    @cached_property
+    def moment_span(self) -> tuple[datetime, datetime] | None:
+        """The span of every date in the world: where a new moment with no other evidence falls."""
+        spans = []
+        for table in self.tables:
+            for column in table.columns.values():
+                values = self.values(column) if column.kind == "text" else []
+                form = date_format_of(values)
+                span = date_span(values, form) if form and "%Y" in form else None
+                if span:
+                    spans.append(span)
+        return (min(low for low, _ in spans), max(high for _, high in spans)) if spans else None
+
+    def same_named(self, column: Column) -> Iterable[Column]:
+        """Columns of other tables with the same name, then with a name that extends it (price → price_economy)."""
+        others = [other for table in self.tables if table.name != column.table for other in table.columns.values()]
+        yield from (other for other in others if other.name == column.name)
+        yield from (
+            other for other in others
+            if other.name != column.name
+            and (other.name.startswith(column.name + "_") or other.name.endswith("_" + column.name))
+        )
+
+
+def describe_tables(tables: Tables) -> str:
+    """The tables as the model reads them: each column with its type, key, reference and description."""
+    blocks = []
+    for table in tables:
+        summary = (table.model.__doc__ or "").strip().splitlines()
+        lines = [f"Table {table.name}" + (f": {summary[0]}" if summary else "")]
+        lines += [f"- {_describe_column(table, column)}" for column in table.generated_columns()]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def describe_counts(world: BackgroundWorld) -> str:
+    """How many rows each table of the background world holds (the rows themselves are shown later)."""
+    counts = [f"{table.name} ({len(world.rows(table.name))} rows)" for table in world.tables if world.rows(table.name)]
+    return ", ".join(counts) if counts else "none: the database starts empty"
+
+
+def example_names(tables: Tables) -> dict[str, str]:
+    """Names for the plan prompt's example, from the domain's first reference: a parent row and a child of it.
+
+    The example then teaches the answer's structure on real tables, without a made-up domain whose
+    words a small model would copy.
+    """
+    child = next((table for table in tables if table.foreign_keys), next(iter(tables)))
+    reference = child.foreign_keys[0] if child.foreign_keys else None
+    parent = tables[reference.target] if reference else child
+    child_ref = reference.columns[0] if reference else child.key[0]
+    child_key = next((name for name in child.key if name != child_ref), child_ref)
+    parent_symbol = _initials(parent.name) + "1"
+    child_symbol = _initials(child.name) + ("1" if _initials(child.name) != _initials(parent.name) else "2")
+    return {"parent": parent.name, "parent_key": (reference.target_columns[0] if reference else parent.key[0]),
+            "child": child.name, "child_key": child_key, "child_ref": child_ref,
+            "parent_symbol": parent_symbol, "child_symbol": child_symbol}
+
+
+def _initials(table: str) -> str:
+    return "".join(word[0] for word in table.split("_") if word)[:3].upper()
+
+
+def describe_samples(world: BackgroundWorld, *, per_table: int, seed: str) -> str:
+    """A few existing rows of each table that new rows may refer to, as JSON lines (empty values left out)."""
+    blocks = []
+    for table in world.tables.referenced():
+        rows = world.rows(table.name)
+        if not rows or per_table == 0:
+            continue
+        picked = sorted(random.Random(f"{seed}:{table.name}").sample(range(len(rows)), min(per_table, len(rows))))
+        shown = [_compact(table, rows[index]) for index in picked]
+        blocks.append(f"Table {table.name} ({len(rows)} rows), for example:\n" + "\n".join(shown))
+    return "\n\n".join(blocks) if blocks else "(The database starts empty.)"
+
+
+def _describe_column(table: TableInfo, column: Column) -> str:
+    traits = [_KIND_NAMES[column.kind]]
+    if column.key:
+        traits.append("key")
+    if column.references is not None:
+        fk = column.references
+        target = fk.target_columns[fk.columns.index(column.name)]
+        others = [c for c in fk.columns if c != column.name]
+        together = f" (together with {', '.join(others)})" if others else ""
+        traits.append(f"refers to {fk.target}.{target}{together}")
+    if column.nullable:
+        traits.append("optional")
+    text = f"{column.name} ({', '.join(traits)})"
+    return f"{text}: {column.description}" if column.description else text
+
+
+def _compact(table: TableInfo, row: dict[str, Any]) -> str:
+    shown = {name: row[name] for name in table.columns if row.get(name) is not None}
+    return json.dumps(shown, ensure_ascii=False, default=str)

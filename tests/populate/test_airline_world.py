@@ -1,0 +1,121 @@
+"""On the airline domain: a plan a small model might write becomes rows that pass the airline's validators."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from intellagent.config import load_config
+from intellagent.environment import Environment, load_environment
+from intellagent.populate import Assignment, BackgroundWorld, Plan, Tables, assemble, insert_rows, plan_model
+
+
+@pytest.fixture(scope="module")
+def airline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Environment, Tables, BackgroundWorld, Path]:
+    env = load_environment(load_config("configs/airline.yml").environment)
+    tables = Tables(env.tables)
+    background = tmp_path_factory.mktemp("airline") / "background.sqlite"
+    env.create_database(background, seed=42)
+    return env, tables, BackgroundWorld.load(env, background, tables), background
+
+
+def forgetful_plan(tables: Tables, world: BackgroundWorld) -> Plan:
+    """A user and a reservation, nothing else: no flight, passenger, payment or list entry."""
+    answer = plan_model(tables).model_validate({
+        "entities": [{"symbol": "U1", "description": "a gold member"},
+                     {"symbol": "R1", "description": "U1's basic economy reservation"}],
+        "relations": ["R1 belongs to U1"],
+        "rows": [{"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1",
+                                                      "cabin": "basic_economy"}},
+                 {"table": "users", "values": {"user_id": "U1", "membership": "gold"}}],
+        "scenario": "U1 wants to cancel R1.",
+        "expected_behaviour": "The chatbot refuses.",
+    })
+    return Plan.from_answer(answer, tables, world)
+
+
+def test_a_reservation_planned_alone_gets_its_flight_passenger_payment_and_payment_method(airline) -> None:
+    _, tables, world, _ = airline
+    plan = forgetful_plan(tables, world)
+
+    by_table = {row.table: row for row in plan.rows}
+    for part in ("reservation_flights", "reservation_passengers", "reservation_payments"):
+        assert by_table[part].cells["reservation_id"].name == "R1"
+    assert by_table["user_reservations"].cells["user_id"].name == "U1"
+    assert by_table["payment_methods"].cells == {"user_id": by_table["users"].cells["user_id"]}
+
+
+def test_a_completed_plan_passes_the_airline_validators(airline, tmp_path: Path) -> None:
+    env, tables, world, background = airline
+    plan = forgetful_plan(tables, world)
+    rows, symbols = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S001")
+    database = tmp_path / "event.sqlite"
+    shutil.copyfile(background, database)
+
+    with env.session(database) as session:
+        inserted, rejections = insert_rows(env, tables, session, rows)
+
+    assert rejections == []
+    assert len(inserted) == len(plan.rows)
+    segment = next(row for row in rows if row.table == "reservation_flights").values
+    payment = next(row for row in rows if row.table == "reservation_payments").values
+    method = next(row for row in rows if row.table == "payment_methods").values
+    assert payment["payment_id"] == method["payment_id"] and method["user_id"] == symbols["U1"]
+    assert (segment["flight_number"], segment["date"]) in {(r["flight_number"], r["date"])
+                                                            for r in world.rows("flight_dates")}
+
+
+def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_path: Path) -> None:
+    env, tables, world, background = airline
+    existing = next(row for row in world.rows("flight_dates") if row["status"] == "landed")
+    answer = plan_model(tables).model_validate({
+        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "rows": [{"table": "flight_dates", "values": {"flight_number": existing["flight_number"],
+                                                      "date": existing["date"], "status": "cancelled"}}],
+    })
+    plan = Plan.from_answer(answer, tables, world)
+    rows, _ = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S002")
+    database = tmp_path / "event.sqlite"
+    shutil.copyfile(background, database)
+
+    with env.session(database) as session:
+        _, rejections = insert_rows(env, tables, session, rows)
+        count = len(env.dump(session)["flight_dates"])
+
+    assert rejections == []
+    assert count == len(world.rows("flight_dates"))  # replaced, not added
+    assert rows[0].values["actual_departure_time_est"] is None  # a cancelled flight has no times
+
+
+def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names_keeps_it(airline) -> None:
+    _, tables, world, _ = airline
+    answer = plan_model(tables).model_validate({
+        "entities": [{"symbol": "U1", "description": "a gold member"},
+                     {"symbol": "B1", "description": "U1's reservation, paid by card"}],
+        "relations": [], "scenario": "U1 asks about B1.", "expected_behaviour": "",
+        "rows": [{"table": "users", "values": {"user_id": "U1"}},
+                 {"table": "payment_methods", "values": {"user_id": "U1", "payment_id": "B1"}},
+                 {"table": "reservations", "values": {"reservation_id": "B1", "user_id": "U1"}},
+                 {"table": "user_reservations", "values": {"user_id": "U1", "reservation_id": "B1"}}],
+    })
+    plan = Plan.from_answer(answer, tables, world)
+
+    by_table = {row.table: row.cells for row in plan.rows}
+    assert by_table["reservations"]["reservation_id"].name == "B1"
+    assert by_table["user_reservations"]["reservation_id"].name == "B1"
+    assert by_table["payment_methods"]["payment_id"].name == "PM1"
+
+
+def test_a_planned_payment_method_with_its_owner_left_open_serves_the_payment(airline) -> None:
+    _, tables, world, _ = airline
+    answer = plan_model(tables).model_validate({
+        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "rows": [{"table": "users", "values": {"user_id": "U1"}},
+                 {"table": "payment_methods", "values": {"payment_id": "PM1", "source": "credit_card"}},
+                 {"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1"}}],
+    })
+    plan = Plan.from_answer(answer, tables, world)
+
+    assert [row.table for row in plan.rows].count("payment_methods") == 1
