@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 CONFIG ?= airline.yml
 ARGS ?=
 
-.PHONY: run test browser clean
+.PHONY: run test lint browser clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ browser:
 		echo "installing chromium (Debian package) for the report tests"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(INSTALLED) browser
+# Lint first: it takes a second and fails with the line to fix.
+test: lint browser
 	$(PY) -m pytest $(ARGS)
+
+lint: $(INSTALLED)
+	$(PY) -m ruff check .
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

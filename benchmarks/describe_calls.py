@@ -50,7 +50,9 @@ def benchmark_config(args: argparse.Namespace) -> Config:
 def step_table(usage: UsageReport) -> str:
     """One row per describe step, in pipeline order, and the total."""
     rows: list[tuple[object, ...]] = [("step", "calls", "cached", "input tok", "output tok", "cost USD")]
-    steps = {name.removeprefix("describe/"): tally for name, tally in usage.steps.items() if name.startswith("describe/")}
+    steps = {
+        name.removeprefix("describe/"): tally for name, tally in usage.steps.items() if name.startswith("describe/")
+    }
     for name in sorted(steps, key=lambda step: STEPS.index(step) if step in STEPS else len(STEPS)):
         tally = steps[name]
         rows.append((name, tally.calls, tally.cached, tally.input_tokens, tally.output_tokens, f"{tally.cost_usd:.4f}"))
@@ -60,7 +62,10 @@ def step_table(usage: UsageReport) -> str:
                      f"{total.cost_usd:.4f}"))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
-        "  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        "  ".join(
+            str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
         for row in rows
     )
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import Event, RunInfo, Scenario  # noqa: E402
-from intellagent.config import apply_overrides, load_config  # noqa: E402
-from intellagent.run_folder import RunFolder  # noqa: E402
-from intellagent.runner import execute  # noqa: E402
+from intellagent.artifacts import Event, RunInfo, Scenario
+from intellagent.config import apply_overrides, load_config
+from intellagent.run_folder import RunFolder
+from intellagent.runner import execute
 
 
 async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Path) -> tuple[Event, RunInfo, float]:

@@ -28,8 +28,6 @@ from pydantic import BaseModel
 from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.context import RunContext, log
-from intellagent.errors import RunAborted
-from intellagent.llm import LLM, LLMError
 from intellagent.describe.extraction import (
     FlowsAnswer,
     PoliciesAnswer,
@@ -47,9 +45,6 @@ from intellagent.describe.policy_graph import (
     scoring_blocks,
     scoring_prompt_values,
 )
-from intellagent.progress import StageProgress
-from intellagent.prompts import render
-from intellagent.run_folder import JsonlArtifact
 from intellagent.describe.sampling import Slot, plan_samples
 from intellagent.describe.scenarios import (
     SCENARIOS_FILE,
@@ -59,6 +54,11 @@ from intellagent.describe.scenarios import (
     rule_list,
     scenario_id,
 )
+from intellagent.errors import RunAborted
+from intellagent.llm import LLM, LLMError
+from intellagent.progress import StageProgress
+from intellagent.prompts import render
+from intellagent.run_folder import JsonlArtifact
 from intellagent.stage import ItemFailed, StageItems
 
 POLICIES_FILE = "policies.json"

@@ -33,8 +33,8 @@ from intellagent.context import RunContext
 from intellagent.errors import UsageError
 from intellagent.llm import LLM
 from intellagent.populate import (
-    Assignment,
     AssembledRow,
+    Assignment,
     BackgroundWorld,
     Constraints,
     Plan,

@@ -8,7 +8,7 @@ braces). Prompts take no clock time or random ids, so the same work renders the 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ _MARKER = re.compile(r"^=== (system|user|assistant) ===[ \t]*$", re.MULTILINE)
 _ROLES = {"system": "system", "user": "human", "assistant": "ai"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> ChatPromptTemplate:
     """The template of `prompts/<name>.md`, e.g. `load_prompt("describe/flows")`."""
     path = PROMPTS_DIR / f"{name}.md"

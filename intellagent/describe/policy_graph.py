@@ -117,7 +117,9 @@ def assemble_graph(catalog: PolicyCatalog, results: list[BlockScores], *, block_
     for policy in catalog.policies:
         graph.add_node(policy.id, text=policy.text, category=policy.category, challenge=policy.challenge,
                        flows=list(policy.flows))
-    given = {(scorer, other): score for r in results for scorer, row in r.scores.items() for other, score in row.items()}
+    given = {
+        (scorer, other): score for r in results for scorer, row in r.scores.items() for other, score in row.items()
+    }
     ids = [policy.id for policy in catalog.policies]
     pairs = [(u, v) for i, u in enumerate(ids) for v in ids[i + 1 :]]
     scored = {pair: [given.get(pair), given.get(pair[::-1])] for pair in pairs}

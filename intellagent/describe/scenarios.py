@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from intellagent import text_limits
 from intellagent.artifacts import Policy, Scenario
-from intellagent.errors import UsageError
 from intellagent.describe.sampling import Slot
+from intellagent.errors import UsageError
 
 SCENARIOS_FILE = "scenarios.jsonl"
 

@@ -91,7 +91,7 @@ def add_missing_parts(
         for part, fk in _list_parts(tables[table], tables):
             if _has_part(cells, part, fk, rows + added, rows, table) or not _resolvable(part, fk, rows, world):
                 continue
-            for local, target in zip(fk.columns, fk.target_columns, strict=True):
+            for target in fk.target_columns:
                 if target not in cells:
                     cells[target] = _new_symbol(table, entities, rows + added)
             added.append((part.name, {local: cells[target] for local, target in zip(fk.columns, fk.target_columns,

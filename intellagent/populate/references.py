@@ -13,7 +13,6 @@ from typing import Any
 from intellagent.populate.tables import TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
 
-
 Referred = tuple[str, dict[str, Any]]
 """A row a new row refers to: its table's name and its values."""
 

@@ -42,7 +42,7 @@ class _Verdict(BaseModel):
 
     @model_validator(mode="after")
     def _verdict_matches_violations(self) -> _Verdict:
-        violations, verdict = getattr(self, "violations"), getattr(self, "verdict")
+        violations, verdict = self.violations, self.verdict
         if verdict == "fail" and not violations:
             raise ValueError('verdict "fail" needs at least one entry in violations')
         if verdict == "pass" and violations:

@@ -26,7 +26,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
             failures.append(f"report.min_policy names {policy_id}, which is not a policy of this run")
             continue
         policy = policies[policy_id]
-        failures += _below(f"{policy_id} ({policy.text[:60]})", policy.pass_rate, minimum, "report.min_policy", "dialogs")
+        label = f"{policy_id} ({policy.text[:60]})"
+        failures += _below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:

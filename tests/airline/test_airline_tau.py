@@ -60,7 +60,9 @@ def test_loaded_data_exports_back_unchanged(airline: Environment, tau_db: Path, 
     for part in ("flights", "reservations", "users"):
         assert exported[part].keys() == tau_data[part].keys()
         # Text, not ==, so that key order and int-versus-float count too.
-        changed = [key for key, record in tau_data[part].items() if json.dumps(record) != json.dumps(exported[part][key])]
+        changed = [
+            key for key, record in tau_data[part].items() if json.dumps(record) != json.dumps(exported[part][key])
+        ]
         assert changed == [], f"{part}: {changed[:3]}"
 
 
@@ -94,8 +96,12 @@ def test_reward_is_one_when_state_and_outputs_match(
     assert result.outputs == {"327": True, "1000": True, "1786": True}
 
 
-def test_reward_is_zero_when_the_state_differs(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
-    result = tau_reward(airline, tau_tasks[0], [("get_user_details", {"user_id": "mia_li_3668"})], [], initial=tau_template)
+def test_reward_is_zero_when_the_state_differs(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
+    result = tau_reward(
+        airline, tau_tasks[0], [("get_user_details", {"user_id": "mia_li_3668"})], [], initial=tau_template
+    )
     assert result.reward == 0.0
     assert not result.hash_match
     assert (result.agent_hash, result.gold_hash) == (INITIAL_HASH, GOLD_HASHES[0])
@@ -111,7 +117,9 @@ def test_reward_is_zero_when_an_output_is_missing(
     assert result.reward == 0.0
 
 
-def test_outputs_are_searched_in_replies_only(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
+def test_outputs_are_searched_in_replies_only(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
     task = tau_tasks[44]
     assert task.outputs == ["4"]
     calls = [*gold_calls(task), ("calculate", {"expression": "2 + 2"}), ("transfer_to_human_agents", {"summary": "x"})]

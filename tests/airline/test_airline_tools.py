@@ -109,13 +109,17 @@ def test_a_booking_is_stored_listed_and_paid(airline: Environment, tau_db: Path,
     assert sum(segment["price"] for segment in reply["flights"]) == MIA_ECONOMY_TOTAL
     assert user(airline, tau_db)["reservations"][-1] == "HATHAT"
     assert "certificate_7504069" not in user(airline, tau_db)["payment_methods"]  # Q5: spent whole
-    found = json.loads(call(airline, tau_db, "search_direct_flight", origin="JFK", destination="SEA", date="2024-05-20"))
+    found = json.loads(
+        call(airline, tau_db, "search_direct_flight", origin="JFK", destination="SEA", date="2024-05-20")
+    )
     assert found == direct_flights(tau_data, "JFK", "SEA", "2024-05-20")  # Q3: no seat is taken
 
 
 def test_booking_ids_are_fixed_and_the_fourth_overwrites_the_third(airline: Environment, tau_db: Path) -> None:
     paid_by_card = booking(payment_methods=[{"payment_id": "credit_card_4421486", "amount": MIA_ECONOMY_TOTAL}])
-    replies = [json.loads(call(airline, tau_db, "book_reservation", **paid_by_card))["reservation_id"] for _ in range(3)]
+    replies = [
+        json.loads(call(airline, tau_db, "book_reservation", **paid_by_card))["reservation_id"] for _ in range(3)
+    ]
     assert replies == ["HATHAT", "HATHAU", "HATHAV"]
     basic = booking(cabin="basic_economy", payment_methods=[{"payment_id": "credit_card_4421486", "amount": 104}])
     assert json.loads(call(airline, tau_db, "book_reservation", **basic))["reservation_id"] == "HATHAV"  # Q7
@@ -124,7 +128,10 @@ def test_booking_ids_are_fixed_and_the_fourth_overwrites_the_third(airline: Envi
 
 
 def test_a_certificate_listed_twice_leaves_a_partial_write(airline: Environment, tau_db: Path) -> None:
-    twice = [{"payment_id": "certificate_7504069", "amount": 127.5}, {"payment_id": "certificate_7504069", "amount": 127.5}]
+    twice = [
+        {"payment_id": "certificate_7504069", "amount": 127.5},
+        {"payment_id": "certificate_7504069", "amount": 127.5},
+    ]
     assert call(airline, tau_db, "book_reservation", **booking(payment_methods=twice)) == "Error: 'certificate_7504069'"
     assert "certificate_7504069" not in user(airline, tau_db)["payment_methods"]  # Q6: applied before the failure
     assert call(airline, tau_db, "get_reservation_details", reservation_id="HATHAT") == "Error: user not found"
@@ -179,7 +186,7 @@ def test_user_details_are_the_stored_record(airline: Environment, tau_db: Path, 
 
 def test_airports(airline: Environment, tau_db: Path, tau_data: TauDatabase) -> None:
     airports = json.loads(call(airline, tau_db, "list_all_airports"))
-    assert list(airports.items())[0] == ("SFO", "San Francisco") and len(airports) == 20
+    assert next(iter(airports.items())) == ("SFO", "San Francisco") and len(airports) == 20
     assert set(airports) == {flight["origin"] for flight in tau_data["flights"].values()}
 
 
@@ -205,19 +212,26 @@ def onestop_flights(data: TauDatabase, origin: str, destination: str, date: str)
     pairs = []
     for first in data["flights"].values():
         for second in data["flights"].values():
-            if (first["origin"], second["destination"], first["destination"]) != (origin, destination, second["origin"]):
+            if (first["origin"], second["destination"], first["destination"]) != (
+                origin,
+                destination,
+                second["origin"],
+            ):
                 continue
             date2 = f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date
             if first["scheduled_arrival_time_est"] > second["scheduled_departure_time_est"]:
                 continue
-            if first["dates"].get(date, {}).get("status") == second["dates"].get(date2, {}).get("status") == "available":
+            statuses = (first["dates"].get(date, {}).get("status"), second["dates"].get(date2, {}).get("status"))
+            if statuses == ("available", "available"):
                 fields = [{k: v for k, v in leg.items() if k != "dates"} for leg in (first, second)]
                 pairs.append([{**fields[0], **first["dates"][date], "date": date},
                               {**fields[1], **second["dates"][date], "date": date2}])
     return pairs
 
 
-@pytest.mark.parametrize(("origin", "destination", "date"), [("JFK", "SEA", "2024-05-20"), ("ATL", "BOS", "2024-05-20")])
+@pytest.mark.parametrize(
+    ("origin", "destination", "date"), [("JFK", "SEA", "2024-05-20"), ("ATL", "BOS", "2024-05-20")]
+)
 def test_onestop_search(airline: Environment, tau_db: Path, tau_data: TauDatabase, origin: str, destination: str,
                         date: str) -> None:
     expected = onestop_flights(tau_data, origin, destination, date)
@@ -227,7 +241,8 @@ def test_onestop_search(airline: Environment, tau_db: Path, tau_data: TauDatabas
 
 
 def test_onestop_search_next_day_is_not_zero_padded(airline: Environment, tau_db: Path) -> None:
-    pairs = json.loads(call(airline, tau_db, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-05"))
+    reply = call(airline, tau_db, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-05")
+    pairs = json.loads(reply)
     assert all(second["date"] == "2024-05-05" for _, second in pairs)  # Q9: an overnight pair would need '2024-05-6'
 
 

@@ -45,7 +45,9 @@ def scores_by(weight: Callable[[str, str], int]) -> Callable[[Request], dict]:
     """A scoring reply that gives `weight(scorer, other)` to every pair it is asked about."""
 
     def reply(request: Request) -> dict:
-        return {scorer: {other: weight(scorer, other) for other in others} for scorer, others in edge_ids(request).items()}
+        return {
+            scorer: {other: weight(scorer, other) for other in others} for scorer, others in edge_ids(request).items()
+        }
 
     return reply
 
@@ -69,7 +71,8 @@ def script_document(
 ) -> ScriptedLLM:
     """Script every describe call: the flows (name → their policy answers), the scores, the scenarios."""
     script.on(schema="TaskAnswer", reply={"task_description": "A shop assistant that handles orders and refunds."})
-    script.on(schema="FlowsAnswer", reply={"flows": [{"name": n, "description": f"The user wants {n}."} for n in flows]})
+    flow_answers = [{"name": name, "description": f"The user wants {name}."} for name in flows]
+    script.on(schema="FlowsAnswer", reply={"flows": flow_answers})
     for name, answers in flows.items():
         script.on(schema="PoliciesAnswer", when=lambda r, n=name: f"Flow: {n}:" in r.text, reply={"policies": answers})
     script.on(schema="EdgeScores", reply=scores_by(weight))

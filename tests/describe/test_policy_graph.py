@@ -77,7 +77,9 @@ def test_a_policy_whose_call_keeps_failing_is_scored_from_the_other_side(scripte
 def test_a_pair_scored_from_neither_side_gets_the_recorded_fallback(scripted_config, script, folder):
     failing = ("ScoresOfP01", "ScoresOfP02")
     script.on(schema="EdgeScores", when=lambda r: any(name in str(r.body) for name in failing), reply=HTTPError(500))
-    script_document(script, flows={"Orders": rules(4)}, weight=lambda scorer, other: 2 if {scorer, other} == {"P03", "P04"} else 7)
+    script_document(
+        script, flows={"Orders": rules(4)}, weight=lambda scorer, other: 2 if {scorer, other} == {"P03", "P04"} else 7
+    )
     run_describe(configure(scripted_config, samples=1, llm_retries=0), folder, script)
     graph = graph_of(folder)
     edges = {(e["source"], e["target"]): e for e in graph["edges"]}

@@ -95,4 +95,6 @@ def test_more_samples_later_extend_the_same_scenarios(scripted_config, script, t
     run_describe(configure(scripted_config, samples=2), tmp_path / "small", script)
     run_describe(configure(scripted_config, samples=4), tmp_path / "small", script)
     run_describe(configure(scripted_config, samples=4), tmp_path / "large", script)
-    assert (tmp_path / "small" / "scenarios.jsonl").read_bytes() == (tmp_path / "large" / "scenarios.jsonl").read_bytes()
+    assert (tmp_path / "small" / "scenarios.jsonl").read_bytes() == (
+        tmp_path / "large" / "scenarios.jsonl"
+    ).read_bytes()

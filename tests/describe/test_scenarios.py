@@ -72,7 +72,9 @@ def test_writing_goes_on_until_the_requested_number_is_valid(scripted_config, sc
 
 
 def test_refinement_corrects_the_expected_behaviour(scripted_config, script, folder):
-    script.on(schema="RefineAnswer", reply={"correct": False, "corrected": "Refuse the refund: the order was paid in cash."})
+    script.on(
+        schema="RefineAnswer", reply={"correct": False, "corrected": "Refuse the refund: the order was paid in cash."}
+    )
     script_document(script, flows=FLOWS)
     run_describe(configure(scripted_config, samples=1, refine=True), folder, script)
     (scenario,) = scenarios_of(folder)

@@ -54,7 +54,7 @@ def test_two_events_changing_the_same_row_do_not_see_each_other(library: Environ
 def test_dump_sorts_rows_by_primary_key_so_the_digest_ignores_write_order(library: Environment, tmp_path: Path) -> None:
     paths = [tmp_path / "forward.sqlite", tmp_path / "backward.sqlite"]
     books = [("333", "Kim"), ("111", "Dune"), ("222", "Emma")]
-    for path, order in zip(paths, (books, books[::-1])):
+    for path, order in zip(paths, (books, books[::-1]), strict=True):
         library.create_database(path, seed=0, background=False)
         with library.session(path) as session:
             session.add_all(library.table("books")(isbn=isbn, title=title, copies=1) for isbn, title in order)
@@ -86,6 +86,8 @@ def test_the_digest_tells_int_from_float(library: Environment, shelf: Path) -> N
 
 
 def test_a_session_needs_an_existing_database(library: Environment, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="create it with create_database first"):
-        with library.session(tmp_path / "missing.sqlite"):
-            pass
+    with (
+        pytest.raises(FileNotFoundError, match="create it with create_database first"),
+        library.session(tmp_path / "missing.sqlite"),
+    ):
+        pass

@@ -75,7 +75,9 @@ def test_arguments_must_be_an_object(library: Environment, shelf: Path) -> None:
 
 def test_an_exception_becomes_an_error_and_its_writes_are_rolled_back(library: Environment, shelf: Path) -> None:
     with library.session(shelf) as session:
-        assert library.call_tool(session, "lend_book", {"isbn": "111", "member": " "}) == "Error: member must not be blank"
+        assert (
+            library.call_tool(session, "lend_book", {"isbn": "111", "member": " "}) == "Error: member must not be blank"
+        )
         assert library.call_tool(session, "lend_book", {"isbn": "999", "member": "Ada"}) == "Error: no book 999"
     with library.session(shelf) as session:
         assert session.get(library.table("books"), "111").copies == 2  # type: ignore[union-attr]

@@ -30,7 +30,9 @@ def test_a_rejected_row_gets_the_validators_message(library: Environment, shelf:
 def test_column_types_are_checked_first(library: Environment, shelf: Path) -> None:
     with library.session(shelf) as session:
         problems = library.validate(library.table("books")(isbn="333", title="Kim", copies="many"), session)
-    assert problems == ["books.copies: Input should be a valid integer, unable to parse string as an integer (got 'many')"]
+    assert problems == [
+        "books.copies: Input should be a valid integer, unable to parse string as an integer (got 'many')"
+    ]
 
 
 def test_a_foreign_key_must_point_at_an_existing_row(library: Environment, shelf: Path) -> None:

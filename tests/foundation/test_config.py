@@ -85,7 +85,7 @@ def test_chatbot_type_needs_its_field(tmp_path):
 
 
 def test_missing_config_file_lists_examples():
-    with pytest.raises(UsageError, match="airline.yml"):
+    with pytest.raises(UsageError, match=r"airline\.yml"):
         load_config("no-such-config.yml")
 
 

@@ -34,7 +34,7 @@ def server():
     seen: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's naming)
+        def do_POST(self):
             seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             status, body = queue.pop(0)
             payload = json.dumps(body).encode()

@@ -122,7 +122,7 @@ def read_rows(path: Path, table: str) -> list[dict[str, Any]]:
     connection = sqlite3.connect(path)
     connection.row_factory = sqlite3.Row
     try:
-        return [dict(row) for row in connection.execute(f"SELECT * FROM {table}")]  # noqa: S608
+        return [dict(row) for row in connection.execute(f"SELECT * FROM {table}")]
     finally:
         connection.close()
 

@@ -10,7 +10,7 @@ from shop_run import report_run
 
 from intellagent.cli import main
 from intellagent.reports.baseline import compare
-from intellagent.reports.models import PolicyResult, Rate, Report
+from intellagent.reports.models import Rate, Report
 
 
 def with_counts(report: Report, counts: dict[str, tuple[int, int]], **texts: str) -> Report:
@@ -82,7 +82,7 @@ def test_a_significantly_worse_policy_fails_the_gate_against_a_baseline(config, 
     baseline = save_baseline(tmp_path / "earlier", with_counts(result.report, {"P03": (19, 19)}))
     again = report_run(config, folder, analysis_script, baseline=baseline)
     assert again.exit_code == 1
-    assert again.gate_failures == [f"P03 got significantly worse than the baseline: passed 19/19 before, 0/1 now "
+    assert again.gate_failures == ["P03 got significantly worse than the baseline: passed 19/19 before, 0/1 now "
                                    "(one-sided Fisher exact p=0.050 <= 0.05)"]
     data = json.loads(folder.path("report.json").read_text())
     assert data["baseline"]["significantly_worse"] == ["P03"] and data["gate"]["passed"] is False

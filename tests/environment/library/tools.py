@@ -1,7 +1,8 @@
 """The library desk's two tools."""
 
-from .schema import Book, Loan
 from intellagent.environment import InjectedSession, tool
+
+from .schema import Book, Loan
 
 
 @tool(writes=False)

@@ -2,8 +2,9 @@
 
 from sqlmodel import Session
 
-from .schema import Book
 from intellagent.environment import RowRejected, validator
+
+from .schema import Book
 
 
 @validator(Book)

@@ -1,7 +1,8 @@
 """The shop assistant's one tool."""
 
-from .schema import Order
 from intellagent.environment import InjectedSession, tool
+
+from .schema import Order
 
 
 @tool(writes=False)

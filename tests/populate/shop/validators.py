@@ -2,8 +2,9 @@
 
 from sqlmodel import Session
 
-from .schema import Customer, Order, OrderItem, Product
 from intellagent.environment import RowRejected, validator
+
+from .schema import Customer, Order, OrderItem, Product
 
 
 @validator(Customer)
