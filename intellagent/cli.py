@@ -33,9 +33,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    """The argument parser of `run.py`."""
+    """The argument parser of `run.py` (and of the installed `intellagent` command)."""
     p = _Parser(
-        prog="run.py",
         description="Stress-test a chatbot against its own policy: describe → populate → simulate → report.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
