@@ -195,7 +195,8 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 def prepare_scoring(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """The blocks of policies to score, one call each."""
     ids = [policy.id for policy in state["catalog"].policies]
-    blocks = scoring_blocks(ids, runtime.context.ctx.config.describe.edge_block_size)
+    settings = runtime.context.ctx.config.describe
+    blocks = scoring_blocks(ids, settings.edge_block_size, sides=settings.pair_scores)
     runtime.context.bars["graph"] = runtime.context.ctx.progress.stage("graph", len(blocks))
     return {"blocks": blocks}
 
@@ -208,10 +209,11 @@ def route_scoring(state: State) -> str | list[Send]:
 
 
 async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, Any]:
-    """One call: each policy of the block scored against every other policy; a failure is kept as data."""
+    """One call: each policy of the block scored against the others; a failure is kept as data."""
     catalog, block = task["catalog"], task["block"]
-    schema = scores_schema(catalog, block)
-    messages = render("describe/edges", **scoring_prompt_values(catalog, block))
+    sides = runtime.context.ctx.config.describe.pair_scores
+    schema = scores_schema(catalog, block, sides=sides)
+    messages = render("describe/edges", **scoring_prompt_values(catalog, block, sides=sides))
     bar = runtime.context.bars["graph"]
     try:
         answer = await runtime.context.ctx.llms["graph"].answer(messages, schema, step="describe/graph")
@@ -227,7 +229,9 @@ def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     config = runtime.context.ctx.config
     order = {block: number for number, block in enumerate(state["blocks"])}
     results = sorted(state.get("scores", []), key=lambda result: order[result.block])
-    graph = assemble_graph(state["catalog"], results, block_size=config.describe.edge_block_size)
+    graph = assemble_graph(
+        state["catalog"], results, block_size=config.describe.edge_block_size, sides=config.describe.pair_scores
+    )
     save_graph(runtime.context.ctx.folder, graph)
     if graph.graph["fallback_pairs"]:
         log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",

@@ -122,6 +122,11 @@ class DescribeConfig(_Strict):
     edge_block_size: int = Field(
         default=1, ge=1, description="Policies scored against all others per graph call (calls grow as N/size)."
     )
+    pair_scores: Literal[1, 2] = Field(
+        default=2,
+        description="Scores per policy pair: 2 (from both sides, averaged) or 1 (by the earlier policy; half the "
+        "graph answers to write, for slow models).",
+    )
     refine: bool = Field(default=False, description="Check each expected behaviour against the full policy.")
     max_attempts: int = Field(default=3, ge=1, description="Sampling attempts per requested scenario.")
     merge_similarity: float = Field(

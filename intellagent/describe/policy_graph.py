@@ -4,6 +4,8 @@ An edge's weight (0–10) is how likely the two policies matter in the same conv
 design asks the LLM once per pair, N(N−1)/2 calls. Here one call scores a block of policies, each
 against every other policy, so a run makes ⌈N / block size⌉ calls and every pair is scored twice,
 once from each side. The two scores are averaged, which also evens out a model's lopsided answers.
+With `sides=1` each policy scores only those after it, so every pair is scored once, by its earlier
+policy: half the answer to write, the choice for a slow model.
 A pair scored from one side only (the other call failed after its retries) keeps that score; a pair
 scored from neither side gets the fallback weight: the mean of all scored pairs (5, the middle of
 the scale, when nothing was scored), a neutral guess that neither favours nor excludes the pair.
@@ -26,8 +28,8 @@ from intellagent.run_folder import RunFolder
 
 GRAPH_FILE = "graph.json"
 WEIGHT_RULE = (
-    "mean of the two directed scores (0-10); the one score when the other call failed; "
-    "fallback_weight when neither side was scored"
+    "mean of the directed scores (0-10): two when pair_scores is 2, one when it is 1; "
+    "the one score when the other call failed; fallback_weight when no side was scored"
 )
 MIDDLE_WEIGHT = 5.0
 
@@ -41,15 +43,19 @@ class BlockScores:
     error: str | None = None
 
 
-def scoring_blocks(ids: list[str], size: int) -> list[tuple[str, ...]]:
-    """The policies in consecutive blocks of `size`: one scoring call each (none for a single policy)."""
+def scoring_blocks(ids: list[str], size: int, *, sides: int = 2) -> list[tuple[str, ...]]:
+    """The scoring policies in consecutive blocks of `size`: one call each (none for a single policy).
+
+    With one side the last policy scores nothing: every pair it is in is scored by the other policy.
+    """
     if len(ids) < 2:
         return []
-    return [tuple(ids[start : start + size]) for start in range(0, len(ids), size)]
+    scorers = ids if sides == 2 else ids[:-1]
+    return [tuple(scorers[start : start + size]) for start in range(0, len(scorers), size)]
 
 
-def scores_schema(catalog: PolicyCatalog, block: tuple[str, ...]) -> type[BaseModel]:
-    """The answer of one scoring call: for each policy of `block`, every other policy id → 0–10.
+def scores_schema(catalog: PolicyCatalog, block: tuple[str, ...], *, sides: int = 2) -> type[BaseModel]:
+    """The answer of one scoring call: for each policy of `block`, each policy it scores → 0–10.
 
     Every key is a real policy id and is required, so the model can neither skip a pair nor invent one.
     The policies that share a flow with the scorer come first: a model writes the keys in schema order,
@@ -60,7 +66,7 @@ def scores_schema(catalog: PolicyCatalog, block: tuple[str, ...]) -> type[BaseMo
             create_model(
                 f"ScoresOf{scorer}",
                 __base__=_Strict,
-                **{other: (int, Field(ge=0, le=10)) for other in _by_shared_flow(catalog, scorer)},
+                **{other: (int, Field(ge=0, le=10)) for other in scored_by(catalog, scorer, sides=sides)},
             ),
             ...,
         )
@@ -69,10 +75,13 @@ def scores_schema(catalog: PolicyCatalog, block: tuple[str, ...]) -> type[BaseMo
     return create_model("EdgeScores", __base__=_Strict, **fields)
 
 
-def _by_shared_flow(catalog: PolicyCatalog, scorer: str) -> list[str]:
-    """The other policies' ids: those sharing a flow with `scorer` first, each group in id order."""
+def scored_by(catalog: PolicyCatalog, scorer: str, *, sides: int = 2) -> list[str]:
+    """The ids `scorer` gives a score to — every other policy, or with one side those after it —
+    those sharing a flow with `scorer` first, each group in id order."""
     flows = set(catalog.policy(scorer).flows)
-    others = [policy for policy in catalog.policies if policy.id != scorer]
+    ids = [policy.id for policy in catalog.policies]
+    after = ids.index(scorer) + 1 if sides == 1 else 0
+    others = [policy for policy in catalog.policies[after:] if policy.id != scorer]
     return [p.id for p in others if flows & set(p.flows)] + [p.id for p in others if not flows & set(p.flows)]
 
 
@@ -81,7 +90,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dict[str, str]:
+def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...], *, sides: int = 2) -> dict[str, str]:
     """The edges prompt's values. The listing of every policy, the same in every call, comes first, so
     a provider's prefix cache reuses it; each policy shows its flows, and each scorer the policies it
     shares a flow with: the strongest hint of which policies meet in one conversation."""
@@ -96,22 +105,26 @@ def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...]) -> dic
         shared = [p.id for p in catalog.policies if p.id != scorer and flows & set(p.flows)]
         focus.append(f"{listing[scorer]}\n  Shares a flow with: {', '.join(shared) or 'none'}")
     first = block[0]
-    inner = "".join(f'"{other}": score, ' for other in _by_shared_flow(catalog, first)[:2]) + "..."
+    inner = "".join(f'"{other}": score, ' for other in scored_by(catalog, first, sides=sides)[:2]) + "..."
     rest = ", ..." if len(block) > 1 else ""
     return {
         "policies": "\n".join(listing.values()),
         "focus": "\n".join(focus),
+        "scope": "every other rule" if sides == 2 else "every rule listed after it in the list above",
         "example": f'{{"{first}": {{{inner}}}{rest}}}',
     }
 
 
-def assemble_graph(catalog: PolicyCatalog, results: list[BlockScores], *, block_size: int) -> nx.Graph:
+def assemble_graph(
+    catalog: PolicyCatalog, results: list[BlockScores], *, block_size: int, sides: int = 2
+) -> nx.Graph:
     """The weighted graph of `catalog`'s policies from the answers of the scoring calls.
 
     Args:
         catalog: the policies (nodes, with their text, category, challenge and flows).
         results: one entry per scoring call, failed ones with their error.
         block_size: policies per call, recorded with the graph.
+        sides: the directed scores each pair was asked for (2, or 1: by its earlier policy only).
     """
     graph = nx.Graph()
     for policy in catalog.policies:
@@ -131,9 +144,10 @@ def assemble_graph(catalog: PolicyCatalog, results: list[BlockScores], *, block_
     graph.graph.update(
         weight_rule=WEIGHT_RULE,
         block_size=block_size,
+        pair_scores=sides,
         calls=len(results),
         fallback_weight=fallback,
-        one_sided_pairs=[[u, v] for (u, v), s in scored.items() if s.count(None) == 1],
+        one_sided_pairs=[[u, v] for (u, v), s in scored.items() if sides == 2 and s.count(None) == 1],
         fallback_pairs=[[u, v] for (u, v), s in scored.items() if s == [None, None]],
         scoring_errors=[{"block": list(r.block), "error": r.error} for r in results if r.error],
     )

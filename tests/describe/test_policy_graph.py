@@ -32,6 +32,24 @@ def test_each_call_must_score_exactly_the_other_policies(scripted_config, script
     assert inner["properties"]["P02"]["minimum"] == 0 and inner["properties"]["P02"]["maximum"] == 10
 
 
+def test_with_one_score_per_pair_each_policy_scores_only_those_after_it(scripted_config, script, folder):
+    script_document(script, flows={"Orders": rules(3), "Refunds": rules(1, start=4)},
+                    weight=lambda scorer, other: 8 if scorer == "P01" else 3)
+    run_describe(configure(scripted_config, samples=1, edge_block_size=2, pair_scores=1), folder, script)
+    requests = script.calls(schema="EdgeScores")
+    assert [edge_ids(request) for request in requests] == [
+        {"P01": ["P02", "P03", "P04"], "P02": ["P03", "P04"]},
+        {"P03": ["P04"]},
+    ]
+    assert "against every rule listed after it" in requests[0].last
+    graph = graph_of(folder)
+    edges = {(e["source"], e["target"]): e for e in graph["edges"]}
+    assert len(edges) == 6 and (edges["P01", "P04"]["weight"], edges["P01", "P04"]["scores"]) == (8, [8, None])
+    assert edges["P03", "P04"]["weight"] == 3
+    assert graph["graph"]["pair_scores"] == 1
+    assert graph["graph"]["one_sided_pairs"] == [] and graph["graph"]["fallback_pairs"] == []
+
+
 def test_the_policies_sharing_a_flow_are_asked_first_and_named(scripted_config, script, folder):
     script_document(script, flows={"Orders": rules(2), "Refunds": rules(2, start=3)})
     run_describe(configure(scripted_config, samples=1), folder, script)
@@ -58,7 +76,7 @@ def test_graph_json_is_node_link_with_the_policies_as_nodes(scripted_config, scr
         "id": "P01", "text": "check1 refund1 order1 parcel1 invoice1 account1 address1 voucher1",
         "category": "company_policy", "challenge": 4, "flows": ["F1"],
     }
-    assert graph["graph"]["weight_rule"].startswith("mean of the two directed scores")
+    assert graph["graph"]["weight_rule"].startswith("mean of the directed scores")
     assert (graph["graph"]["calls"], graph["graph"]["fallback_pairs"], graph["graph"]["scoring_errors"]) == (3, [], [])
 
 
