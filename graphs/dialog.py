@@ -166,8 +166,10 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The simulated user's turn: a message for the chatbot, or a verdict."""
     deps = runtime.context
     schema = user_turn_schema(final=state["chatbot_ended"], agent_said=state["transcript"][-1].content)
-    turn = await deps.user.answer(user_prompt(deps.event, state["user_view"]), schema, step="simulate/user")
     number = state["turns"] + 1
+    # A reminder on the last allowed turn: a small model otherwise keeps chatting after its answer came.
+    view = state["user_view"] + ([note("simulate/user_last_turn")] if number == deps.max_turns else [])
+    turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
     update: Update = {"turns": number}
     if turn.stops:
         verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"

@@ -89,6 +89,14 @@ def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script)
     assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique")
 
 
+def test_only_the_last_user_turn_is_reminded_to_give_a_verdict(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", reply=say("Hello?"))
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello!"))
+    play(tmp_path, run_folder, script)  # max_turns: 4
+    reminded = ["This is your last message" in request.last for request in script.calls(role="user")]
+    assert reminded == [False, False, False, True]
+
+
 def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, run_folder, script):
     def broken(messages, session_id):
         raise ConnectionError("backend down")
