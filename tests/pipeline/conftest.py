@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_core.language_models import BaseChatModel
 
 from intellagent.api import freeze
-from intellagent.llm import ScriptedLLM
+from intellagent.llm import ModelSpec, ScriptedLLM, roles
+from intellagent.llm.factory import build_chat_model
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 
 
@@ -32,3 +35,14 @@ def frozen(frozen_master: Path, tmp_path: Path) -> Path:
     folder = tmp_path / "frozen"
     shutil.copytree(frozen_master, folder)
     return folder
+
+
+@pytest.fixture
+def scripted_models(monkeypatch: pytest.MonkeyPatch, script: ScriptedLLM) -> ScriptedLLM:
+    """Every model a run builds is `script`, for code that has no way to pass one: the command line, the examples."""
+
+    def build(spec: ModelSpec, **options: Any) -> BaseChatModel:
+        return build_chat_model(spec, **{**options, "script": script})
+
+    monkeypatch.setattr(roles, "build_chat_model", build)
+    return script

@@ -13,7 +13,8 @@ confirmed breaks P01 in that dialog. The config's own chatbot (the `llm_agent`, 
 such a hasty one: it looks the order up and cancels it at once, but keeps the neighbour's order
 private. So a whole run on this script has one passing dialog and one that breaks P01.
 
-The builds below play the same two parts as Python callables: `careful` asks first, `hasty` does not.
+The example builds (examples/qa_gate/chatbot.py) play the same two parts as Python callables:
+`careful` asks first and cancels once the user confirms, `hasty` does not ask.
 """
 
 from __future__ import annotations
@@ -174,20 +175,3 @@ def analysis(request: Request) -> dict[str, Any]:
                     "verdict": "fail"}
     return {"tested": list(policies), "violations": [], "verdict": "pass"}
 
-
-def careful(messages: list[dict[str, str]]) -> str:
-    """A build that asks before it cancels, and keeps other customers' orders private."""
-    text = messages[-1]["content"]
-    if text == CONFIRMATION:
-        return "Done: your order is cancelled."
-    if "cancel" in text:
-        return "I can cancel it for you. Do you confirm?"
-    return "I cannot share an order that is not yours."
-
-
-def hasty(messages: list[dict[str, str]]) -> str:
-    """A build that cancels at once, without asking for confirmation."""
-    text = messages[-1]["content"]
-    if "cancel" in text:
-        return "Done: your order is cancelled."
-    return "I cannot share an order that is not yours."
