@@ -157,11 +157,17 @@ def _stage(name: str, config: ConfigSource, output: str | Path, options: dict[st
 
 def _without_loop(call: Callable[[], Coroutine[Any, Any, T]], *, instead: str) -> T:
     """Run an async call from code without an event loop; inside one (a notebook), say what to await."""
+    if _loop_running():
+        raise UsageError(f"an event loop is already running here (a notebook, an async app); use `{instead}`")
+    return asyncio.run(call())
+
+
+def _loop_running() -> bool:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(call())
-    raise UsageError(f"an event loop is already running here (a notebook, an async app); use `{instead}`")
+        return False
+    return True
 
 
 def _events(folder: Path) -> list[Event]:
