@@ -67,7 +67,7 @@ async def arun(
             or a chatbot adapter — instead of the config's `chatbot:`.
         output: the run folder (default results/<config name>); an earlier run there is resumed.
         scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`).
-        fresh: replace an earlier run in the output folder instead of resuming it.
+        fresh: replace an earlier run in the output folder instead of resuming it (its LLM cache is kept).
         replay: every LLM call must be answered from the cache (a miss aborts the run).
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
