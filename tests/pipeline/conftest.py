@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from langchain_core.language_models import BaseChatModel
 
-from intellagent.api import freeze
+from intellagent.api import evaluate, freeze
 from intellagent.llm import ModelSpec, ScriptedLLM, roles
 from intellagent.llm.factory import build_chat_model
+from intellagent.reports.models import Report
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 
 
@@ -19,6 +20,13 @@ from tests.pipeline.scripted_pipeline import config, pipeline_script
 def script() -> ScriptedLLM:
     """The scripted LLM of a whole run (in place of the suite's empty one)."""
     return pipeline_script()
+
+
+@pytest.fixture(scope="session")
+def whole_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
+    """One whole run of the scripted shop, for the tests that only read it: (report, run folder)."""
+    folder = tmp_path_factory.mktemp("whole") / "run"
+    return evaluate(config(), output=folder, script=pipeline_script()), folder
 
 
 @pytest.fixture(scope="session")

@@ -61,6 +61,16 @@ def test_a_replay_miss_aborts_the_run_naming_the_role_and_step(
     assert info.status == "aborted" and "no recorded answer" in (info.error or "")
 
 
+def test_a_fresh_run_keeps_the_recorded_calls_and_replays_them(tmp_path: Path, script: ScriptedLLM) -> None:
+    first = intellagent.evaluate(config(), output=tmp_path / "run", script=script)
+    silent = ScriptedLLM()
+
+    again = intellagent.evaluate(config(), output=tmp_path / "run", fresh=True, replay=True, script=silent)
+
+    assert silent.requests == []
+    assert without_usage(again) == without_usage(first)
+
+
 def test_the_command_line_replays_a_recorded_evaluation(
     recorded: intellagent.Report, frozen: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

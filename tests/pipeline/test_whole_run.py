@@ -19,13 +19,6 @@ from intellagent.reports.models import Report
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
 
 
-@pytest.fixture(scope="module")
-def whole_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
-    """One whole run of the scripted shop, for the tests that only read it."""
-    folder = tmp_path_factory.mktemp("whole") / "run"
-    return intellagent.evaluate(config(), output=folder, script=pipeline_script()), folder
-
-
 def lines(path: Path, model: type) -> list:
     return [model.model_validate_json(line) for line in path.read_text().splitlines()]
 
