@@ -50,7 +50,9 @@ def test_an_async_callable_is_the_chatbot_under_test(frozen: Path, tmp_path: Pat
     assert not script.calls(role="chatbot")
 
 
-def test_a_compiled_langgraph_graph_is_the_chatbot_under_test(frozen: Path, tmp_path: Path, script: ScriptedLLM) -> None:
+def test_a_compiled_langgraph_graph_is_the_chatbot_under_test(
+    frozen: Path, tmp_path: Path, script: ScriptedLLM
+) -> None:
     def agent(state: MessagesState) -> dict[str, list[AIMessage]]:
         conversation = [{"role": m.type, "content": m.text} for m in state["messages"]]
         return {"messages": [AIMessage(careful(conversation))]}

@@ -13,7 +13,7 @@ from examples.qa_gate.chatbot import careful, hasty
 from intellagent.artifacts import Event, RunInfo
 from intellagent.cli import main
 from intellagent.llm import ScriptedLLM
-from tests.pipeline.scripted_pipeline import config, write_config
+from tests.pipeline.scripted_pipeline import HASTY_IN_CONFIG, config, write_config
 
 CACHE = "llm_cache.sqlite"
 
@@ -85,7 +85,7 @@ def test_every_build_is_judged_on_the_same_scenarios(frozen: Path, tmp_path: Pat
 def test_the_command_line_runs_simulate_and_report_on_a_frozen_set(
     frozen: Path, tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config_file = write_config(tmp_path / "shop.yml", chatbot={"type": "python", "target": "examples.qa_gate.chatbot:hasty"})
+    config_file = write_config(tmp_path / "shop.yml", chatbot=HASTY_IN_CONFIG)
     files = fingerprints(frozen)
 
     code = main(["--config", str(config_file), "--scenarios-from", str(frozen), "--output", str(tmp_path / "run"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import json
 import shutil
 import tomllib
@@ -13,45 +12,18 @@ import pytest
 
 import intellagent
 from examples.qa_gate.chatbot import careful
+from tests.pipeline.pytest_runs import report_folder, run_pytest, scripted_project
 from tests.pipeline.scripted_pipeline import CONFIRM, pipeline_script, write_config
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SCRIPTED = """
-import pytest
-
-from tests.pipeline.scripted_pipeline import pipeline_script
-
-
-@pytest.fixture
-def intellagent_script():
-    return pipeline_script()
-"""
-
-
-def installed() -> bool:
-    """Whether the plugin comes in through the installed package's entry point (`pip install -e .`)."""
-    return any(e.value == "intellagent.pytest_plugin" for e in importlib.metadata.entry_points(group="pytest11"))
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """pytest in the project folder, with the plugin loaded as a user's suite would have it."""
-    plugin = () if installed() else ("-p", "intellagent.pytest_plugin")
-    return pytester.runpytest(*plugin, *args)
-
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, whole_run: object) -> pytest.Pytester:
-    """A project with the scripted shop's config (shop.yml) and a conftest giving the plugin the scripted LLM.
-
-    A whole run has been made in this process first: pytester forgets the modules that a pytest run
-    inside it imports, and some that a run needs (sqlalchemy's compiled parts) cannot be imported twice.
-    """
-    write_config(pytester.path / "shop.yml")
-    pytester.makeconftest(SCRIPTED)
-    return pytester
+    """A project with the scripted shop's config (shop.yml) and conftest, once a whole run was made here."""
+    return scripted_project(pytester, "shop.yml")
 
 
 def adherence_test(check: str) -> str:
@@ -74,10 +46,10 @@ def test_shop_policies(intellagent):
     report = intellagent.check("shop.yml", chatbot=careful, fail_under=1.0, min_category={"user_consent": 1.0})
     assert report.gate.passed and report.overall.pass_rate.rate == 1.0
 """)
-    result = run(project)
+    result = run_pytest(project)
 
     result.assert_outcomes(passed=1)
-    folder = project.path / "results" / "pytest" / "test_shop_policies"
+    folder = report_folder(project, "test_shop_policies")
     assert json.loads((folder / "report.json").read_text())["gate"]["passed"] is True
 
 
@@ -94,10 +66,10 @@ def test_a_threshold_failure_names_the_reason_the_policy_the_dialog_and_the_repo
     project: pytest.Pytester, check: str, reason: str
 ) -> None:
     project.makepyfile(test_shop=adherence_test(check))
-    result = run(project)
+    result = run_pytest(project)
 
     result.assert_outcomes(failed=1)
-    folder = project.path / "results" / "pytest" / "test_shop_policies"
+    folder = report_folder(project, "test_shop_policies")
     result.stdout.fnmatch_lines([
         "*policy adherence gate failed for shop:",
         f"*  - {reason}",
@@ -115,7 +87,7 @@ def test_a_policy_worse_than_in_the_baseline_fails_the_check(project: pytest.Pyt
     intellagent.evaluate(project.path / "shop.yml", chatbot=careful, output=project.path / "baseline",
                          script=pipeline_script())
     project.makepyfile(test_shop=adherence_test('baseline="baseline"'))
-    result = run(project)
+    result = run_pytest(project)
 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
@@ -128,23 +100,23 @@ def test_a_policy_worse_than_in_the_baseline_fails_the_check(project: pytest.Pyt
 def test_replay_option_answers_every_call_from_the_recorded_ones(project: pytest.Pytester, frozen: Path) -> None:
     shutil.copytree(frozen, project.path / "frozen")
     project.makepyfile(test_shop=adherence_test('scenarios_from="frozen", min_policy={"P02": 1.0}'))
-    run(project).assert_outcomes(passed=1)  # records the calls in the frozen set's cache
+    run_pytest(project).assert_outcomes(passed=1)  # records the calls in the frozen set's cache
     project.makeconftest("")  # no scripted LLM now: a call that is not recorded could not be answered
 
-    run(project, "--intellagent-replay").assert_outcomes(passed=1)
+    run_pytest(project, "--intellagent-replay").assert_outcomes(passed=1)
 
-    report = json.loads((project.path / "results" / "pytest" / "test_shop_policies" / "report.json").read_text())
+    report = json.loads((report_folder(project, "test_shop_policies") / "report.json").read_text())
     assert report["overall"]["usage"]["calls"] == 0 and report["overall"]["usage"]["cached"] > 0
 
 
 def test_a_whole_run_is_replayed_from_the_calls_its_last_run_recorded(project: pytest.Pytester) -> None:
     project.makepyfile(test_shop=adherence_test('min_policy={"P02": 1.0}'))
-    run(project).assert_outcomes(passed=1)
+    run_pytest(project).assert_outcomes(passed=1)
     project.makeconftest("")
 
-    run(project, "--intellagent-replay").assert_outcomes(passed=1)
+    run_pytest(project, "--intellagent-replay").assert_outcomes(passed=1)
 
-    report = json.loads((project.path / "results" / "pytest" / "test_shop_policies" / "report.json").read_text())
+    report = json.loads((report_folder(project, "test_shop_policies") / "report.json").read_text())
     assert report["overall"]["usage"]["calls"] == 0 and report["overall"]["usage"]["cached"] > 0
 
 
@@ -152,7 +124,7 @@ def test_a_replay_miss_fails_the_test_with_one_clear_line(project: pytest.Pytest
     shutil.copytree(frozen, project.path / "frozen")
     project.makepyfile(test_shop=adherence_test('scenarios_from="frozen"'))
 
-    result = run(project, "--intellagent-replay")
+    result = run_pytest(project, "--intellagent-replay")
 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*intellagent run aborted: --replay: no recorded answer for user at simulate/user*"])
@@ -167,10 +139,10 @@ def test_llm_options_reach_the_run_config(project: pytest.Pytester) -> None:
 def test_shop_policies(intellagent):
     intellagent.check("shop.yml", min_policy={"P02": 1.0})
 """)
-    result = run(project, "--intellagent-llm", "scripted", "--intellagent-chatbot-llm", "scripted")
+    result = run_pytest(project, "--intellagent-llm", "scripted", "--intellagent-chatbot-llm", "scripted")
 
     result.assert_outcomes(passed=1)
-    info = json.loads((project.path / "results" / "pytest" / "test_shop_policies" / "run.json").read_text())
+    info = json.loads((report_folder(project, "test_shop_policies") / "run.json").read_text())
     assert info["config"]["llm"]["default"]["provider"] == "scripted"
     assert info["config"]["chatbot"]["llm"]["provider"] == "scripted"
 

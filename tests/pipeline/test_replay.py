@@ -13,7 +13,7 @@ from intellagent.artifacts import RunInfo
 from intellagent.cli import main
 from intellagent.errors import RunAborted
 from intellagent.llm import ScriptedLLM
-from tests.pipeline.scripted_pipeline import config, write_config
+from tests.pipeline.scripted_pipeline import HASTY_IN_CONFIG, config, write_config
 
 
 def without_usage(report: intellagent.Report) -> dict:
@@ -74,7 +74,7 @@ def test_a_fresh_run_keeps_the_recorded_calls_and_replays_them(tmp_path: Path, s
 def test_the_command_line_replays_a_recorded_evaluation(
     recorded: intellagent.Report, frozen: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config_file = write_config(tmp_path / "shop.yml", chatbot={"type": "python", "target": "examples.qa_gate.chatbot:hasty"})
+    config_file = write_config(tmp_path / "shop.yml", chatbot=HASTY_IN_CONFIG)
 
     code = main(["--config", str(config_file), "--scenarios-from", str(frozen), "--output", str(tmp_path / "again"),
                  "--replay", "--no-progress"])

@@ -16,7 +16,7 @@ from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInf
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
-from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
+from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, write_config
 
 
 def lines(path: Path, model: type) -> list:
