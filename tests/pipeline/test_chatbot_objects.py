@@ -1,4 +1,4 @@
-"""A chatbot passed as a Python object replaces the config's: a callable (sync or async) or a compiled graph."""
+"""A chatbot given as a Python object replaces the config's: a callable (sync or async), a graph, an adapter."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 import intellagent
 from examples.qa_gate.chatbot import careful, hasty
 from intellagent.artifacts import Dialog
+from intellagent.chatbots import ChatbotReply, ChatbotSession
 from intellagent.llm import ScriptedLLM
 from tests.pipeline.scripted_pipeline import config
 
@@ -66,4 +67,29 @@ def test_a_compiled_langgraph_graph_is_the_chatbot_under_test(
 
     assert outcomes(report) == {"P01": "pass", "P02": "pass"}
     assert chatbot_lines(tmp_path / "run") == CAREFUL_LINES
+    assert not script.calls(role="chatbot")
+
+
+class Desk:
+    """A team's own adapter: opened once per dialog, with the dialog's id and its own database."""
+
+    def __init__(self) -> None:
+        self.sessions: list[ChatbotSession] = []
+
+    def open(self, session: ChatbotSession) -> Desk:
+        self.sessions.append(session)
+        return self
+
+    async def reply(self, messages: list[dict[str, str]]) -> ChatbotReply:
+        return ChatbotReply(content=careful(messages))
+
+
+def test_an_adapter_object_is_the_chatbot_under_test(frozen: Path, tmp_path: Path, script: ScriptedLLM) -> None:
+    desk = Desk()
+    report = intellagent.evaluate(config(), chatbot=desk, scenarios_from=frozen, output=tmp_path / "run",
+                                  script=script)
+
+    assert outcomes(report) == {"P01": "pass", "P02": "pass"}
+    assert sorted(session.id for session in desk.sessions) == ["S001", "S002"]
+    assert all(session.database is not None and session.database.is_file() for session in desk.sessions)
     assert not script.calls(role="chatbot")
