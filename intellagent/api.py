@@ -14,18 +14,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
 from intellagent.artifacts import Dialog, Event, PolicyCatalog, Scenario
 from intellagent.config import Config, apply_overrides, load_config
+from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
 from intellagent.run_folder import RunFolder
 from intellagent.runner import STAGES, RunResult, execute
+
+T = TypeVar("T")
+
+ConfigSource = str | Path | dict[str, Any] | Config
+"""A config file (path or example name), a mapping of settings, or a `Config`."""
 
 
 @dataclass
@@ -38,7 +45,7 @@ class Described:
 
 
 async def arun(
-    config: str | Path | dict[str, Any] | Config,
+    config: ConfigSource,
     *,
     stages: tuple[str, ...] = STAGES,
     chatbot: Any = None,
@@ -60,7 +67,7 @@ async def arun(
             or a chatbot adapter — instead of the config's `chatbot:`.
         output: the run folder (default results/<config name>); an earlier run there is resumed.
         scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`).
-        fresh: replace an earlier run in the output folder instead of resuming it.
+        fresh: replace an earlier run in the output folder instead of resuming it (its LLM cache is kept).
         replay: every LLM call must be answered from the cache (a miss aborts the run).
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
@@ -81,7 +88,7 @@ async def arun(
     )
 
 
-async def aevaluate(config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+async def aevaluate(config: ConfigSource, **options: Any) -> Report:
     """Run the whole evaluation (or, with `scenarios_from`, simulate + report) and return its report.
 
     The gate's verdict is in `report.gate` (`passed`, `failures`); nothing is raised for it. Options
@@ -93,12 +100,12 @@ async def aevaluate(config: str | Path | dict[str, Any] | Config, **options: Any
     return result.report
 
 
-def evaluate(config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+def evaluate(config: ConfigSource, **options: Any) -> Report:
     """`aevaluate` for code without an event loop."""
-    return asyncio.run(aevaluate(config, **options))
+    return _without_loop(lambda: aevaluate(config, **options), instead="await intellagent.aevaluate(...)")
 
 
-async def afreeze(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+async def afreeze(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
     """Make a frozen test set: run describe and populate into `output` and return its events.
 
     Commit the folder (it is small: JSON, SQLite files and the LLM cache) and pass it as
@@ -108,14 +115,14 @@ async def afreeze(config: str | Path | dict[str, Any] | Config, *, output: str |
     return _events(Path(output))
 
 
-def freeze(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+def freeze(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
     """`afreeze` for code without an event loop."""
-    return asyncio.run(afreeze(config, output=output, **options))
+    return _without_loop(lambda: afreeze(config, output=output, **options), instead="await intellagent.afreeze(...)")
 
 
-def describe(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> Described:
+def describe(config: ConfigSource, *, output: str | Path, **options: Any) -> Described:
     """Run the describe stage into `output`: policies, policy graph and scenarios."""
-    asyncio.run(arun(config, stages=("describe",), output=output, **options))
+    _stage("describe", config, output, options)
     folder = RunFolder(Path(output))
     catalog = folder.load("policies.json", PolicyCatalog)
     graph = nx.node_link_graph(json.loads(folder.path("graph.json").read_text()), edges="edges")
@@ -124,21 +131,43 @@ def describe(config: str | Path | dict[str, Any] | Config, *, output: str | Path
     return Described(catalog=catalog, graph=graph, scenarios=scenarios)
 
 
-def populate(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Event]:
+def populate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
     """Run the populate stage on the scenarios in `output`; return the events (databases in events/)."""
-    asyncio.run(arun(config, stages=("populate",), output=output, **options))
+    _stage("populate", config, output, options)
     return _events(Path(output))
 
 
-def simulate(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> list[Dialog]:
+def simulate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Dialog]:
     """Run the simulate stage on the events in `output` (pass `chatbot=` to test an object); return dialogs."""
-    asyncio.run(arun(config, stages=("simulate",), output=output, **options))
+    _stage("simulate", config, output, options)
     return RunFolder(Path(output)).jsonl("dialogs.jsonl", Dialog).load()
 
 
-def report(config: str | Path | dict[str, Any] | Config, *, output: str | Path, **options: Any) -> Report:
+def report(config: ConfigSource, *, output: str | Path, **options: Any) -> Report:
     """Run the report stage on the dialogs in `output`; return the report."""
-    return asyncio.run(arun(config, stages=("report",), output=output, **options)).report
+    return _stage("report", config, output, options).report
+
+
+def _stage(name: str, config: ConfigSource, output: str | Path, options: dict[str, Any]) -> RunResult:
+    return _without_loop(
+        lambda: arun(config, stages=(name,), output=output, **options),
+        instead=f'await intellagent.api.arun(config, stages=("{name}",), output=...)',
+    )
+
+
+def _without_loop(call: Callable[[], Coroutine[Any, Any, T]], *, instead: str) -> T:
+    """Run an async call from code without an event loop; inside one (a notebook), say what to await."""
+    if _loop_running():
+        raise UsageError(f"an event loop is already running here (a notebook, an async app); use `{instead}`")
+    return asyncio.run(call())
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _events(folder: Path) -> list[Event]:

@@ -50,7 +50,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-cost", type=float, metavar="USD", help="stop starting LLM calls past this cost (exit 3)")
     p.add_argument("--replay", action="store_true",
                    help="answer every LLM call from the run's cache; a call it cannot answer is an error")
-    p.add_argument("--fresh", action="store_true", help="replace an earlier run in DIR instead of resuming it")
+    p.add_argument("--fresh", action="store_true",
+                   help="replace an earlier run in DIR instead of resuming it (its recorded LLM calls are kept)")
     p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")

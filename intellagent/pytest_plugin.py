@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from intellagent.config import Config
+from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
 from intellagent.reports.text import one_line
@@ -57,7 +58,10 @@ class AdherenceTest:
         self.script = script
 
     def evaluate(self, config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
-        """Run an evaluation into this test's folder (fresh each time) and return its report.
+        """Run an evaluation into this test's folder and return its report.
+
+        The artifacts are made anew each time; the LLM calls that earlier runs recorded there are
+        reused, so an unchanged evaluation costs nothing and can be replayed (`--intellagent-replay`).
 
         Options are those of `intellagent.api.arun` (chatbot, scenarios_from, thresholds, ...).
         """
@@ -71,9 +75,12 @@ class AdherenceTest:
         options.setdefault("fresh", True)
         options.setdefault("replay", self.replay)
         options.setdefault("script", self.script)
-        report = evaluate(config, **options)
         self.output = Path(options["output"])
-        return report
+        try:
+            return evaluate(config, **options)
+        except IntellAgentError as error:  # one line that says what to fix, as the command line gives it
+            label = "aborted" if isinstance(error, RunAborted) else "error"
+            pytest.fail(f"intellagent run {label}: {error}", pytrace=False)
 
     def check(self, config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
         """`evaluate`, then fail the test if the quality gate failed."""
@@ -96,11 +103,8 @@ def failure_message(report: Report, folder: Path) -> str:
     if violated:
         lines.append("violated policies:")
         for policy in sorted(violated, key=lambda p: (-p.violated, p.id)):
-            dialogs = ", ".join(sorted({v.dialog for v in policy.violations}))
-            lines.append(
-                f"  {policy.id} ({policy.violated} of {policy.tested} dialogs) {one_line(policy.text, 80)}"
-                f" — dialogs {dialogs}"
-            )
+            lines.append(f"  {policy.id} ({policy.violated} of {policy.tested} dialogs): {one_line(policy.text)}")
+            lines += [f"    dialog {v.dialog}, turn {v.turn}: {v.reason}" for v in policy.violations]
     lines.append("reports: " + "  ".join(str(folder / name) for name in ("report.html", "report.json", "junit.xml")))
     return "\n".join(lines)
 

@@ -32,6 +32,9 @@ STAGES = ("describe", "populate", "simulate", "report")
 # Settings that do not change what the artifacts contain: a run may resume with other values.
 RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report"}
 
+# The run's LLM cache: every answered request, kept across --fresh so that no work is paid for twice.
+CACHE_FILE = "llm_cache.sqlite"
+
 # What a frozen test set provides: the scenarios and their databases, fixed once (describe + populate).
 FROZEN_ARTIFACTS = ("policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events")
 
@@ -73,7 +76,7 @@ async def execute(
     Args:
         config: the validated config.
         output: the run folder (default results/<config name>).
-        fresh: start over, deleting an earlier run in the folder.
+        fresh: start over, deleting an earlier run's artifacts in the folder (its LLM cache is kept).
         replay: answer every LLM call from the folder's cache; a miss aborts the run.
         stages: which stages to run, in pipeline order (the earlier ones must have run before).
         scenarios_from: a frozen test set (a folder where describe and populate ran): its scenarios and
@@ -93,7 +96,7 @@ async def execute(
         cache_folder = RunFolder(Path(scenarios_from))
         _copy_frozen(cache_folder, folder)
     usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
-    cache = ResponseCache(cache_folder.path("llm_cache.sqlite"))
+    cache = ResponseCache(cache_folder.path(CACHE_FILE))
     with RunProgress(usage, enabled=progress) as display:
         ctx = RunContext(
             config=config,
@@ -155,7 +158,7 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
         raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
     fingerprint = _fingerprint(config)
     if earlier is not None and fresh:
-        shutil.rmtree(folder.root)
+        _clear(folder)
         earlier = None
     if earlier is not None and earlier.fingerprint != fingerprint:
         raise UsageError(
@@ -174,6 +177,20 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
     )
     folder.save("run.json", info)
     return info
+
+
+def _clear(folder: RunFolder) -> None:
+    """Delete a run's artifacts, keeping its LLM cache.
+
+    A fresh run of unchanged work is then answered from the cache: at no cost, and under --replay.
+    """
+    for path in folder.root.iterdir():
+        if path.name.startswith(CACHE_FILE):  # the cache and SQLite's files beside it
+            continue
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def _copy_frozen(frozen: RunFolder, folder: RunFolder) -> None:

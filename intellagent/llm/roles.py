@@ -53,11 +53,13 @@ class RoleModels:
             return build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script)
 
         # Remote clients are built now, so a missing key is reported before any work; the embedded
-        # model is started only when a call is not answered from the cache.
+        # model is started only when a call is not answered from the cache. Under replay nothing is
+        # ever sent, so nothing is built: CI replays a recorded run without the key it was made with.
+        lazy = spec.provider == "local" or self.replay
         return LLM(
             role=role,
             spec=spec,
-            model=connect if spec.provider == "local" else connect(),
+            model=connect if lazy else connect(),
             identity=cache_identity(spec, seed=seed),
             cache=self.cache,
             usage=self.usage,

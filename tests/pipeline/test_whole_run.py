@@ -1,0 +1,107 @@
+"""`intellagent.evaluate`: a whole run from Python returns the report its run folder holds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import intellagent
+from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
+from intellagent.errors import UsageError
+from intellagent.llm import ScriptedLLM
+from intellagent.reports.models import Report
+from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, write_config
+
+
+def lines(path: Path, model: type) -> list:
+    return [model.model_validate_json(line) for line in path.read_text().splitlines()]
+
+
+def test_the_returned_report_is_the_one_in_report_json(whole_run) -> None:
+    report, folder = whole_run
+    assert isinstance(report, intellagent.Report)
+    assert report == Report.model_validate_json((folder / "report.json").read_text())
+
+
+def test_the_report_counts_the_dialogs_of_dialogs_jsonl(whole_run) -> None:
+    report, folder = whole_run
+    dialogs = lines(folder / "dialogs.jsonl", Dialog)
+    assert [(d.id, d.simulated, d.policies) for d in report.dialogs] == [(d.id, d.status, d.policies) for d in dialogs]
+    assert report.overall.dialogs == len(dialogs) == 2
+    assert report.overall.by_status == {"pass": 1, "fail": 1, "incomplete": 0, "error": 0}
+
+
+def test_every_artifact_exists_and_validates_against_its_model(whole_run) -> None:
+    _, folder = whole_run
+    catalog = PolicyCatalog.model_validate_json((folder / "policies.json").read_text())
+    graph = nx.node_link_graph(json.loads((folder / "graph.json").read_text()), edges="edges")
+    scenarios = lines(folder / "scenarios.jsonl", Scenario)
+    events = lines(folder / "events.jsonl", Event)
+    dialogs = lines(folder / "dialogs.jsonl", Dialog)
+    analyses = lines(folder / "analysis.jsonl", Analysis)
+    info = RunInfo.model_validate_json((folder / "run.json").read_text())
+
+    assert [p.id for p in catalog.policies] == sorted(graph.nodes) == ["P01", "P02"]
+    assert [s.id for s in scenarios] == [e.id for e in events] == [d.id for d in dialogs] == [a.id for a in analyses]
+    assert all(s.status == e.status == "ok" for s, e in zip(scenarios, events, strict=True))
+    for event in events:
+        with sqlite3.connect(folder / event.database) as db:
+            assert db.execute("select order_id from orders").fetchall() == [(event.symbols["O1"],)]
+    assert info.status == "done" and list(info.stages) == ["describe", "populate", "simulate", "report"]
+    assert ET.parse(folder / "junit.xml").getroot().get("failures") == "1"
+    assert "P01" in (folder / "report.html").read_text()
+
+
+def test_the_chatbot_that_cancels_unasked_breaks_the_consent_rule_in_that_dialog(whole_run) -> None:
+    report, _ = whole_run
+    consent, privacy = report.policies
+    (cancel_dialog,) = [d for d in report.dialogs if d.policies == ["P01"]]
+    assert (consent.text, consent.violated, consent.tested) == (CONFIRM, 1, 1)
+    assert [(v.dialog, v.turn) for v in consent.violations] == [(cancel_dialog.id, 2)]
+    assert (privacy.violated, privacy.passed) == (0, 1)
+    assert cancel_dialog.status == "fail" and cancel_dialog.violated == ["P01"]
+
+
+def test_a_threshold_option_sets_the_gate_and_nothing_is_raised(tmp_path: Path, script: ScriptedLLM) -> None:
+    report = intellagent.evaluate(config(), output=tmp_path / "run", script=script, fail_under=0.8)
+
+    assert report.gate is not None and not report.gate.passed
+    assert report.gate.failures == ["pass rate 50.0% (1/2 dialogs) is below --fail-under 0.8"]
+    assert RunInfo.model_validate_json((tmp_path / "run" / "run.json").read_text()).status == "gate_failed"
+
+
+@pytest.mark.parametrize("form", ["path", "mapping", "model"])
+def test_a_config_is_taken_as_a_file_a_mapping_or_a_model(form: str, tmp_path: Path, script: ScriptedLLM) -> None:
+    source = {
+        "path": lambda: write_config(tmp_path / "shop.yml"),
+        "mapping": lambda: pipeline_config(),
+        "model": lambda: config(),
+    }[form]()
+    report = intellagent.evaluate(source, output=tmp_path / "run", script=script, seed=5)
+
+    assert report.name == "shop" and report.overall.dialogs == 2
+    assert RunInfo.model_validate_json((tmp_path / "run" / "run.json").read_text()).seed == 5
+
+
+def test_aevaluate_runs_inside_a_running_event_loop(tmp_path: Path, script: ScriptedLLM) -> None:
+    async def release_check() -> Report:
+        asyncio.get_running_loop()  # what a notebook or an async service already has
+        return await intellagent.aevaluate(config(), output=tmp_path / "run", script=script)
+
+    report = asyncio.run(release_check())
+    assert report == Report.model_validate_json((tmp_path / "run" / "report.json").read_text())
+
+
+def test_evaluate_inside_a_running_event_loop_says_to_await_aevaluate(tmp_path: Path, script: ScriptedLLM) -> None:
+    async def notebook_cell() -> None:
+        intellagent.evaluate(config(), output=tmp_path / "run", script=script)
+
+    with pytest.raises(UsageError, match=r"await intellagent\.aevaluate"):
+        asyncio.run(notebook_cell())
+    assert not script.requests
