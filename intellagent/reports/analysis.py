@@ -27,9 +27,14 @@ TOOL_RESULT_CHARS = 500
 RATED = ("pass", "fail")
 
 
+# What a re-run of the same dialog changes without changing the conversation: its timings, and which
+# of its calls the cache answered.
+_CIRCUMSTANCES: dict[str, Any] = {"duration_s": True, "usage": True, "transcript": {"__all__": {"at_s"}}}
+
+
 def dialog_digest(dialog: Dialog) -> str:
-    """A short digest of everything in a dialog: its analysis is redone when the dialog changes."""
-    return hashlib.sha256(dialog.model_dump_json().encode("utf-8")).hexdigest()[:16]
+    """A short digest of a dialog's conversation and outcome: its analysis is redone when they change."""
+    return hashlib.sha256(dialog.model_dump_json(exclude=_CIRCUMSTANCES).encode("utf-8")).hexdigest()[:16]
 
 
 Reason = Annotated[

@@ -74,5 +74,5 @@ def test_each_stage_function_returns_the_artifacts_it_wrote(runs: dict[str, Any]
 def test_simulating_a_folder_without_events_says_to_populate_first(tmp_path: Path) -> None:
     script = pipeline_script()
     describe(config(), output=tmp_path / "run", script=script)
-    with pytest.raises(UsageError, match="events.jsonl not found; run the populate stage first"):
+    with pytest.raises(UsageError, match=r"events\.jsonl not found; run the populate stage first"):
         simulate(config(), output=tmp_path / "run", script=script)

@@ -126,3 +126,16 @@ def test_a_dialog_that_left_out_its_policies_is_asked_about_its_events_policies(
     assert request.body["response_format"]["json_schema"]["schema"]["properties"]["tested"]["items"]["enum"] == [
         "P01", "P03"]
     assert next(d for d in result.report.dialogs if d.id == "S002").challenge == 3
+
+
+def test_a_dialog_replayed_with_other_timings_keeps_its_analysis(config, reported, analysis_script):
+    _, folder = reported
+    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    before = folder.path("analysis.jsonl").read_bytes()
+    dialog = next(d for d in dialogs.load() if d.id == "S001")
+    transcript = [message.model_copy(update={"at_s": message.at_s + 9.5}) for message in dialog.transcript]
+    dialogs.append(dialog.model_copy(update={"transcript": transcript, "duration_s": 99.0, "usage": {}}))
+    asked = len(analysis_script.requests)
+    report_run(config, folder, analysis_script)
+    assert len(analysis_script.requests) == asked
+    assert folder.path("analysis.jsonl").read_bytes() == before
