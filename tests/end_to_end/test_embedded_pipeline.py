@@ -108,9 +108,8 @@ def test_the_report_counts_what_the_dialogs_and_analyses_say(finished):
 def test_the_recorded_calls_replay_the_whole_run_without_the_model(finished, tmp_path):
     config, output, _ = finished
     replayed = tmp_path / "replayed"
-    replayed.mkdir()
-    shutil.copy(output / "llm_cache.sqlite", replayed / "llm_cache.sqlite")
-    again = run(config, replayed, "--replay")
+    shutil.copytree(output, replayed)
+    again = run(config, replayed, "--fresh", "--replay")  # every artifact made again, from the kept cache
     assert again.returncode == 0, again.stderr[-2000:]
     for name in ("policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "analysis.jsonl"):
         assert (replayed / name).read_bytes() == (output / name).read_bytes(), name
