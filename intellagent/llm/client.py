@@ -3,7 +3,7 @@
 Each call is looked up in the cache, refused under `--replay` if the cache cannot answer it, checked
 against the budget, sent, counted, and stored. Structured answers are validated by their pydantic
 model; an answer that does not validate is sent back with the validation error, a bounded number of
-times, before the step fails with `AnswerInvalid`.
+times and at a warmer temperature, before the step fails with `AnswerInvalid`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ from intellagent.llm.spec import ModelSpec
 from intellagent.llm.usage import Usage, price_per_token
 
 T = TypeVar("T", bound=BaseModel)
+
+# A re-ask of an invalid answer is sampled at least this warm: at temperature 0 a model tends to give
+# the same invalid answer again, whatever the feedback says. The server's seed keeps it reproducible.
+RETRY_TEMPERATURE = 0.7
 
 # Errors that no retry can fix: a bad key, a model that does not exist, no permission.
 PERMANENT = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
@@ -90,8 +94,10 @@ class LLM:
             "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
         }
         conversation = list(messages)
-        for _ in range(self.parse_retries + 1):
-            reply = await self.complete(conversation, step=step, response_format=response_format)
+        for attempt in range(self.parse_retries + 1):
+            warmer = attempt > 0 and self.spec.temperature < RETRY_TEMPERATURE
+            sampling = {"temperature": RETRY_TEMPERATURE} if warmer else {}
+            reply = await self.complete(conversation, step=step, response_format=response_format, **sampling)
             try:
                 return schema.model_validate_json(_json_text(reply.content))
             except ValidationError as error:

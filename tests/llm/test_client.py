@@ -37,6 +37,13 @@ def test_invalid_answer_is_sent_back_with_the_error(script, make_llm):
     assert retry.messages[-2]["role"] == "assistant"
 
 
+def test_a_re_ask_is_sampled_warmer_than_the_first_answer(script, make_llm):
+    script.on(schema="Flows", replies=[{"flows": []}, {"flows": []}, {"flows": ["book"]}])
+    ask(make_llm(script, parse_retries=2))
+    temperatures = [request.body.get("temperature") for request in script.requests]
+    assert temperatures == [0.0, 0.7, 0.7]
+
+
 def test_answer_that_never_validates_fails_the_step(script, make_llm):
     script.on(schema="Flows", reply="not json")
     with pytest.raises(AnswerInvalid, match="Flows after 3 tries"):
