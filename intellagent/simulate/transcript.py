@@ -21,7 +21,7 @@ def agent_line(content: str) -> str:
 
 def user_line(content: str) -> str:
     """The simulated user's own message as it reads it back."""
-    return f"You: {content}"
+    return f"Customer (you): {content}"
 
 
 def transcript_text(transcript: list[Message]) -> str:

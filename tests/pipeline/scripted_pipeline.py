@@ -130,7 +130,7 @@ def plan(request: Request) -> dict[str, Any]:
 def user_turn(request: Request) -> dict[str, str]:
     """The user: asks, confirms when asked, and judges what the agent did."""
     conversation = request.last
-    if "\nYou: " not in conversation:  # the agent has only greeted
+    if "\nCustomer (you): " not in conversation:  # the agent has only greeted
         order = ORDER_ID.search(request.system)  # the order's row, among what the user knows
         order_id = order.group(1) if order else "unknown"
         if "want to cancel" in request.system:

@@ -77,7 +77,7 @@ def test_the_chatbot_greets_first(tmp_path, run_folder, script):
     (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, chatbot={"greeting": "Hi, shop desk."}))
     assert [(m.role, m.content) for m in dialog.transcript] == [("chatbot", "Hi, shop desk.")]
     first = script.calls(role="user")[0]
-    assert "the customer)\nAgent: Hi, shop desk.\n" in first.last
+    assert "# The conversation so far\nAgent: Hi, shop desk.\n" in first.last
 
 
 def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script):
@@ -121,7 +121,7 @@ def test_the_thought_never_reaches_the_chatbot(tmp_path, run_folder, script):
     play(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_turns": 2}))
     seen = [r.text for r in script.calls(role="chatbot")]
     assert len(seen) == 2 and all("Cancel A1." in text and SECRET not in text for text in seen)
-    assert "You: Cancel A1.\nAgent: Sure?" in script.calls(role="user")[1].last
+    assert "Customer (you): Cancel A1.\nAgent: Sure?" in script.calls(role="user")[1].last
 
 
 def test_tool_calls_and_results_are_recorded_in_order(tmp_path, run_folder, script):

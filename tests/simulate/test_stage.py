@@ -18,7 +18,7 @@ def script_dialogs(script):
     script.on(
         role="user",
         schema="UserTurn",
-        when=lambda r: "\nYou: " not in r.last,
+        when=lambda r: "\nCustomer (you): " not in r.last,
         reply={"thought": "ask", "decision": "continue", "reason": "", "message": "Cancel A1."},
     )
     script.on(
