@@ -39,6 +39,7 @@ from intellagent.describe.extraction import (
 from intellagent.describe.policy_graph import (
     BlockScores,
     assemble_graph,
+    flows_graph,
     load_graph,
     save_graph,
     scores_schema,
@@ -193,10 +194,11 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 
 
 def prepare_scoring(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The blocks of policies to score, one call each."""
+    """The blocks of policies to score, one call each (none when the weights come from the flows)."""
     ids = [policy.id for policy in state["catalog"].policies]
     settings = runtime.context.ctx.config.describe
-    blocks = scoring_blocks(ids, settings.edge_block_size, sides=settings.pair_scores)
+    scored = settings.graph_weights == "llm"
+    blocks = scoring_blocks(ids, settings.edge_block_size, sides=settings.pair_scores) if scored else []
     runtime.context.bars["graph"] = runtime.context.ctx.progress.stage("graph", len(blocks))
     return {"blocks": blocks}
 
@@ -225,13 +227,15 @@ async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, An
 
 
 def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The weighted graph from every call's scores; graph.json is written here."""
-    config = runtime.context.ctx.config
+    """The weighted graph from every call's scores (or from the flows); graph.json is written here."""
+    settings = runtime.context.ctx.config.describe
+    if settings.graph_weights == "flows":
+        graph = flows_graph(state["catalog"])
+        save_graph(runtime.context.ctx.folder, graph)
+        return {"graph": graph}
     order = {block: number for number, block in enumerate(state["blocks"])}
     results = sorted(state.get("scores", []), key=lambda result: order[result.block])
-    graph = assemble_graph(
-        state["catalog"], results, block_size=config.describe.edge_block_size, sides=config.describe.pair_scores
-    )
+    graph = assemble_graph(state["catalog"], results, block_size=settings.edge_block_size, sides=settings.pair_scores)
     save_graph(runtime.context.ctx.folder, graph)
     if graph.graph["fallback_pairs"]:
         log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",

@@ -122,6 +122,11 @@ class DescribeConfig(_Strict):
     edge_block_size: int = Field(
         default=1, ge=1, description="Policies scored against all others per graph call (calls grow as N/size)."
     )
+    graph_weights: Literal["llm", "flows"] = Field(
+        default="llm",
+        description="How policy pairs are weighted: scored by the LLM, or from shared flows alone (8 for two rules "
+        "of one flow, 2 otherwise; no call, for a quick look on a slow model).",
+    )
     pair_scores: Literal[1, 2] = Field(
         default=2,
         description="Scores per policy pair: 2 (from both sides, averaged) or 1 (by the earlier policy; half the "

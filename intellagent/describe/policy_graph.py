@@ -33,6 +33,13 @@ WEIGHT_RULE = (
 )
 MIDDLE_WEIGHT = 5.0
 
+# `graph_weights: flows`: the weights a model gives most often when it has little else to go on.
+SHARED_FLOW_WEIGHT = 8.0
+OTHER_FLOW_WEIGHT = 2.0
+FLOWS_WEIGHT_RULE = (
+    f"{SHARED_FLOW_WEIGHT:g} when the two policies share a flow, {OTHER_FLOW_WEIGHT:g} otherwise (no LLM call)"
+)
+
 
 @dataclass
 class BlockScores:
@@ -126,10 +133,7 @@ def assemble_graph(
         block_size: policies per call, recorded with the graph.
         sides: the directed scores each pair was asked for (2, or 1: by its earlier policy only).
     """
-    graph = nx.Graph()
-    for policy in catalog.policies:
-        graph.add_node(policy.id, text=policy.text, category=policy.category, challenge=policy.challenge,
-                       flows=list(policy.flows))
+    graph = _nodes(catalog)
     given = {
         (scorer, other): score for r in results for scorer, row in r.scores.items() for other, score in row.items()
     }
@@ -151,6 +155,27 @@ def assemble_graph(
         fallback_pairs=[[u, v] for (u, v), s in scored.items() if s == [None, None]],
         scoring_errors=[{"block": list(r.block), "error": r.error} for r in results if r.error],
     )
+    return graph
+
+
+def flows_graph(catalog: PolicyCatalog) -> nx.Graph:
+    """The graph of `catalog` weighted from shared flows alone, without any LLM call."""
+    graph = _nodes(catalog)
+    policies = catalog.policies
+    for i, first in enumerate(policies):
+        for second in policies[i + 1 :]:
+            shared = set(first.flows) & set(second.flows)
+            graph.add_edge(first.id, second.id, weight=SHARED_FLOW_WEIGHT if shared else OTHER_FLOW_WEIGHT)
+    graph.graph.update(weight_rule=FLOWS_WEIGHT_RULE, calls=0)
+    return graph
+
+
+def _nodes(catalog: PolicyCatalog) -> nx.Graph:
+    """A graph with one node per policy, carrying its text, category, challenge and flows."""
+    graph = nx.Graph()
+    for policy in catalog.policies:
+        graph.add_node(policy.id, text=policy.text, category=policy.category, challenge=policy.challenge,
+                       flows=list(policy.flows))
     return graph
 
 

@@ -50,6 +50,16 @@ def test_with_one_score_per_pair_each_policy_scores_only_those_after_it(scripted
     assert graph["graph"]["one_sided_pairs"] == [] and graph["graph"]["fallback_pairs"] == []
 
 
+def test_flow_weights_need_no_call_and_link_the_rules_of_a_flow_strongly(scripted_config, script, folder):
+    script_document(script, flows={"Orders": rules(2), "Refunds": rules(1, start=3)})
+    run_describe(configure(scripted_config, samples=1, graph_weights="flows"), folder, script)
+    assert script.calls(schema="EdgeScores") == []
+    graph = graph_of(folder)
+    weights = {(e["source"], e["target"]): e["weight"] for e in graph["edges"]}
+    assert weights == {("P01", "P02"): 8, ("P01", "P03"): 2, ("P02", "P03"): 2}
+    assert graph["graph"]["calls"] == 0 and "share a flow" in graph["graph"]["weight_rule"]
+
+
 def test_the_policies_sharing_a_flow_are_asked_first_and_named(scripted_config, script, folder):
     script_document(script, flows={"Orders": rules(2), "Refunds": rules(2, start=3)})
     run_describe(configure(scripted_config, samples=1), folder, script)
