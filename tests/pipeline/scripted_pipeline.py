@@ -27,7 +27,7 @@ import yaml
 from intellagent.config import Config, load_config
 from intellagent.llm import Request, ScriptedLLM
 from tests.describe.conftest import script_document
-from tests.simulate.scripted_dialogs import SHOP, call, reply, say, stop, verdict
+from tests.simulate.scripted_dialogs import call, reply, say, shop_settings, stop, verdict
 
 CONFIRM = 'Cancel an order only if its status is "placed", and only after the customer confirms.'
 PRIVACY = "Never reveal an order to someone who is not its customer."
@@ -59,20 +59,7 @@ CONFIRMATION = "Yes, please cancel it."
 
 def pipeline_config(**settings: Any) -> dict[str, Any]:
     """The run's config as a mapping: the shop, every role scripted, two single-rule scenarios."""
-    data: dict[str, Any] = {
-        "name": "shop",
-        "environment": {
-            "policy": str(SHOP / "policy.md"),
-            "schema": str(SHOP / "schema.py"),
-            "tools": str(SHOP / "tools.py"),
-        },
-        "llm": "scripted",
-        "chatbot": {"llm": "scripted"},
-        "samples": 2,
-        "seed": 3,
-        "describe": {"challenge_range": [3, 3], "max_attempts": 1},
-        "simulate": {"max_turns": 4, "max_critiques": 1, "max_tool_steps": 3},
-    }
+    data = shop_settings(samples=2, seed=3, describe={"challenge_range": [3, 3], "max_attempts": 1})
     data.update(settings)
     return data
 

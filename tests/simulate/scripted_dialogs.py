@@ -18,6 +18,11 @@ ORDERS = {"A1": ("ana", "placed"), "B2": ("ben", "shipped")}
 
 def shop_config(tmp_path: Path, **settings: Any) -> Config:
     """A config on the shop domain with every role scripted; keyword settings are merged in."""
+    return load_config(shop_settings(**settings), base_dir=tmp_path)
+
+
+def shop_settings(**settings: Any) -> dict[str, Any]:
+    """The shop config as a mapping, every role scripted; keyword settings are merged in, section by section."""
     data: dict[str, Any] = {
         "name": "shop",
         "environment": {
@@ -31,7 +36,7 @@ def shop_config(tmp_path: Path, **settings: Any) -> Config:
     }
     for key, value in settings.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) and key in data else value
-    return load_config(data, base_dir=tmp_path)
+    return data
 
 
 def event(event_id: str = "S001", **fields: Any) -> Event:
