@@ -24,8 +24,12 @@ def summary_text(result: RunResult) -> str:
     else:
         headline = (f"{report.name}: {rate.passed} of {rate.total} dialogs passed ({percent(rate.rate)}, "
                     f"95% CI {percent(rate.low)}–{percent(rate.high)})")
-    lines = [
-        f"{headline}; {status['incomplete']} incomplete and {status['error']} error dialogs not counted",
+    lines = [f"{headline}; {status['incomplete']} incomplete and {status['error']} error dialogs not counted"]
+    lost = [f"{_scenarios(n)} {why}" for n, why in ((overall.scenario_errors, "that could not be written"),
+                                                   (overall.event_errors, "whose database could not be built")) if n]
+    if lost:
+        lines.append(f"no dialog for {' and '.join(lost)} (the reasons are in scenarios.jsonl and events.jsonl)")
+    lines += [
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
     ]
@@ -42,3 +46,7 @@ def summary_text(result: RunResult) -> str:
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def _scenarios(count: int) -> str:
+    return f"{count} scenario{'' if count == 1 else 's'}"
