@@ -53,9 +53,9 @@ class Assignment:
             section = getattr(rows, name)
             for slot, column in type(section).model_fields.items():
                 value = getattr(section, slot)
-                emptied = empty_clears and value is None and slot in section.model_fields_set
+                emptied = empty_clears and _blank(value) and slot in section.model_fields_set
                 if chosen(value) or emptied:  # emptied: only where the column can be empty (see assemble)
-                    self.rows.setdefault(info.alias or name, {})[column.alias or slot] = value
+                    self.rows.setdefault(info.alias or name, {})[column.alias or slot] = None if emptied else value
         return before != (self.symbols, self.rows)
 
 
@@ -110,9 +110,14 @@ def assemble(
 
 def _chosen(labels: set[str]) -> Callable[[Any], bool]:
     """Whether an answered value is a real choice: not empty, not a symbol, not a row label."""
-    return lambda value: value is not None and not looks_like_symbol(value) and not (
+    return lambda value: not _blank(value) and not looks_like_symbol(value) and not (
         isinstance(value, str) and value in labels
     )
+
+
+def _blank(value: Any) -> bool:
+    # A small model writes "" where it means "no value": a key of "" would then be inserted as one.
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def loosen(

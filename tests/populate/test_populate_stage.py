@@ -272,3 +272,13 @@ def _resolve(body: dict, schema: dict) -> dict:
         name = schema["$ref"].rsplit("/", 1)[-1]
         return body["response_format"]["json_schema"]["schema"]["$defs"][name]
     return schema
+
+
+def test_a_blank_value_is_no_choice_and_is_generated(shop_run: ShopRun, script) -> None:
+    values = order_values()
+    values["rows"]["shop_orders_1"]["placed_at"] = " "
+    shop_run.populate(script_order(script, values=values))
+
+    assert shop_run.events()["S001"].status == "ok"
+    (order,) = shop_run.new_rows("S001", "shop_orders")
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", order["placed_at"])
