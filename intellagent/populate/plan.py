@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,9 +191,17 @@ class Constraints:
         }
         return cls(rules=rules, details=list(answer.details))  # type: ignore[attr-defined]
 
-    def governed(self, label: str) -> list[str]:
-        """The columns of a row that some rule is about, in the order the rules name them."""
-        return list(dict.fromkeys(column for column, _ in self.rules.get(label, [])))
+    def governed(self, label: str, values: Mapping[str, Any] | None = None) -> list[str]:
+        """The columns of a row that some rule is about, in the order the rules name them.
+
+        With the row's `values`, a column whose rules only restate its value (the rule "12345678"
+        for a last_four of 12345678) is left out: a small model writes such a rule for every value it
+        planned, and it fixes nothing that a generated value could break.
+        """
+        def restates(column: str, rule: str) -> bool:
+            return values is not None and column in values and rule.strip() == str(values[column]).strip()
+
+        return list(dict.fromkeys(column for column, rule in self.rules.get(label, []) if not restates(column, rule)))
 
     def describe_rules(self) -> str:
         """The rules as the model reads them, one per line."""

@@ -266,6 +266,20 @@ def test_a_rejected_value_that_no_rule_fixes_is_generated_again_without_a_call(s
     assert order["placed_at"] == "2024-03-01T10:00:00"  # the governed value stays
 
 
+def test_a_rule_that_only_restates_a_rejected_value_does_not_keep_it(shop_run: ShopRun, script) -> None:
+    plan = script_order(script).rules[0].replies[0]
+    orders = next(row for row in plan["rows"] if row["table"] == "shop_orders")
+    orders["values"]["status"] = "pending"  # not a status of this shop
+    constraints = script.rules[1].replies[0]
+    constraints["constraints"]["shop_orders_1"].append({"column": "status", "rule": "pending"})
+    shop_run.populate(script)
+
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues"]
+    (order,) = shop_run.new_rows("S001", "shop_orders")
+    assert order["status"] in ("open", "shipped")
+    assert order["placed_at"] == "2024-03-01T10:00:00"  # a real rule's value stays
+
+
 def _resolve(body: dict, schema: dict) -> dict:
     """A schema node of a request's response format, following a `$ref` into its `$defs`."""
     if "$ref" in schema:
