@@ -4,7 +4,7 @@ Per scenario (fanned out, `workers` at a time):
 
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
-      └──── (nothing to insert) ─────┘ ├─ loosen  (first rejection: values no rule fixes are generated)
+      └──── (nothing to insert) ─────┘ ├─ loosen  (each rejection: values no rule fixes are generated)
                                        └─ repair  (rejected rows only, at most `max_repairs` times)
                                      └─► give_up  (still rejected, or a repair changed nothing)
 
@@ -208,11 +208,9 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         return "constrain" if state["plan"].rows else "check"
 
     def route_after_check(state: EventState) -> str:
-        if "event" in state:
-            return END
-        if "loosened" not in state:
-            return "loosen"
-        return repair_or_give_up(state)
+        # Every rejection first tries generated values at no call: a repair may bring back a value
+        # that only generation gets right.
+        return END if "event" in state else "loosen"
 
     def route_after_loosen(state: EventState) -> str:
         return "check" if state["loosened"] else repair_or_give_up(state)
