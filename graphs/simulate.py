@@ -23,7 +23,8 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotSession, select_chatbot
 from intellagent.context import RunContext
 from intellagent.errors import UsageError
-from intellagent.simulate.accounting import DialogUsage, counted
+from intellagent.llm import Usage
+from intellagent.simulate.accounting import counted
 from intellagent.simulate.databases import fresh_copy
 from intellagent.stage import StageItems
 
@@ -76,7 +77,7 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
     if event.database is not None:
         database = f"dialogs/{event.id}.sqlite"
         fresh_copy(ctx.folder.path(event.database), ctx.folder.path(database))
-    usage = DialogUsage(ctx.usage)
+    usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
     session = ChatbotSession(id=event.id, database=ctx.folder.path(database) if database else None, usage=usage)
     environment = ctx.environment
     deps = DialogDeps(
@@ -94,7 +95,7 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
     if session.database is not None:
         with environment.session(session.database) as db:
             digest = environment.digest(db)
-    return played.model_copy(update={"usage": usage.by_role(), "database": database, "digest": digest})
+    return played.model_copy(update={"usage": usage.report().roles, "database": database, "digest": digest})
 
 
 @cache

@@ -67,10 +67,17 @@ class BudgetExhausted(RunAborted):
 
 
 class Usage:
-    """Thread-safe counters shared by every LLM of a run."""
+    """Thread-safe counters shared by every LLM of a run.
 
-    def __init__(self, *, max_cost_usd: float | None = None, start: UsageReport | None = None) -> None:
+    A usage with a `parent` (one dialog's share of the run, say) counts each call in its parent too,
+    and answers to the parent's budget.
+    """
+
+    def __init__(
+        self, *, max_cost_usd: float | None = None, start: UsageReport | None = None, parent: Usage | None = None
+    ) -> None:
         self.max_cost_usd = max_cost_usd
+        self.parent = parent
         self._lock = threading.Lock()
         self._report = start.model_copy(deep=True) if start else UsageReport()
         self._unpriced: set[str] = set(self._report.unpriced_models)
@@ -82,6 +89,8 @@ class Usage:
 
     def check_budget(self) -> None:
         """Raise `BudgetExhausted` if the spent cost has reached the budget."""
+        if self.parent is not None:
+            self.parent.check_budget()
         if self.max_cost_usd is not None and self.total.cost_usd >= self.max_cost_usd:
             raise BudgetExhausted(
                 f"budget of ${self.max_cost_usd:.2f} reached (${self.total.cost_usd:.4f} spent); "
@@ -117,6 +126,9 @@ class Usage:
             self._by["stages"][step.split("/")[0]].add(tally)
             self._by["steps"][step].add(tally)
             self._by["roles"][role].add(tally)
+        if self.parent is not None:
+            self.parent.record(step=step, role=role, input_tokens=input_tokens, output_tokens=output_tokens,
+                               cached=cached, prices=prices, unpriced_model=unpriced_model)
 
     @property
     def total(self) -> Tally:
