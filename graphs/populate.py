@@ -147,7 +147,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         answer = await shared.llm.answer(
             shared.messages("constraints", plan=planned.describe()), schema, step="populate/constraints"
         )
-        return {"constraints": Constraints.from_answer(answer)}
+        return {"constraints": Constraints.from_answer(answer, planned)}
 
     async def assign(state: EventState) -> dict[str, Any]:
         planned, constraints = state["plan"], state["constraints"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,26 +181,29 @@ class Constraints:
     details: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_answer(cls, answer: BaseModel) -> Constraints:
-        """The constraints of a `RowConstraints` answer."""
+    def from_answer(cls, answer: BaseModel, plan: Plan) -> Constraints:
+        """The constraints of a `RowConstraints` answer on `plan`.
+
+        A rule that only restates the value the plan gave its column (the rule "12345678" for a
+        last_four of 12345678) is dropped: a small model writes one for every value it planned, and
+        such a rule would shield a value a validator rejects from being generated again.
+        """
         per_row = answer.constraints  # type: ignore[attr-defined]
-        rules = {
-            info.alias or name: [(rule.column, rule.rule) for rule in getattr(per_row, name)]
-            for name, info in type(per_row).model_fields.items()
-        }
+        planned = {row.label: row.cells for row in plan.rows}
+
+        def restates(label: str, column: str, rule: str) -> bool:
+            value = planned.get(label, {}).get(column)
+            return value is not None and not isinstance(value, Symbol) and rule.strip() == str(value).strip()
+
+        rules: dict[str, list[tuple[str, str]]] = {}
+        for name, info in type(per_row).model_fields.items():
+            label = info.alias or name
+            rules[label] = [(r.column, r.rule) for r in getattr(per_row, name) if not restates(label, r.column, r.rule)]
         return cls(rules=rules, details=list(answer.details))  # type: ignore[attr-defined]
 
-    def governed(self, label: str, values: Mapping[str, Any] | None = None) -> list[str]:
-        """The columns of a row that some rule is about, in the order the rules name them.
-
-        With the row's `values`, a column whose rules only restate its value (the rule "12345678"
-        for a last_four of 12345678) is left out: a small model writes such a rule for every value it
-        planned, and it fixes nothing that a generated value could break.
-        """
-        def restates(column: str, rule: str) -> bool:
-            return values is not None and column in values and rule.strip() == str(values[column]).strip()
-
-        return list(dict.fromkeys(column for column, rule in self.rules.get(label, []) if not restates(column, rule)))
+    def governed(self, label: str) -> list[str]:
+        """The columns of a row that some rule is about, in the order the rules name them."""
+        return list(dict.fromkeys(column for column, _ in self.rules.get(label, [])))
 
     def describe_rules(self) -> str:
         """The rules as the model reads them, one per line."""

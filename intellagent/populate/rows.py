@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -121,11 +121,7 @@ def _blank(value: Any) -> bool:
 
 
 def loosen(
-    plan: Plan,
-    assignment: Assignment,
-    *,
-    rejected: dict[str, list[str]],
-    governed: Callable[[str, Mapping[str, Any]], list[str]],
+    plan: Plan, assignment: Assignment, *, rejected: dict[str, list[str]], governed: Callable[[str], list[str]],
     tables: Tables,
 ) -> bool:
     """Leave to generation the values of rejected rows that their messages name and no rule fixes.
@@ -141,8 +137,7 @@ def loosen(
         plan: the plan, whose cells are changed in place.
         assignment: the model's values, changed in place.
         rejected: the messages of each rejected row, by label.
-        governed: the columns a rule governs, by row label and the row's values (a rule that only
-            restates its column's value governs nothing).
+        governed: the columns a rule governs, by row label.
         tables: the domain's tables.
     """
     loosened = False
@@ -152,8 +147,7 @@ def loosen(
         table = tables[row.table]
         text = " ".join(rejected[row.label])
         named = {name for name in table.columns if re.search(rf"\b{re.escape(name)}\b", text)}
-        values = {**row.cells, **assignment.rows.get(row.label, {})}
-        kept = set(governed(row.label, values)) | set(table.key) | {c for fk in table.foreign_keys for c in fk.columns}
+        kept = set(governed(row.label)) | set(table.key) | {c for fk in table.foreign_keys for c in fk.columns}
         for cells in (row.cells, assignment.rows.get(row.label, {})):
             for name in [n for n, cell in cells.items() if n in named - kept and not isinstance(cell, Symbol)]:
                 del cells[name]
