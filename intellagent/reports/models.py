@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from intellagent.artifacts import AnalysisStatus, DialogStatus
+from intellagent.llm.usage import Tally
 from intellagent.reports.stats import wilson_interval
 
 
@@ -31,14 +32,9 @@ class Rate(BaseModel):
                    low=round(interval[0], 4), high=round(interval[1], 4))
 
 
-class StageUsage(BaseModel):
+class StageUsage(Tally):
     """What one stage took: LLM calls, tokens, cost and wall time of its last run."""
 
-    calls: int = 0
-    cached: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
     duration_s: float | None = None
 
 
