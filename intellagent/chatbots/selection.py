@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from intellagent.chatbots.protocol import Chatbot
 from intellagent.chatbots.python_callable import PythonChatbot
 from intellagent.config import Config
 from intellagent.errors import UsageError
+from intellagent.imports import import_user_module
 from intellagent.llm import LLM, ModelSpec
 
 if TYPE_CHECKING:
@@ -110,19 +110,10 @@ def import_target(target: str) -> Any:
         raise UsageError(f"chatbot.target {target!r}: write it as package.module:attribute")
     if os.getcwd() not in sys.path:  # like uvicorn: the user's own modules are found from where they run
         sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
-            raise UsageError(
-                f"chatbot.target: module {module_name} not found; run from the folder that holds it "
-                "or add that folder to PYTHONPATH"
-            ) from None
-        raise UsageError(f"chatbot.target: importing {module_name} failed: {error}; fix the import") from None
-    except Exception as error:
-        raise UsageError(
-            f"chatbot.target: importing {module_name} failed: {type(error).__name__}: {error}; fix the module"
-        ) from None
+    module = import_user_module(
+        module_name, where="chatbot.target",
+        not_found="run from the folder that holds it or add that folder to PYTHONPATH",
+    )
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):

@@ -14,6 +14,7 @@ from sqlmodel import Session, SQLModel
 from intellagent.environment import database
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, row_problems
+from intellagent.imports import error_line
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,9 +120,3 @@ class Environment:
 
     def _table_names(self) -> Iterator[str]:
         return (table.__tablename__ for table in self.tables)
-
-
-def error_line(exc: BaseException) -> str:
-    """The first line of an exception's message (or its class name), for one-line error reports."""
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__

@@ -20,10 +20,11 @@ from sqlalchemy.schema import sort_tables
 from sqlmodel import Session, SQLModel
 
 from intellagent.config import EnvironmentConfig
-from intellagent.environment.environment import Environment, error_line
+from intellagent.environment.environment import Environment
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, is_table
 from intellagent.errors import UsageError
+from intellagent.imports import import_user_module
 
 
 def load_environment(config: EnvironmentConfig) -> Environment:
@@ -65,26 +66,10 @@ def _read_policy(path: Path) -> str:
 def _import(reference: str, key: str) -> ModuleType:
     """A module from a dotted name or a .py path, with any failure as one line naming `environment.<key>`."""
     name = _module_name(Path(reference), key) if reference.endswith(".py") else reference
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            raise UsageError(
-                f"environment.{key}: module {reference} not found; give a dotted name importable from the "
-                "project folder (package.module) or the path of a .py file"
-            ) from None
-        raise UsageError(
-            f"environment.{key}: importing {reference} failed: {error_line(exc)}; fix the import"
-        ) from None
-    except UsageError as exc:
-        raise UsageError(f"environment.{key}: {exc}") from None
-    except Exception as exc:
-        # SQLAlchemy refuses a table without a primary key while the module is imported; say how to fix it.
-        keyless = "primary key" in str(exc)
-        fix = "mark one field of that table with Field(primary_key=True)" if keyless else "fix the module"
-        raise UsageError(
-            f"environment.{key}: importing {reference} failed: {type(exc).__name__}: {error_line(exc)}; {fix}"
-        ) from None
+    return import_user_module(
+        name, where=f"environment.{key}", shown=reference,
+        not_found="give a dotted name importable from the project folder (package.module) or the path of a .py file",
+    )
 
 
 def _module_name(path: Path, key: str) -> str:
