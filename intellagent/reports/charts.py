@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 
 from intellagent.reports.models import GroupCoverage, GroupResult, LevelResult, PolicyPair, PolicyResult, Rate
@@ -92,53 +93,65 @@ def _rate_title(label: str, rate: Rate) -> str:
     return f"{label}: {percent(rate.rate)} passed ({rate.passed}/{rate.total}), {interval}"
 
 
+# The frame of the bar charts: a name, a bar and a value per row.
+ROW, NAME_W, BAR_W, VALUE_W = 28, 180, 240, 100
+
+
+@dataclass
+class _Bar:
+    name: str
+    title: str  # shown on hover
+    value: str
+    filled: float | None = None  # share of the track filled, 0-1; None draws the track alone
+    colour: str = ACCENT
+    whisker: tuple[float, float] | None = None  # an interval, as shares of the track
+
+
 def group_bars(groups: list[GroupResult], *, label: str) -> str:
     """A horizontal bar per group: its pass rate over policy tests, with the 95% interval as a whisker."""
-    if not groups:
-        return '<p class="empty">Nothing to show.</p>'
-    row, name_w, bar_w, value_w = 28, 180, 240, 100
-    width, height = name_w + bar_w + value_w, row * len(groups) + 6
-    body = []
-    for i, group in enumerate(groups):
-        top = 4 + i * row
-        rate = group.pass_rate
-        body.append(f'<g><title>{escape(_rate_title(group.name, rate))}</title>')
-        body.append(f'<text x="{name_w - 8}" y="{top + 17}" class="label" text-anchor="end">'
-                    f"{escape(one_line(group.name, 25))}</text>")
-        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w}" height="16" rx="3" fill="{GRID}"/>')
-        if rate.rate is not None:
-            body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w * rate.rate:.1f}" height="16" rx="3" '
-                        f'fill="{_rate_colour(rate.rate)}"/>')
-            low, high = name_w + bar_w * (rate.low or 0), name_w + bar_w * (rate.high or 0)
-            body.append(f'<line x1="{low:.1f}" x2="{high:.1f}" y1="{top + 13}" y2="{top + 13}" stroke="#1d2433" '
-                        'stroke-width="1.5" opacity="0.55"/>')
-            value = f"{percent(rate.rate)} ({rate.passed}/{rate.total})"
+    bars = []
+    for group in groups:
+        rate, title = group.pass_rate, _rate_title(group.name, group.pass_rate)
+        if rate.rate is None:
+            bars.append(_Bar(group.name, title, "not tested"))
         else:
-            value = "not tested"
-        body.append(f'<text x="{name_w + bar_w + 8}" y="{top + 17}" class="value">{escape(value)}</text></g>')
-    return _svg(width, height, body, label)
+            value = f"{percent(rate.rate)} ({rate.passed}/{rate.total})"
+            bars.append(_Bar(group.name, title, value, filled=rate.rate, colour=_rate_colour(rate.rate),
+                             whisker=(rate.low or 0, rate.high or 0)))
+    return _bar_chart(bars, label=label)
 
 
 def coverage_bars(groups: list[GroupCoverage], *, label: str) -> str:
     """A bar per group: tested policies (filled) and never-tested ones (pale), with the counts."""
-    if not groups:
-        return '<p class="empty">Nothing to show.</p>'
-    row, name_w, bar_w, value_w = 28, 180, 240, 100
-    width, height = name_w + bar_w + value_w, row * len(groups) + 6
-    body = []
-    for i, group in enumerate(groups):
-        top = 4 + i * row
-        tested_w = bar_w * (group.tested / group.total) if group.total else 0
+    bars = []
+    for group in groups:
         never = ", ".join(group.never_tested) or "none"
         title = f"{group.name}: {group.tested} of {group.total} tested; never tested: {never}"
-        body.append(f"<g><title>{escape(title)}</title>")
-        body.append(f'<text x="{name_w - 8}" y="{top + 17}" class="label" text-anchor="end">'
-                    f"{escape(one_line(group.name, 25))}</text>")
-        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{bar_w}" height="16" rx="3" fill="{GRID}"/>')
-        body.append(f'<rect x="{name_w}" y="{top + 5}" width="{tested_w:.1f}" height="16" rx="3" fill="{ACCENT}"/>')
-        body.append(f'<text x="{name_w + bar_w + 8}" y="{top + 17}" class="value">'
-                    f"{group.tested}/{group.total} tested</text></g>")
-    return _svg(width, height, body, label)
+        share = group.tested / group.total if group.total else 0
+        bars.append(_Bar(group.name, title, f"{group.tested}/{group.total} tested", filled=share))
+    return _bar_chart(bars, label=label)
+
+
+def _bar_chart(bars: list[_Bar], *, label: str) -> str:
+    """One row per bar: its name, a pale full-width track with the filled share and whisker, its value."""
+    if not bars:
+        return '<p class="empty">Nothing to show.</p>'
+    body = []
+    for i, bar in enumerate(bars):
+        top = 4 + i * ROW
+        body.append(f"<g><title>{escape(bar.title)}</title>")
+        body.append(f'<text x="{NAME_W - 8}" y="{top + 17}" class="label" text-anchor="end">'
+                    f"{escape(one_line(bar.name, 25))}</text>")
+        body.append(f'<rect x="{NAME_W}" y="{top + 5}" width="{BAR_W}" height="16" rx="3" fill="{GRID}"/>')
+        if bar.filled is not None:
+            body.append(f'<rect x="{NAME_W}" y="{top + 5}" width="{BAR_W * bar.filled:.1f}" height="16" rx="3" '
+                        f'fill="{bar.colour}"/>')
+        if bar.whisker is not None:
+            low, high = (NAME_W + BAR_W * share for share in bar.whisker)
+            body.append(f'<line x1="{low:.1f}" x2="{high:.1f}" y1="{top + 13}" y2="{top + 13}" stroke="#1d2433" '
+                        'stroke-width="1.5" opacity="0.55"/>')
+        body.append(f'<text x="{NAME_W + BAR_W + 8}" y="{top + 17}" class="value">{escape(bar.value)}</text></g>')
+    return _svg(NAME_W + BAR_W + VALUE_W, ROW * len(bars) + 6, body, label)
 
 
 def policy_graph(policies: list[PolicyResult], pairs: list[PolicyPair]) -> str:
