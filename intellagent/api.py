@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from intellagent.artifacts import Dialog, Event, PolicyCatalog, Scenario
-from intellagent.config import Config, apply_overrides, load_config
+from intellagent.config import ConfigSource, apply_overrides, load_config
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
@@ -31,8 +31,6 @@ from intellagent.runner import STAGES, RunResult, execute
 
 T = TypeVar("T")
 
-ConfigSource = str | Path | dict[str, Any] | Config
-"""A config file (path or example name), a mapping of settings, or a `Config`."""
 
 
 @dataclass

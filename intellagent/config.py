@@ -228,7 +228,11 @@ def resolve_config_path(name: str | Path) -> Path:
     raise UsageError(f"config file {name} not found; give a path or one of the examples: {examples}")
 
 
-def load_config(source: str | Path | dict[str, Any] | Config, *, base_dir: Path | None = None) -> Config:
+ConfigSource = str | Path | dict[str, Any] | Config
+"""A config file (path or example name), a mapping of settings, or a `Config`."""
+
+
+def load_config(source: ConfigSource, *, base_dir: Path | None = None) -> Config:
     """Read and validate a config from a file path, a dict or an existing model.
 
     Args:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from intellagent.config import Config
+from intellagent.config import ConfigSource
 from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
@@ -57,7 +57,7 @@ class AdherenceTest:
         self.output = Path(request.config.rootpath) / option("--intellagent-output") / name
         self.script = script
 
-    def evaluate(self, config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+    def evaluate(self, config: ConfigSource, **options: Any) -> Report:
         """Run an evaluation into this test's folder and return its report.
 
         The artifacts are made anew each time; the LLM calls that earlier runs recorded there are
@@ -82,7 +82,7 @@ class AdherenceTest:
             label = "aborted" if isinstance(error, RunAborted) else "error"
             pytest.fail(f"intellagent run {label}: {error}", pytrace=False)
 
-    def check(self, config: str | Path | dict[str, Any] | Config, **options: Any) -> Report:
+    def check(self, config: ConfigSource, **options: Any) -> Report:
         """`evaluate`, then fail the test if the quality gate failed."""
         report = self.evaluate(config, **options)
         self.assert_gate(report)
