@@ -8,6 +8,9 @@ config's `environment:` section (dotted names or .py paths):
 - `tools`: typed functions with a Google-style docstring (an `Args:` entry per argument), decorated
   with `@tool(writes=...)`. A parameter typed `InjectedSession` receives the event's database session
   and is left out of the schema the chatbot sees. Return a string or any JSON-serialisable value.
+  Populate learns how to generate each column from its type and the background world's rows; a
+  field's `schema_extra=generation(...)` overrides that (choices, a date format, a Faker provider,
+  or inheriting the same-named column of a referenced row).
 - `validators` (optional): `@validator(Table)` functions `(row, session) -> None` that raise
   `RowRejected("what to change")` or repair the row in place.
 - `background` (optional): `generate(session, seed)`, adding the base world every event starts from.
@@ -17,6 +20,7 @@ config's `environment:` section (dotted names or .py paths):
 
 from intellagent.environment.database import ExactNumber, Number
 from intellagent.environment.environment import Environment
+from intellagent.environment.generation import Generation, generation
 from intellagent.environment.loading import load_environment
 from intellagent.environment.tools import InjectedSession, Tool, tool
 from intellagent.environment.validators import RowRejected, Validator, validator
@@ -24,11 +28,13 @@ from intellagent.environment.validators import RowRejected, Validator, validator
 __all__ = [
     "Environment",
     "ExactNumber",
+    "Generation",
     "InjectedSession",
     "Number",
     "RowRejected",
     "Tool",
     "Validator",
+    "generation",
     "load_environment",
     "tool",
     "validator",

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from intellagent.environment import database
 from intellagent.environment.tools import Tool
-from intellagent.environment.validators import Validator, row_problems
+from intellagent.environment.validators import Validator, broken_rules, row_problems
 from intellagent.imports import error_line
 
 
@@ -95,6 +95,34 @@ class Environment:
             raise KeyError(f"{table.__name__} is not a table of {self.name}; tables are {names}")
         return row_problems(row, session, [v for v in self.validators if v.table is table])
 
+    def broken_rows(
+        self, session: Session, *, besides: Mapping[str, list[dict[str, Any]]] | None = None
+    ) -> Iterator[str]:
+        """Every row of the database that breaks a rule, one line each: table, row key, rule and message.
+
+        Nothing is changed: repairs a validator makes in place are rolled back.
+
+        Args:
+            session: the database to check.
+            besides: a dump (see `dump`) of rows known to be valid, such as the background world's:
+                a row equal to one of them is not checked again, so checking an event costs its own rows.
+        """
+        try:
+            for table in self.tables:
+                key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
+                checks = [v for v in self.validators if v.table is table]
+                known = {_canonical(row) for row in (besides or {}).get(table.__tablename__, [])}
+                for row in session.exec(select(table).order_by(*key)).all():
+                    if known and _canonical(row.model_dump(mode="json")) in known:
+                        continue
+                    with session.no_autoflush:
+                        problems = broken_rules(row, session, checks)
+                    for rule, message in problems:
+                        shown = ", ".join(repr(getattr(row, column.name)) for column in key)
+                        yield f"{table.__tablename__} row ({shown}) breaks {rule}: {message}"
+        finally:
+            session.rollback()
+
     def create_database(self, path: Path, *, seed: int, background: bool = True) -> None:
         """Create (or replace) an event's SQLite file with every table, plus the seeded background world.
 
@@ -120,3 +148,7 @@ class Environment:
 
     def _table_names(self) -> Iterator[str]:
         return (table.__tablename__ for table in self.tables)
+
+
+def _canonical(row: Mapping[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)

@@ -66,21 +66,26 @@ def is_table(candidate: object) -> bool:
 
 
 def row_problems(row: SQLModel, session: Session, validators: Sequence[Validator]) -> list[str]:
-    """Messages for everything wrong with `row`: column types first, then foreign keys and `validators`.
+    """Messages for everything wrong with `row`: column types first, then foreign keys and `validators`."""
+    return [message for _, message in broken_rules(row, session, validators)]
+
+
+def broken_rules(row: SQLModel, session: Session, validators: Sequence[Validator]) -> list[tuple[str, str]]:
+    """(rule, message) for every rule `row` breaks: `types`, `foreign keys`, or a validator's name.
 
     Domain validators only run on a well-typed row, since they may rely on the types.
     """
-    problems = _type_problems(row)
-    if problems:
-        return problems
-    problems = _foreign_key_problems(row, session)
+    types = _type_problems(row)
+    if types:
+        return [("types", message) for message in types]
+    problems = [("foreign keys", message) for message in _foreign_key_problems(row, session)]
     for check in validators:
         try:
             check(row, session)
         except RowRejected as exc:
-            problems.append(str(exc))
+            problems.append((check.name, str(exc)))
         except Exception as exc:  # a validator bug must not stop generation; it is reported as a problem
-            problems.append(f"{check.name} could not check the row ({type(exc).__name__}: {exc})")
+            problems.append((check.name, f"{check.name} could not check the row ({type(exc).__name__}: {exc})"))
     return problems
 
 
