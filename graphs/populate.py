@@ -4,14 +4,19 @@ Per scenario (fanned out, `workers` at a time):
 
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
-      └──── (nothing to insert) ─────┘ ├─ loosen  (each rejection: values no rule fixes are generated)
-                                       └─ repair  (rejected rows only, at most `max_repairs` times)
-                                     └─► give_up  (still rejected, or a repair changed nothing)
+      └──── (nothing to insert) ─────┘ ├─ loosen     (each rejection: values no rule fixes are generated)
+                                       ├─ repair     (the rejected rows' governed values, at most
+                                       │              `max_repairs` times)
+                                       └─ fall_back  (repairs used up: the model's values of a rejected
+                                                      row are given up, then the row itself)
 
-plan, constrain, assign and repair are one structured answer each; loosen and check make no call:
-check assembles the rows (symbols, references, generated values), validates and inserts them into a
-copy of the background world, and on success records the event with its texts made concrete by
-substitution.
+plan, constrain, assign and repair are one structured answer each; loosen, fall_back and check make
+no call: check assembles the rows (symbols, references, generated values), validates and inserts them
+into a copy of the background world, and on success records the event with its texts made concrete
+by substitution and the facts given up on the way. The model contributes only the scenario's facts:
+keys, references and every value no rule is about come from the framework, so whatever the model
+answers, the event is a valid world (at worst the background world alone, with every fact noted as
+given up).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from intellagent.populate import (
     describe_samples,
     describe_tables,
     example_names,
+    fall_back,
     final_texts,
     insert_rows,
     loosen,
@@ -76,6 +82,8 @@ class EventState(TypedDict, total=False):
     repairs: int
     loosened: bool
     stalled: bool
+    fell_back: bool
+    dropped: Annotated[list[str], operator.add]
     event: Event
 
 
@@ -100,14 +108,10 @@ class Shared:
 
     @classmethod
     def prepare(cls, ctx: RunContext) -> Shared:
-        """Build the background world once for the run and read it."""
+        """Read the run's background world (built and checked once, see `build_background`)."""
         env = ctx.environment
         tables = Tables(env.tables)
-        path = ctx.folder.path(BACKGROUND)
-        partial = path.with_name(path.name + ".partial")
-        env.create_database(partial, seed=ctx.config.seed)
-        os.replace(partial, path)
-        world = BackgroundWorld.load(env, path, tables)
+        world = BackgroundWorld.load(env, build_background(ctx), tables)
         prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
                         counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
@@ -127,6 +131,32 @@ class Shared:
         return f"{self.ctx.config.seed}:{scenario.id}"
 
 
+def build_background(ctx: RunContext) -> Path:
+    """The run's background world: built from the seed the first time, and every row checked.
+
+    The runner calls this before the first stage when populate is to run, so a domain whose own world
+    breaks its rules is refused before any LLM call is spent. New rows imitate the background's, so
+    it must be valid.
+
+    Raises:
+        UsageError: a row breaks a rule; the message names the table, the row and the rule.
+    """
+    path = ctx.folder.path(BACKGROUND)
+    if path.exists():
+        return path
+    env = ctx.environment
+    partial = path.with_name(path.name + ".partial")
+    env.create_database(partial, seed=ctx.config.seed)
+    with env.session(partial) as session:
+        broken = list(env.broken_rows(session))
+    if broken:
+        partial.unlink()
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise UsageError(f"environment.background: {broken[0]}{more}; fix the generator or the rule")
+    os.replace(partial, path)
+    return path
+
+
 def build_event_graph(shared: Shared) -> CompiledStateGraph:
     """The state machine that turns one scenario into an event."""
     max_repairs = shared.ctx.config.populate.max_repairs
@@ -139,7 +169,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         )
         answer = await shared.llm.answer(messages, plan_model(shared.tables), step="populate/plan")
         return {"plan": Plan.from_answer(answer, shared.tables, shared.world), "assignment": Assignment(), "rounds": 0,
-                "repairs": 0, "constraints": Constraints()}
+                "repairs": 0, "constraints": Constraints(), "dropped": []}
 
     async def constrain(state: EventState) -> dict[str, Any]:
         planned = state["plan"]
@@ -181,7 +211,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     async def repair(state: EventState) -> dict[str, Any]:
         planned = state["plan"]
         labels = [rejection.label for rejection in state["rejections"]]
-        asked = planned.asked_repairs(shared.tables, labels)
+        asked = planned.asked_repairs(shared.tables, labels, state["constraints"])
         messages = shared.messages(
             "repair",
             plan=planned.describe(),
@@ -194,6 +224,11 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         changed = state["assignment"].update(answer, labels=planned.labels, empty_clears=True)
         return {"assignment": state["assignment"], "rounds": state["rounds"] + 1,
                 "repairs": state["repairs"] + len(labels), "stalled": not changed}
+
+    async def give_up_facts(state: EventState) -> dict[str, Any]:
+        rejected = {rejection.label: rejection.messages for rejection in state["rejections"]}
+        notes = fall_back(state["plan"], state["assignment"], rejections=rejected, tables=shared.tables)
+        return {"plan": state["plan"], "assignment": state["assignment"], "fell_back": bool(notes), "dropped": notes}
 
     async def give_up(state: EventState) -> dict[str, Any]:
         shared.database(state["scenario"]).unlink(missing_ok=True)
@@ -213,26 +248,33 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         return END if "event" in state else "loosen"
 
     def route_after_loosen(state: EventState) -> str:
-        return "check" if state["loosened"] else repair_or_give_up(state)
+        return "check" if state["loosened"] else repair_or_fall_back(state)
 
-    def repair_or_give_up(state: EventState) -> str:
-        return "repair" if state["rounds"] < max_repairs else "give_up"
+    def repair_or_fall_back(state: EventState) -> str:
+        labels = [rejection.label for rejection in state["rejections"]]
+        asked = state["plan"].asked_repairs(shared.tables, labels, state["constraints"])
+        return "repair" if state["rounds"] < max_repairs and not asked.empty else "fall_back"
 
     def route_after_repair(state: EventState) -> str:
-        # An answer that changes nothing would be asked again word for word: give up at once.
-        return "give_up" if state["stalled"] else "check"
+        # An answer that changes nothing would be asked again word for word: fall back at once.
+        return "fall_back" if state["stalled"] else "check"
+
+    def route_after_fall_back(state: EventState) -> str:
+        return "check" if state["fell_back"] else "give_up"
 
     graph = StateGraph(EventState)
     for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
-                       ("loosen", loosen_rejected), ("repair", repair), ("give_up", give_up)):
+                       ("loosen", loosen_rejected), ("repair", repair), ("fall_back", give_up_facts),
+                       ("give_up", give_up)):
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", route_after_plan, ["constrain", "check"])
     graph.add_edge("constrain", "assign")
     graph.add_edge("assign", "check")
-    graph.add_conditional_edges("check", route_after_check, [END, "loosen", "repair", "give_up"])
-    graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "give_up"])
-    graph.add_conditional_edges("repair", route_after_repair, ["check", "give_up"])
+    graph.add_conditional_edges("check", route_after_check, [END, "loosen"])
+    graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "fall_back"])
+    graph.add_conditional_edges("repair", route_after_repair, ["check", "fall_back"])
+    graph.add_conditional_edges("fall_back", route_after_fall_back, ["check", "give_up"])
     graph.add_edge("give_up", END)
     return graph.compile()
 
@@ -284,31 +326,31 @@ async def run(ctx: RunContext) -> None:
 def _check(shared: Shared, state: EventState) -> dict[str, Any]:
     """Assemble the rows, then validate and insert them into a fresh copy of the background world."""
     scenario, plan = state["scenario"], state["plan"]
-    rows, symbols = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world,
-                             seed=shared.seed(scenario))
+    assembly = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world, seed=shared.seed(scenario))
     path = shared.database(scenario)
     shutil.copyfile(shared.ctx.folder.path(BACKGROUND), path)
     with shared.env.session(path) as session:
-        inserted, rejections = insert_rows(shared.env, shared.tables, session, rows)
+        inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
         if rejections:
             session.rollback()
-            return {"rows": rows, "rejections": rejections}
+            return {"rows": assembly.rows, "rejections": rejections}
         digest = shared.env.digest(session)
         known = user_rows(inserted)  # read before the commit expires the rows
-    description, expected = final_texts(scenario, plan, state["constraints"], symbols)
+    description, expected = final_texts(scenario, plan, state["constraints"], assembly.symbols)
     event = Event(
         id=scenario.id,
         policies=scenario.policies,
         challenge=scenario.challenge,
         scenario=description,
         expected_behaviour=expected,
-        symbols=symbols.as_text(),
+        symbols=assembly.symbols.as_text(),
         user_rows=known,
         database=f"events/{scenario.id}.sqlite",
         digest=digest,
         repairs=state["repairs"],
+        dropped=[*state.get("dropped", []), *assembly.dropped],
     )
-    return {"rows": rows, "rejections": [], "event": event}
+    return {"rows": assembly.rows, "rejections": [], "event": event}
 
 
 def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:

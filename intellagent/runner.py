@@ -108,6 +108,8 @@ async def execute(
             debug=debug,
         )
         try:
+            if "populate" in stages:
+                importlib.import_module("graphs.populate").build_background(ctx)
             for name in (stage for stage in STAGES if stage in stages):
                 await _run_stage(ctx, info, name)
         except RunAborted as error:

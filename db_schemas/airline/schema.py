@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import JSON, ForeignKeyConstraint
 from sqlmodel import Field, SQLModel
 
-from intellagent.environment import ExactNumber, Number
+from intellagent.environment import ExactNumber, Number, generation
 
 NOW = "2024-05-15T15:00:00"
 """The policy's current time (EST); bookings are stamped with it."""
@@ -162,8 +162,8 @@ class ReservationFlight(SQLModel, table=True):
     position: int = Field(primary_key=True, description="order in the itinerary, from 0")
     flight_number: str
     date: str = Field(description="'YYYY-MM-DD'")
-    origin: str
-    destination: str
+    origin: str = Field(schema_extra=generation(inherit=True), description="the flight's origin")
+    destination: str = Field(schema_extra=generation(inherit=True), description="the flight's destination")
     price: int = Field(description="dollars per passenger")
     as_given: dict[str, Any] | None = Field(
         default=None, sa_type=JSON, description="set by tools only: the segment object as the chatbot sent it"

@@ -24,3 +24,8 @@ class Event(BaseModel):
     database: str | None = Field(default=None, description="Path of the event's database, relative to the run.")
     digest: str | None = Field(default=None, description="sha256 of the database's canonical dump, as created.")
     repairs: int = Field(default=0, description="Rows sent back for repair before they validated.")
+    dropped: list[str] = Field(
+        default_factory=list,
+        description="The model's facts that no valid row could hold, each with the reason: the event is valid "
+        "without them, and poorer by them.",
+    )

@@ -9,7 +9,7 @@ from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
 from intellagent.populate.row_models import constraints_model, plan_model, values_model
-from intellagent.populate.rows import AssembledRow, Assignment, assemble, loosen
+from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemble, fall_back, loosen
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
 from intellagent.populate.world import (
@@ -22,6 +22,7 @@ from intellagent.populate.world import (
 
 __all__ = [
     "AssembledRow",
+    "Assembly",
     "Assignment",
     "BackgroundWorld",
     "Constraints",
@@ -38,6 +39,7 @@ __all__ = [
     "describe_samples",
     "describe_tables",
     "example_names",
+    "fall_back",
     "final_texts",
     "insert_rows",
     "loosen",

@@ -2,16 +2,22 @@
 
 Each column is filled by the first rule that applies:
 
-1. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
+1. what the domain declares for the column (`generation(...)`: choices, a date format, a Faker
+   provider);
+2. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
    table has no existing rows to imitate;
-2. people's names, addresses, phone numbers and birth dates come from Faker;
-3. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
-4. a column that a referenced row also has takes that row's value (a segment's origin is its flight's),
-   and a column named like another table's key refers to one of its rows (a payment's `payment_id`);
-5. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
-6. otherwise one of the column's known choices, a date in its format and range, a number in its
-   range, or a value shaped like the description's example, from this table or a same-named column;
-7. otherwise a neutral value of the column's type.
+3. people's names, addresses, phone numbers and birth dates come from Faker;
+   a reference left open by reference resolution stays empty;
+4. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
+5. a column declared to inherit takes the same-named column of a referenced row (a segment's origin
+   is its flight's), and a column named like another table's key refers to one of its rows (a
+   payment's `payment_id`); a same-named column is never copied otherwise, since the name alone
+   does not say the two mean the same (a referral's specialty is not its writer's);
+6. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
+7. otherwise one of the column's known choices, a date in its format, days, hours and step, a
+   number in its range, or a value shaped like the description's example, learnt from this column
+   or a same-named one;
+8. otherwise a neutral value of the column's type.
 
 The template is an existing row of the same table that agrees with the row on most fixed values, so
 that columns which go together (a card's brand and its source) stay consistent.
@@ -26,11 +32,9 @@ from typing import Any
 from faker import Faker
 
 from intellagent.populate.shapes import (
-    DateShape,
     Derivation,
     birth_date_shape,
     date_format_of,
-    date_span,
     derives_from_row,
     hints,
     imitate,
@@ -53,8 +57,6 @@ PERSON_FIELDS = {
 
 BIRTH_DATES = {"dob", "birth_date", "birthdate", "date_of_birth", "birthday"}
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
-CATEGORICAL_MAX = 25
-"""A column with at most this many distinct values, each seen twice on average, is a set of choices."""
 
 KEY_ATTEMPTS = 50
 
@@ -110,6 +112,11 @@ class ValueFiller:
         referenced: list[dict[str, Any]],
         rng: random.Random,
     ) -> Any:
+        declared = self._declared(column, rng)
+        if declared is not None:
+            return declared
+        if column.references is not None:
+            return None  # references are resolved before filling: one still open refers to nothing
         if column.nullable and (template is None or template.get(column.name) is None):
             return None
         if column.kind == "structured":
@@ -121,7 +128,9 @@ class ValueFiller:
             return self._new_key(table, column, row, template, planned, rng)
         if column.kind == "integer" and column.name.lower() in ORDINALS:
             return self._next_position(table, column, row, planned)
-        inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
+        inherited = None
+        if column.generation.inherit:
+            inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
         if inherited is None:
             inherited = self._named_reference(table, column, planned, referenced)
         if inherited is not None:
@@ -129,6 +138,16 @@ class ValueFiller:
         if template is not None:
             return self._imitated(column, template, row, rng)
         return self._from_evidence(column, row, rng)
+
+    def _declared(self, column: Column, rng: random.Random) -> Any:
+        """A value made the way the domain declared for the column, if it declared one."""
+        declared = column.generation
+        if declared.choices:
+            return rng.choice(declared.choices)
+        if declared.faker is not None:
+            return getattr(self.faker, declared.faker)()
+        shape = self.world.date_shape(column) if declared.date_format else None
+        return shape.draw(rng) if shape is not None else None
 
     def _personal(self, column: Column, rng: random.Random) -> Any:
         if column.kind != "text":
@@ -214,7 +233,7 @@ class ValueFiller:
 
     def _imitated(self, column: Column, template: dict[str, Any], row: dict[str, Any], rng: random.Random) -> Any:
         value = template[column.name]
-        if column.kind != "text" or self._choices(column) or date_format_of([value]):
+        if column.kind != "text" or self.world.choices(column) or date_format_of([value]):
             return value
         derivation = Derivation(template=template, row=row)
         if derives_from_row(value, derivation) or any(ch.isdigit() for ch in value):
@@ -224,13 +243,13 @@ class ValueFiller:
     def _from_evidence(self, column: Column, row: dict[str, Any], rng: random.Random) -> Any:
         """A value for a column of a table with no existing rows, from what is known of similar columns."""
         described = hints(column.description)
-        choices = self._choices(column) or list(described.choices)
+        choices = self.world.choices(column) or list(described.choices)
         if choices:
             return rng.choice(choices)
-        dates = self._date_shape(column)
+        dates = self.world.date_shape(column)
         if dates is not None:
             return dates.draw(rng)
-        numbers = [v for source in self._sources(column) for v in self.world.values(source)
+        numbers = [v for source in self.world.sources(column) for v in self.world.values(source)
                    if isinstance(v, int | float) and not isinstance(v, bool)]
         if column.kind in ("integer", "number") and numbers:
             if column.kind == "integer" or all(isinstance(v, int) for v in numbers):
@@ -242,30 +261,6 @@ class ValueFiller:
             return self._email(row, rng)
         return {"text": lambda: self.faker.word(), "integer": lambda: 0, "number": lambda: 0,
                 "boolean": lambda: False}.get(column.kind, lambda: None)()
-
-    def _choices(self, column: Column) -> list[Any]:
-        for source in self._sources(column):
-            values = self.world.values(source)
-            distinct = sorted(set(values), key=str)
-            if values and len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct):
-                return distinct
-        return []
-
-    def _date_shape(self, column: Column) -> DateShape | None:
-        for source in self._sources(column):
-            values = self.world.values(source)
-            form = date_format_of(values)
-            span = date_span(values, form) if form else None
-            if form and span:
-                return DateShape(form, *span)
-        form = hints(column.description).date_format
-        if form is None:
-            return None
-        span = self.world.moment_span
-        return DateShape(form, *span) if span else None
-
-    def _sources(self, column: Column) -> list[Column]:
-        return [column, *self.world.same_named(column)]
 
     def _email(self, row: dict[str, Any], rng: random.Random) -> str:
         first, last = row.get("first_name"), row.get("last_name")

@@ -113,14 +113,27 @@ class Plan:
         symbols = {name: slot for name, slot in self.symbols(tables).items() if name in wanted - new_keys}
         return Asked(rows=rows, symbols=symbols)
 
-    def asked_repairs(self, tables: Tables, labels: list[str]) -> Asked:
-        """What a repair asks: every column of the rejected rows, and the symbols they hold."""
-        rows = {
-            row.label: (row.table, tuple(c.name for c in tables[row.table].generated_columns()
-                                         if c.name not in row.symbols()))
-            for row in self.rows if row.label in labels
-        }
-        return Asked(rows=rows, symbols=self.symbols(tables, labels))
+    def asked_repairs(self, tables: Tables, labels: list[str], constraints: Constraints) -> Asked:
+        """What a repair asks: the columns of the rejected rows that a rule governs, and the symbols in them.
+
+        Those are the scenario's facts; every other value of a rejected row is left to generation,
+        which fits by construction, so no call is spent on it.
+        """
+        rows: dict[str, tuple[str, tuple[str, ...]]] = {}
+        symbols: dict[str, tuple[Column, str]] = {}
+        known = self.symbols(tables, labels)
+        for row in self.rows:
+            if row.label not in labels:
+                continue
+            table, held = tables[row.table], row.symbols()
+            governed = [name for name in constraints.governed(row.label) if table.columns[name].generated]
+            asked = tuple(name for name in governed if name not in held)
+            if asked:
+                rows[row.label] = (row.table, asked)
+            for name in governed:
+                if name in held and not (table.columns[name].key and table.columns[name].references is None):
+                    symbols[held[name]] = known[held[name]]
+        return Asked(rows=rows, symbols=symbols)
 
     def _slots(self, tables: Tables) -> dict[str, list[Column]]:
         """Symbol → the columns it fills."""

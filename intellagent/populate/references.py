@@ -2,7 +2,13 @@
 
 A reservation whose user is not given refers to the event's user; a segment whose flight is not given
 (or given only as a symbol no row defines) refers to an existing flight of the background world, one
-that agrees with whatever part of the reference is fixed (the date, say).
+that agrees with whatever part of the reference is fixed (the date, say). A fixed part that names no
+row (an id the model made up) is dropped, and the reference resolved as if it had not been given.
+
+Among existing rows, a reference prefers those that the table's own existing rows refer to, since
+the background world is valid (a referral is written by one of the doctors who write referrals), and
+those that agree with the row's other references (an appointment's referral is its patient's). An
+optional reference points at one of the event's own rows, or at nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from intellagent.populate.tables import TableInfo, Tables
+from intellagent.populate.tables import ForeignKey, TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
 
 Referred = tuple[str, dict[str, Any]]
@@ -25,6 +31,7 @@ def resolve_references(
     planned: list[Referred],
     world: BackgroundWorld,
     rng: random.Random,
+    dropped: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Fill the open columns of each foreign key of a row, in place; return the rows it refers to.
 
@@ -40,13 +47,24 @@ def resolve_references(
         planned: (table, values) of the event's rows before this one, preferred over existing rows.
         world: the existing rows.
         rng: the seeded choice among existing rows.
+        dropped: where a note is added for each fixed part that named no row and was dropped.
     """
     about: list[Referred] = []
     owners: list[Referred] = []
-    for fk in table.foreign_keys:
+    # Required references first: an optional one is chosen to agree with them.
+    for fk in sorted(table.foreign_keys, key=lambda fk: all(table.columns[c].nullable for c in fk.columns)):
         fixed = {target: values[local] for local, target in zip(fk.columns, fk.target_columns, strict=True)
-                 if local in values}
+                 if values.get(local) is not None}
         candidates = _candidates(fk.target, fixed, planned, world)
+        if not candidates and fixed:
+            shown = ", ".join(f"{local}={values.pop(local)!r}" for local in fk.columns if local in values)
+            if dropped is not None:
+                dropped.append(f"{table.name}: {shown} named no row of {fk.target}; another was chosen")
+            fixed = {}
+            candidates = _candidates(fk.target, fixed, planned, world)
+        optional = all(table.columns[local].nullable for local in fk.columns)
+        if not fixed:
+            candidates = _preferred(table, fk, values, candidates, planned, world, optional=optional)
         if not candidates:
             continue
         target = candidates[0]
@@ -79,6 +97,41 @@ def _referred_by(
             if candidates and not any(candidates[0] is other for _, other in found):
                 found.append((fk.target, candidates[0]))
     return found
+
+
+def _preferred(
+    table: TableInfo,
+    fk: ForeignKey,
+    values: dict[str, Any],
+    candidates: list[dict[str, Any]],
+    planned: list[Referred],
+    world: BackgroundWorld,
+    *,
+    optional: bool,
+) -> list[dict[str, Any]]:
+    """The candidates an open reference should choose from, best first (see the module's docstring)."""
+    target = world.tables[fk.target]
+    agreeing = [row for row in candidates if _agrees(row, target, table, values)]
+    own = [row for row in agreeing if _is_planned(row, planned)]
+    if optional:
+        return own
+    if own:
+        return own
+    referred = {tuple(row.get(local) for local in fk.columns) for row in world.rows(table.name)}
+    learnt = [row for row in agreeing if tuple(row.get(column) for column in fk.target_columns) in referred]
+    return learnt or agreeing or candidates
+
+
+def _agrees(candidate: dict[str, Any], target: TableInfo, table: TableInfo, values: dict[str, Any]) -> bool:
+    """Whether a candidate's references agree with the row's references to the same tables."""
+    for theirs in target.foreign_keys:
+        for ours in table.foreign_keys:
+            if ours.target != theirs.target or ours.target_columns != theirs.target_columns:
+                continue
+            mine = [values.get(column) for column in ours.columns]
+            if None not in mine and mine != [candidate.get(column) for column in theirs.columns]:
+                return False
+    return True
 
 
 def _candidates(

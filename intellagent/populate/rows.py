@@ -17,10 +17,10 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from intellagent.populate.faker_fill import ValueFiller
-from intellagent.populate.plan import Plan
+from intellagent.populate.plan import Plan, PlannedRow
 from intellagent.populate.references import resolve_references
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
-from intellagent.populate.tables import Column, Tables
+from intellagent.populate.tables import Column, TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
 
 
@@ -71,8 +71,13 @@ class AssembledRow:
 
 def assemble(
     plan: Plan, assignment: Assignment, *, tables: Tables, world: BackgroundWorld, seed: str
-) -> tuple[list[AssembledRow], SymbolTable]:
-    """The plan's rows with real values, and the value of every symbol.
+) -> Assembly:
+    """The plan's rows with real values, the value of every symbol, and what could not be kept.
+
+    The framework owns an event's structure: the key of a new row is always generated in the shape
+    of the table's keys (whatever value the model gave its symbol), a key written as a plain value
+    stands for the existing row it names or is generated anew, and a reference names a planned or
+    an existing row (a value that names none is dropped and the reference resolved).
 
     Args:
         plan: the rows, with symbols.
@@ -81,31 +86,66 @@ def assemble(
         world: the existing rows (referred to, imitated, never collided with).
         seed: the event's seed; the same inputs give the same rows.
     """
-    symbols = SymbolTable(assignment.symbols)
+    symbols = SymbolTable()
+    dropped: list[str] = []
     filler = ValueFiller(world, seed=seed, reserved=assignment.symbols.values())
     rows: list[AssembledRow] = []
     planned: list[tuple[str, dict[str, Any]]] = []
     for row in plan.rows:
         table = tables[row.table]
-        values: dict[str, Any] = {}
-        for name, cell in row.cells.items():
-            if not isinstance(cell, Symbol):
-                values[name] = coerce(table.columns[name], cell)
-            elif cell.name in symbols:
-                values[name] = coerce(table.columns[name], symbols[cell.name])
-        for name, value in assignment.rows.get(row.label, {}).items():
-            column = table.columns.get(name)
-            if column is not None and (value is not None or column.nullable):
-                values[name] = coerce(column, value)
+        values = _given_values(row, table, assignment, symbols, world, dropped)
         rng = random.Random(f"{seed}:{row.label}:references")
-        referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng)
+        referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng,
+                                        dropped=dropped)
         filler.fill(table, values, label=row.label, planned=planned, referenced=referenced)
         held = row.symbols()
         for name, symbol in held.items():
             symbols.set(symbol, values[name])
         rows.append(AssembledRow(label=row.label, table=row.table, values=values, symbols=held))
         planned.append((row.table, values))
-    return rows, symbols
+    for name, value in assignment.symbols.items():
+        symbols.set(name, value)  # a symbol named in the texts only keeps the model's value
+    return Assembly(rows=rows, symbols=symbols, dropped=dropped)
+
+
+@dataclass
+class Assembly:
+    """An event's rows as assembled, its symbols, and notes of the model's values that were dropped."""
+
+    rows: list[AssembledRow]
+    symbols: SymbolTable
+    dropped: list[str]
+
+
+def _given_values(
+    row: PlannedRow, table: TableInfo, assignment: Assignment, symbols: SymbolTable, world: BackgroundWorld,
+    dropped: list[str],
+) -> dict[str, Any]:
+    """The values the plan and the answers give a row, before references and generation fill the rest."""
+    values: dict[str, Any] = {}
+    for name, cell in row.cells.items():
+        column = table.columns[name]
+        if not isinstance(cell, Symbol):
+            values[name] = coerce(column, cell)
+        elif cell.name in symbols:
+            values[name] = coerce(column, symbols[cell.name])
+        elif cell.name in assignment.symbols and not _new_key(column):
+            values[name] = coerce(column, assignment.symbols[cell.name])
+    for name, value in assignment.rows.get(row.label, {}).items():
+        column = table.columns.get(name)
+        if column is not None and (value is not None or column.nullable):
+            values[name] = coerce(column, value)
+    plain_key = [name for name in table.key if not isinstance(row.cells.get(name), Symbol)
+                 and table.columns[name].references is None and values.get(name) is not None]
+    if plain_key and not world.matching(table.name, {name: values[name] for name in table.key if name in values}):
+        shown = ", ".join(f"{name}={values.pop(name)!r}" for name in plain_key)
+        dropped.append(f"{row.label}: {shown} names no existing row; a new key was generated")
+    return values
+
+
+def _new_key(column: Column) -> bool:
+    """Whether a column is (part of) the key of the rows it is in, and refers to nothing: a new entity's id."""
+    return column.key and column.references is None
 
 
 def _chosen(labels: set[str]) -> Callable[[Any], bool]:
@@ -153,6 +193,74 @@ def loosen(
                 del cells[name]
                 loosened = True
     return loosened
+
+
+def fall_back(
+    plan: Plan, assignment: Assignment, *, rejections: dict[str, list[str]], tables: Tables
+) -> list[str]:
+    """Give up what the model said about rejected rows, at no call; return a note for each fact given up.
+
+    A rejected row that still holds values the model chose loses them all, and is then made of
+    references and generated values only, which fit by construction. A rejected row that holds
+    none is dropped from the plan, with the rows that depend on it. The event stays valid, poorer by
+    the facts noted, instead of being lost. Changes `plan` and `assignment` in place; an empty
+    list means nothing was left to give up.
+
+    Args:
+        plan: the plan; its rows' plain values, or the rows themselves, are removed.
+        assignment: the model's values, removed for the rejected rows.
+        rejections: the messages of each rejected row, by label.
+        tables: the domain's tables.
+    """
+    notes: list[str] = []
+    given_up: set[str] = set()
+    for row in plan.rows:
+        if row.label not in rejections:
+            continue
+        reason = "; ".join(rejections[row.label])
+        chosen = _model_values(row, assignment, tables)
+        if chosen:
+            notes.append(f"{row.label}: {_show_values(chosen)} given up ({reason})")
+            row.cells = {name: cell for name, cell in row.cells.items() if isinstance(cell, Symbol)}
+            assignment.rows.pop(row.label, None)
+            for symbol in set(row.symbols().values()) & set(assignment.symbols):
+                del assignment.symbols[symbol]
+        else:
+            given_up.add(row.label)
+    left_out = _with_dependents(plan, given_up, tables)
+    for label in left_out:
+        notes.append(f"{label}: row left out ({'; '.join(rejections.get(label, ['a row it refers to was left out']))})")
+    plan.rows = [row for row in plan.rows if row.label not in left_out]
+    return notes
+
+
+def _model_values(row: PlannedRow, assignment: Assignment, tables: Tables) -> dict[str, Any]:
+    """The values of a row that the model chose: its plain cells, its answered values, its symbols' values."""
+    chosen = {name: cell for name, cell in row.cells.items() if not isinstance(cell, Symbol)}
+    chosen.update(assignment.rows.get(row.label, {}))
+    for name, symbol in row.symbols().items():
+        if symbol in assignment.symbols and not _new_key(tables[row.table].columns[name]):
+            chosen[name] = assignment.symbols[symbol]
+    return chosen
+
+
+def _with_dependents(plan: Plan, labels: set[str], tables: Tables) -> list[str]:
+    """The labels, and those of rows referring to their rows by a symbol they key, transitively."""
+    found = list(dict.fromkeys(row.label for row in plan.rows if row.label in labels))
+    keyed = {symbol for row in plan.rows if row.label in found for name, symbol in row.symbols().items()
+             if _new_key(tables[row.table].columns[name])}
+    for row in plan.rows:
+        if row.label in found:
+            continue
+        table = tables[row.table]
+        if any(symbol in keyed for name, symbol in row.symbols().items() if table.columns[name].references):
+            found.append(row.label)
+            keyed |= {symbol for name, symbol in row.symbols().items() if _new_key(table.columns[name])}
+    return found
+
+
+def _show_values(values: dict[str, Any]) -> str:
+    return ", ".join(f"{name}={value!r}" for name, value in values.items())
 
 
 def coerce(column: Column, value: Any) -> Any:

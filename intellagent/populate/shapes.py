@@ -1,7 +1,9 @@
 """The shape of a column's values, learnt from existing values and from the column's description.
 
 New values imitate existing ones: 'gift_card_7815826' gives 'gift_card_' and seven other digits;
-'mia_li_3668' for Mia Li gives 'emma_stone_4821' for Emma Stone; dates keep their format and range.
+'mia_li_3668' for Mia Li gives 'emma_stone_4821' for Emma Stone; dates keep their format, their range
+of days, their hours of the day and their step ('2024-05-06T08:15' in data on the quarter hour gives
+another quarter hour in opening hours).
 A description such as "'regular', 'silver' or 'gold'" gives the choices, "e.g. '4WQ150'" an
 example, and "'YYYY-MM-DD'" a date format.
 """
@@ -13,12 +15,18 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
+from math import gcd
 from typing import Any
 
 _RUN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
 _QUOTED = re.compile(r"'([^']+)'")
-_FORMATS = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S", "%H:%M")
+_FORMATS = (
+    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%SZ",
+    "%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%H:%M:%S", "%H:%M",
+)
+"""The date and time formats recognised in data, most specific first (a value must match one whole)."""
+_DAY = 24 * 3600
 _FORMAT_TOKENS = (("YYYY", "%Y"), ("HH:MM", "%H:%M"), ("MM", "%m"), ("DD", "%d"), ("SS", "%S"))
 
 
@@ -33,16 +41,47 @@ class Hints:
 
 @dataclass(frozen=True)
 class DateShape:
-    """A date or time format and the span new values are drawn from."""
+    """A date or time format and where new values fall: a span of days, hours of the day and a step.
+
+    Attributes:
+        format: the strftime format values are written in.
+        low: the earliest moment; its date is the first day a value may fall on.
+        high: the latest moment; its date is the last such day.
+        day_start: the earliest time of day, in seconds after midnight.
+        day_end: the latest time of day, in seconds after midnight.
+        step: the seconds between two possible times of day (60: whole minutes).
+    """
 
     format: str
     low: datetime
     high: datetime
+    day_start: int = 0
+    day_end: int = _DAY - 60
+    step: int = 60
 
     def draw(self, rng: random.Random) -> str:
-        """A moment in the span, written in the format (whole minutes, as data usually holds)."""
-        minutes = int((self.high - self.low).total_seconds() // 60)
-        return (self.low + timedelta(minutes=rng.randint(0, max(minutes, 0)))).strftime(self.format)
+        """A moment on a day of the span, at a time of day in range and on the step, in the format."""
+        days = (self.high.date() - self.low.date()).days
+        day = self.low.date() + timedelta(days=rng.randint(0, max(days, 0)))
+        slots = max((self.day_end - self.day_start) // self.step, 0)
+        seconds = self.day_start + self.step * rng.randint(0, slots)
+        return datetime.combine(day, time()).replace(hour=seconds // 3600, minute=seconds // 60 % 60,
+                                                     second=seconds % 60).strftime(self.format)
+
+
+def date_shape(values: Sequence[Any], form: str) -> DateShape | None:
+    """The shape of values written in `form`: their days, their hours of the day and the step between them."""
+    moments = [datetime.strptime(value, form) for value in values if isinstance(value, str) and _parses(value, form)]
+    if not moments:
+        return None
+    seconds = [moment.hour * 3600 + moment.minute * 60 + moment.second for moment in moments]
+    step = 0
+    for second in seconds:
+        step = gcd(step, second - min(seconds))
+    if "%H" not in form:
+        return DateShape(form, min(moments), max(moments), 0, 0, _DAY)
+    finest = 1 if "%S" in form else 60
+    return DateShape(form, min(moments), max(moments), min(seconds), max(seconds), max(step, finest))
 
 
 @dataclass
@@ -77,15 +116,9 @@ def date_format_of(values: Sequence[Any]) -> str | None:
     return None
 
 
-def date_span(values: Sequence[str], form: str) -> tuple[datetime, datetime] | None:
-    """The earliest and latest of values written in `form`."""
-    moments = [datetime.strptime(value, form) for value in values if _parses(value, form)]
-    return (min(moments), max(moments)) if moments else None
-
-
 def birth_date_shape(form: str = "%Y-%m-%d") -> DateShape:
     """Birth dates of adults, fixed (never counted back from today, so a seed always gives the same date)."""
-    return DateShape(form, datetime(1945, 1, 1), datetime(2005, 12, 31))
+    return DateShape(form, datetime(1945, 1, 1), datetime(2005, 12, 31), 0, 0, _DAY)
 
 
 def imitate(value: str, rng: random.Random, *, derivation: Derivation | None = None, letters: bool = False) -> str:

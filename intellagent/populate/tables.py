@@ -9,10 +9,12 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from sqlmodel import SQLModel
+
+from intellagent.environment.generation import Generation, generation_of
 
 Kind = Literal["text", "integer", "number", "boolean", "structured"]
 
@@ -35,6 +37,7 @@ class Column:
         kind: the family of the type, which decides how a value is generated and shown.
         key: whether the column is part of the primary key.
         references: the foreign key the column belongs to, if any.
+        generation: what the domain says about generating its values (see `generation`).
     """
 
     table: str
@@ -46,6 +49,7 @@ class Column:
     unique: bool
     description: str
     references: ForeignKey | None
+    generation: Generation = field(default_factory=Generation)
 
     @property
     def generated(self) -> bool:
@@ -111,9 +115,9 @@ def describe_table(model: type[SQLModel]) -> TableInfo:
         for constraint in sorted(table.foreign_key_constraints, key=lambda c: [col.name for col in c.columns])
     )
     columns = {}
-    for name, field in model.model_fields.items():
+    for name, info in model.model_fields.items():
         sql_column = table.columns[name]
-        annotation = _without_none(field.annotation)
+        annotation = _without_none(info.annotation)
         columns[name] = Column(
             table=table.name,
             name=name,
@@ -122,8 +126,9 @@ def describe_table(model: type[SQLModel]) -> TableInfo:
             nullable=bool(sql_column.nullable),
             key=bool(sql_column.primary_key),
             unique=bool(sql_column.unique),
-            description=field.description or "",
+            description=info.description or "",
             references=next((fk for fk in foreign_keys if name in fk.columns), None),
+            generation=generation_of(info),
         )
     key = tuple(column.name for column in table.primary_key.columns)
     return TableInfo(name=table.name, model=model, columns=columns, key=key, foreign_keys=foreign_keys)

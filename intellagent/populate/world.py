@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
-from intellagent.populate.shapes import date_format_of, date_span
+from intellagent.populate.shapes import DateShape, date_format_of, date_shape, hints
 from intellagent.populate.tables import Column, TableInfo, Tables
 
 if TYPE_CHECKING:
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 MAX_ROWS_PER_TABLE = 20_000
 """Rows of a table kept in memory; a larger background is only partly imitated and referred to."""
+
+CATEGORICAL_MAX = 25
+"""A column with at most this many distinct values, each seen twice on average, is a set of choices."""
 
 _KIND_NAMES = {"text": "text", "integer": "integer", "number": "number", "boolean": "true/false", "structured": "JSON"}
 
@@ -34,6 +37,8 @@ class BackgroundWorld:
     def __init__(self, tables: Tables, rows: dict[str, list[dict[str, Any]]]) -> None:
         self.tables = tables
         self._rows = rows
+        self._choices: dict[Column, list[Any]] = {}
+        self._dates: dict[Column, DateShape | None] = {}
 
     @classmethod
     def load(cls, env: Environment, path: Path, tables: Tables) -> BackgroundWorld:
@@ -67,10 +72,45 @@ class BackgroundWorld:
             for column in table.columns.values():
                 values = self.values(column) if column.kind == "text" else []
                 form = date_format_of(values)
-                span = date_span(values, form) if form and "%Y" in form else None
-                if span:
-                    spans.append(span)
+                shape = date_shape(values, form) if form and "%Y" in form else None
+                if shape:
+                    spans.append((shape.low, shape.high))
         return (min(low for low, _ in spans), max(high for _, high in spans)) if spans else None
+
+    def choices(self, column: Column) -> list[Any]:
+        """The values a column takes, when they are few: declared, else seen in it or a same-named column."""
+        if column not in self._choices:
+            self._choices[column] = list(column.generation.choices) or next(
+                (distinct for source in self.sources(column) if (distinct := _categorical(self.values(source)))), []
+            )
+        return self._choices[column]
+
+    def date_shape(self, column: Column) -> DateShape | None:
+        """How a date or time column is written and where its values fall, if it is one.
+
+        Learnt from the column's own values (or a same-named column's); a format declared by the
+        domain or quoted in the description ('YYYY-MM-DD') falls within the span of the world's dates.
+        """
+        if column not in self._dates:
+            self._dates[column] = self._learn_date_shape(column)
+        return self._dates[column]
+
+    def _learn_date_shape(self, column: Column) -> DateShape | None:
+        declared = column.generation.date_format
+        for source in self.sources(column):
+            values = self.values(source)
+            form = date_format_of(values)
+            if form and (declared is None or form == declared):
+                return date_shape(values, form)
+        form = declared or hints(column.description).date_format
+        span = self.moment_span
+        if form is None or span is None:
+            return None
+        return DateShape(form, *span)
+
+    def sources(self, column: Column) -> list[Column]:
+        """The column, then columns of other tables named like it: where its shape is learnt from."""
+        return [column, *self.same_named(column)]
 
     def same_named(self, column: Column) -> Iterable[Column]:
         """Columns of other tables with the same name, then with a name that extends it (price → price_economy)."""
@@ -81,6 +121,11 @@ class BackgroundWorld:
             if other.name != column.name
             and (other.name.startswith(column.name + "_") or other.name.endswith("_" + column.name))
         )
+
+
+def _categorical(values: list[Any]) -> list[Any]:
+    distinct = sorted(set(values), key=str)
+    return distinct if values and len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct) else []
 
 
 def describe_tables(tables: Tables) -> str:

@@ -50,7 +50,8 @@ def test_a_reservation_planned_alone_gets_its_flight_passenger_payment_and_payme
 def test_a_completed_plan_passes_the_airline_validators(airline, tmp_path: Path) -> None:
     env, tables, world, background = airline
     plan = forgetful_plan(tables, world)
-    rows, symbols = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S001")
+    assembly = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S001")
+    rows, symbols = assembly.rows, assembly.symbols
     database = tmp_path / "event.sqlite"
     shutil.copyfile(background, database)
 
@@ -76,7 +77,7 @@ def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_pat
                                                       "date": existing["date"], "status": "cancelled"}}],
     })
     plan = Plan.from_answer(answer, tables, world)
-    rows, _ = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S002")
+    rows = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S002").rows
     database = tmp_path / "event.sqlite"
     shutil.copyfile(background, database)
 

@@ -1,0 +1,103 @@
+"""Whatever a model answers, populate makes a valid world: the careless double on two domains.
+
+The careless double answers every request with JSON valid against its schema and arbitrary in
+content (ids that name no row, strings of the wrong form). The framework owns keys, references and
+every value no rule is about, so events stay valid; only the scenario's facts may be given up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from intellagent.artifacts import Event, Scenario
+from intellagent.config import Config, load_config
+from intellagent.environment import load_environment
+from intellagent.errors import UsageError
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
+from intellagent.run_folder import RunFolder
+from intellagent.runner import execute
+from tests.conftest import ROOT
+
+CLINIC = Path(__file__).resolve().parent / "clinic"
+SCENARIOS = 40
+MAX_CALLS_PER_EVENT = 5  # plan, constraints, values and at most two repairs
+
+
+def clinic_environment(background: str = "background.py") -> dict[str, str]:
+    files = {"policy": "clinic.md", "schema": "schema.py", "tools": "tools.py", "validators": "validators.py",
+             "background": background}
+    return {key: str(CLINIC / name) for key, name in files.items()}
+
+
+AIRLINE = {"policy": str(ROOT / "policies" / "airline.md"), "schema": "db_schemas.airline.schema",
+           "tools": "db_schemas.airline.tools", "validators": "db_schemas.airline.validators",
+           "background": "db_schemas.airline.background"}
+
+
+def config(tmp_path: Path, environment: dict[str, str]) -> Config:
+    return load_config({"name": "careless", "environment": environment, "llm": "scripted", "seed": 7, "workers": 4},
+                       base_dir=tmp_path)
+
+
+def scenarios(count: int) -> list[Scenario]:
+    return [Scenario(id=f"S{n:03d}", policies=["P01"], target_challenge=3, challenge=3,
+                     description=f"Customer {n} wants something changed.", expected_behaviour="The chatbot helps.")
+            for n in range(1, count + 1)]
+
+
+def populate(cfg: Config, folder: Path, script: ScriptedLLM, count: int) -> list[Event]:
+    asyncio.run(execute(cfg, output=folder, stages=(), progress=False))
+    artifact = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
+    for scenario in scenarios(count):
+        artifact.append(scenario)
+    asyncio.run(execute(cfg, output=folder, stages=("populate",), script=script, progress=False))
+    return RunFolder(folder).jsonl("events.jsonl", Event).load()
+
+
+@pytest.mark.parametrize("domain", ["airline", "clinic"])
+def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(tmp_path: Path, domain: str) -> None:
+    cfg = config(tmp_path, AIRLINE if domain == "airline" else clinic_environment())
+    script = ScriptedLLM().on(reply=careless_answers(seed=11))
+    folder = tmp_path / "run"
+
+    events = populate(cfg, folder, script, SCENARIOS)
+
+    ok = [event for event in events if event.status == "ok"]
+    assert len(events) == SCENARIOS and len(ok) >= 0.95 * SCENARIOS
+    assert len(script.requests) <= MAX_CALLS_PER_EVENT * SCENARIOS
+    env = load_environment(cfg.environment)
+    with env.session(folder / "events" / "_background.sqlite") as session:
+        background = env.dump(session)
+    for event in ok:
+        database = folder / event.database
+        with env.session(database) as session:
+            assert list(env.broken_rows(session, besides=background)) == [], event.id
+        with sqlite3.connect(database) as connection:
+            assert connection.execute("PRAGMA foreign_key_check").fetchall() == [], event.id
+
+
+def test_given_up_facts_are_recorded_on_the_event(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(reply=careless_answers(seed=11))
+
+    events = populate(config(tmp_path, clinic_environment()), tmp_path / "run", script, 12)
+
+    # Random values break the clinic's rules, so some facts are given up, each with its reason.
+    notes = [note for event in events for note in event.dropped]
+    assert notes and all(":" in note for note in notes)
+    assert any("given up (" in note or "named no row" in note or "names no existing row" in note for note in notes)
+
+
+def test_a_background_world_that_breaks_a_rule_is_refused_before_any_call(tmp_path: Path) -> None:
+    script = ScriptedLLM()
+    cfg = config(tmp_path, clinic_environment("broken_background.py"))
+
+    with pytest.raises(UsageError, match=r"^environment.background: clinic_doctors row \('DR-999'\) breaks "
+                                         r"doctor_is_consistent: specialty 'time travel' is not one of"):
+        asyncio.run(execute(cfg, output=tmp_path / "run", stages=("describe", "populate"), script=script,
+                            progress=False))
+    assert script.requests == []
