@@ -20,7 +20,9 @@ from pydantic import BaseModel, ValidationError
 
 from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm.cache import ResponseCache, request_key
+from intellagent.llm.factory import answer_cap
 from intellagent.llm.spec import ModelSpec
+from intellagent.llm.token_bound import token_bound
 from intellagent.llm.usage import Usage, price_per_token
 
 T = TypeVar("T", bound=BaseModel)
@@ -84,20 +86,25 @@ class LLM:
     async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str) -> T:
         """A structured answer: an instance of `schema`, validated.
 
+        The request's `max_tokens` is the most a valid answer can need (see `token_bound`), within
+        the model's own cap, so a model that loses its way stops early instead of writing on.
+
         Args:
             messages: the conversation to answer.
             schema: the pydantic model the answer must satisfy (constrained by JSON schema).
             step: 'stage/step' for accounting, e.g. 'describe/policies'.
         """
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
-        }
+        json_schema = schema.model_json_schema()
+        response_format = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": json_schema,
+                                                                  "strict": False}}
+        cap = answer_cap(self.spec)
+        max_tokens = min(token_bound(json_schema), cap) if cap else token_bound(json_schema)
         conversation = list(messages)
         for attempt in range(self.parse_retries + 1):
             warmer = attempt > 0 and self.spec.temperature < RETRY_TEMPERATURE
             sampling = {"temperature": RETRY_TEMPERATURE} if warmer else {}
-            reply = await self.complete(conversation, step=step, response_format=response_format, **sampling)
+            reply = await self.complete(conversation, step=step, response_format=response_format,
+                                        max_tokens=max_tokens, **sampling)
             try:
                 return schema.model_validate_json(_json_text(reply.content))
             except ValidationError as error:

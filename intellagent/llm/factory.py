@@ -3,6 +3,11 @@
 OpenAI, Azure OpenAI, any OpenAI-compatible server and the embedded model all go through
 `langchain-openai`; transient errors (timeouts, 429, 5xx, dropped connections) are retried by the
 OpenAI client itself, with exponential backoff and jitter.
+
+The embedded model is different: it runs on this machine's cores, so its speed is the machine's. Its
+answers are streamed, and its timeout measures progress (no token for `timeout` seconds) rather than
+the whole answer, so a slow machine is slow, not broken; and a request that stalled is not sent
+again, since the same request would only redo the same work.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
@@ -21,6 +27,14 @@ if TYPE_CHECKING:
 
 # A local model must not write forever when a schema lets it (an endless array, say).
 LOCAL_MAX_TOKENS = 1536
+
+# Seconds allowed to reach the embedded server (in this process, so at once unless something is wrong).
+LOCAL_CONNECT_TIMEOUT = 10.0
+
+
+def answer_cap(spec: ModelSpec) -> int | None:
+    """The most tokens one answer of this model may have: the configured cap, else the embedded model's."""
+    return spec.max_tokens or (LOCAL_MAX_TOKENS if spec.provider == "local" else None)
 
 
 def build_chat_model(
@@ -43,10 +57,9 @@ def build_chat_model(
         "seed": seed,
     }
     if spec.provider == "local":
-        from intellagent.llm.local import MODEL_NAME, local_server
+        from intellagent.llm.local import local_server
 
-        common["max_tokens"] = spec.max_tokens or LOCAL_MAX_TOKENS
-        return ChatOpenAI(model=MODEL_NAME, base_url=local_server().base_url, api_key="local", **common)
+        return local_chat_model(spec, base_url=local_server().base_url, seed=seed)
     if spec.provider == "scripted":
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
@@ -65,6 +78,25 @@ def build_chat_model(
     if api_key is None:
         raise UsageError(f"{key_env} is not set for {spec.label}; export it, or use --llm local")
     return ChatOpenAI(model=spec.model, base_url=spec.base_url, api_key=api_key, **common)
+
+
+def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI:
+    """The client of the embedded model's server at `base_url`: streamed, timed by progress, never re-sent.
+
+    Args:
+        spec: the sampling settings; `timeout` is the longest wait for the next token.
+        base_url: the server's OpenAI-compatible endpoint.
+        seed: the sampling seed.
+    """
+    from intellagent.llm.local import MODEL_NAME
+
+    return ChatOpenAI(
+        model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
+        max_tokens=answer_cap(spec), seed=seed, max_retries=0, streaming=True, stream_usage=True,
+        # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
+        # server also reports its progress through a long prompt, batch by batch, before the first token.
+        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},
+    )
 
 
 def _required_env(name: str, spec: ModelSpec) -> str:

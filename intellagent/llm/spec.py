@@ -28,7 +28,10 @@ class ModelSpec(BaseModel):
     )
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1, description="Cap on the answer's length.")
-    timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    timeout: float = Field(
+        default=300.0, gt=0,
+        description="Seconds to wait for one answer; for the embedded model, for its next token (it streams).",
+    )
     prices: tuple[float, float] | None = Field(
         default=None, description="USD per million input and output tokens, for a model the price table lacks."
     )

@@ -1,0 +1,106 @@
+"""The embedded model's client: a timeout measures progress, a stalled request is not sent again,
+and every structured answer is bounded by its schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
+
+from intellagent.llm import LLM, LLMError, ModelSpec, ResponseCache, Usage
+from intellagent.llm.factory import cache_identity, local_chat_model
+from intellagent.llm.token_bound import FREE_TEXT_TOKENS, token_bound
+
+
+class Answer(BaseModel):
+    text: str
+
+
+def chunk(content: str | None, *, finish: str | None = None, usage: bool = False) -> bytes:
+    body = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "local",
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": content} if content is not None else {},
+                         "finish_reason": finish}]}
+    if usage:
+        body = {**body, "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+@pytest.fixture
+def streaming_server():
+    """A Chat Completions server that streams '{"text": "slow"}' in pieces, `pause` seconds apart."""
+    settings = {"pause": 0.0, "stall": 0.0}
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            time.sleep(settings["stall"])
+            for piece in ('{"text"', ': "sl', 'ow"}'):
+                self.wfile.write(chunk(piece))
+                self.wfile.flush()
+                time.sleep(settings["pause"])
+            self.wfile.write(chunk(None, finish="stop") + chunk(None, usage=True) + b"data: [DONE]\n\n")
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", settings, seen
+    httpd.shutdown()
+
+
+def local_llm(base_url: str, tmp_path, *, timeout: float) -> LLM:
+    spec = ModelSpec(provider="local", timeout=timeout)
+    return LLM(role="populate", spec=spec, model=local_chat_model(spec, base_url=base_url, seed=0),
+               identity=cache_identity(spec, seed=0) | {"server": base_url}, cache=ResponseCache(tmp_path / "c.sqlite"),
+               usage=Usage())
+
+
+def test_an_answer_slower_than_the_timeout_succeeds_while_tokens_keep_coming(streaming_server, tmp_path) -> None:
+    base_url, settings, seen = streaming_server
+    settings["pause"] = 0.4  # 1.2 s in all, never 1 s without a token
+
+    answer = asyncio.run(local_llm(base_url, tmp_path, timeout=1.0).answer([HumanMessage("hi")], Answer, step="t"))
+
+    assert answer.text == "slow" and seen[0]["stream"] is True
+
+
+def test_a_stalled_request_fails_without_being_sent_again(streaming_server, tmp_path) -> None:
+    base_url, settings, seen = streaming_server
+    settings["stall"] = 1.5
+
+    with pytest.raises(LLMError):
+        asyncio.run(local_llm(base_url, tmp_path, timeout=0.5).answer([HumanMessage("hi")], Answer, step="t"))
+
+    assert len(seen) == 1
+
+
+def test_a_structured_request_is_bounded_by_its_schema_within_the_models_cap(streaming_server, tmp_path) -> None:
+    base_url, _, seen = streaming_server
+
+    asyncio.run(local_llm(base_url, tmp_path, timeout=5).answer([HumanMessage("hi")], Answer, step="t"))
+
+    assert seen[0]["max_completion_tokens"] == token_bound(Answer.model_json_schema()) < 1536
+
+
+class Bounded(BaseModel):
+    code: str = Field(max_length=6)
+    tags: list[str] = Field(max_length=2)
+    count: int
+
+
+def test_the_token_bound_grows_with_what_the_schema_allows() -> None:
+    small = token_bound(Bounded.model_json_schema())
+
+    assert small < 2 * FREE_TEXT_TOKENS + 60  # two free strings at most, plus keys and punctuation
+    assert token_bound(Answer.model_json_schema()) < small
