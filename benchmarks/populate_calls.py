@@ -1,10 +1,12 @@
 """LLM calls, tokens and wall time of the populate stage, per event.
 
 Each scenario is populated alone, in a run folder of its own, so that the run's accounting is exactly
-that event's cost. Usage:
+that event's cost. The last lines sum up: calls per event (the common case is plan, constraints and
+values: 3), events within 3 calls, and the facts given up. Usage:
 
     python benchmarks/populate_calls.py results/airline/scenarios.jsonl --limit 3
     python benchmarks/populate_calls.py scenarios.jsonl --config configs/airline.yml --llm openai:gpt-4o-mini
+    python benchmarks/populate_calls.py scenarios.jsonl --llm careless --limit 40   # a careless model
 """
 
 from __future__ import annotations
@@ -20,17 +22,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from intellagent.artifacts import Event, RunInfo, Scenario
 from intellagent.config import apply_overrides, load_config
+from intellagent.llm import ScriptedLLM
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+
+COMMON_CASE_CALLS = 3
 
 
 async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Path) -> tuple[Event, RunInfo, float]:
     """Populate one scenario in `folder`; return its event, the run's record and the stage's wall time."""
+    script = None
+    if llm == "careless":  # answers valid against each schema, arbitrary in content (needs the dev extra)
+        from intellagent.llm.careless import careless_answers
+
+        script, llm = ScriptedLLM().on(reply=careless_answers(seed=0)), "scripted"
     config = apply_overrides(load_config(config_path), llm=llm)
     await execute(config, output=folder, stages=(), progress=False)
     RunFolder(folder).jsonl("scenarios.jsonl", Scenario).append(scenario)
     started = time.monotonic()
-    await execute(config, output=folder, stages=("populate",), progress=False)
+    await execute(config, output=folder, stages=("populate",), script=script, progress=False)
     elapsed = time.monotonic() - started
     run_folder = RunFolder(folder)
     (event,) = run_folder.jsonl("events.jsonl", Event).load()
@@ -56,16 +66,26 @@ def main() -> None:
 
 
 async def report(scenarios: list[Scenario], *, config_path: str, llm: str, root: Path) -> None:
-    """Populate each scenario alone and print its line."""
-    print(f"{'event':<8}{'status':<8}{'repairs':>8}{'calls':>7}{'in tok':>9}{'out tok':>9}{'seconds':>9}  steps")
+    """Populate each scenario alone, print its line, then the summary."""
+    print(f"{'event':<8}{'status':<8}{'repairs':>8}{'calls':>7}{'in tok':>9}{'out tok':>9}{'seconds':>9}"
+          f"{'given up':>9}  steps")
+    calls, valid, given_up = [], 0, 0
     for scenario in scenarios:
         event, info, elapsed = await measure(scenario, config_path=config_path, llm=llm, folder=root / scenario.id)
         usage = info.usage
         steps = ", ".join(f"{step.split('/')[-1]} {tally.calls}" for step, tally in usage.steps.items())
-        print(f"{event.id:<8}{event.status:<8}{event.repairs:>8}{usage.total.calls:>7}"
-              f"{usage.total.input_tokens:>9}{usage.total.output_tokens:>9}{elapsed:>9.1f}  {steps}", flush=True)
+        print(f"{event.id:<8}{event.status:<8}{event.repairs:>8}{usage.total.calls:>7}{usage.total.input_tokens:>9}"
+              f"{usage.total.output_tokens:>9}{elapsed:>9.1f}{len(event.dropped):>9}  {steps}", flush=True)
         if event.error:
             print(f"        {event.error}", flush=True)
+        calls.append(usage.total.calls)
+        valid += event.status == "ok"
+        given_up += len(event.dropped)
+    if calls:
+        common = sum(count <= COMMON_CASE_CALLS for count in calls)
+        print(f"\nvalid events: {valid}/{len(calls)}   calls per event: mean {sum(calls) / len(calls):.2f}, "
+              f"median {sorted(calls)[len(calls) // 2]}, max {max(calls)}   within {COMMON_CASE_CALLS} calls: "
+              f"{common}/{len(calls)}   facts given up: {given_up}")
 
 
 if __name__ == "__main__":
