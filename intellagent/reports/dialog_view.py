@@ -52,9 +52,15 @@ def _situation(dialog: Dialog, artifacts: RunArtifacts) -> str:
     described = (event.scenario if event and event.scenario else scenario.description if scenario else "")
     expected = (event.expected_behaviour if event and event.expected_behaviour
                 else scenario.expected_behaviour if scenario else "")
+    given_up = ""
+    if event and event.dropped:
+        items = "".join(f"<li>{escape(note)}</li>" for note in event.dropped)
+        given_up = (f'<h4>Facts given up</h4><p class="prose">No valid database could hold these, so the dialog '
+                    f'ran without them:</p><ul class="given-up">{items}</ul>')
     return (
         f'<section><h4>Scenario</h4><p class="prose">{escape(described) or "<em>not recorded</em>"}</p>'
-        f'<h4>Expected behaviour</h4><p class="prose">{escape(expected) or "<em>not recorded</em>"}</p></section>'
+        f'<h4>Expected behaviour</h4><p class="prose">{escape(expected) or "<em>not recorded</em>"}</p>'
+        f"{given_up}</section>"
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, Dialog, Policy, RunInfo
+from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, Dialog, Event, Policy, RunInfo
 from intellagent.llm import UsageReport
 from intellagent.reports.analysis import RATED
 from intellagent.reports.coverage import coverage
@@ -79,7 +79,7 @@ def build_report(
         ],
         challenge_levels=challenge_levels(rated, challenge),
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
-        dialogs=[_dialog_result(dialog, by_id[dialog.id]) for dialog in artifacts.dialogs],
+        dialogs=[_dialog_result(dialog, by_id[dialog.id], artifacts.event(dialog.id)) for dialog in artifacts.dialogs],
     )
 
 
@@ -172,7 +172,7 @@ def _group(
     )
 
 
-def _dialog_result(dialog: Dialog, analysis: Analysis) -> DialogResult:
+def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> DialogResult:
     return DialogResult(
         id=dialog.id,
         status=analysis.status,
@@ -182,4 +182,5 @@ def _dialog_result(dialog: Dialog, analysis: Analysis) -> DialogResult:
         tested=analysis.tested,
         violated=[v.policy for v in analysis.violations],
         error=analysis.error,
+        given_up=event.dropped if event else [],
     )

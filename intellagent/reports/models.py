@@ -194,6 +194,9 @@ class DialogResult(BaseModel):
     tested: list[str]
     violated: list[str]
     error: str | None = None
+    given_up: list[str] = Field(
+        default_factory=list, description="The scenario's facts populate could not make true, with the reasons."
+    )
 
 
 class Report(BaseModel):

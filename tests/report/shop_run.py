@@ -6,7 +6,7 @@ analysis answers below say which policies each rated dialog tested and broke:
 
     S001 pass  tested P01 P02            (its chatbot reply carries injected markup)
     S002 fail  tested P01 P03, broke P03 at turn 4
-    S003 fail  tested P02 P04, broke P02 at turn 2
+    S003 fail  tested P02 P04, broke P02 at turn 2 (populate gave up one of its facts)
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from intellagent.llm import Request, ScriptedLLM
 from intellagent.run_folder import RunFolder
 from intellagent.runner import RunResult, execute
 
+GIVEN_UP = "orders_1: status='<lost>' given up (status '<lost>' is not 'open' or 'shipped')"
 INJECTED = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 POLICIES = [
@@ -117,7 +118,8 @@ def write_artifacts(folder: RunFolder) -> None:
         if event_status:
             events.append(Event(id=item_id, status=event_status, policies=policies, challenge=challenge,
                                 scenario=f"Customer C-{item_id} wants order O-1 changed to size M.",
-                                expected_behaviour="Verify C-1, ask for confirmation, then change O-1."))
+                                expected_behaviour="Verify C-1, ask for confirmation, then change O-1.",
+                                dropped=[GIVEN_UP] if item_id == "S003" else []))
         if dialog_status:
             dialogs.append(Dialog(
                 id=item_id, status=dialog_status, policies=policies, challenge=challenge,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from shop_run import INJECTED
+from html import escape
+
+from shop_run import GIVEN_UP, INJECTED
 
 
 def page(shop_report) -> str:
@@ -58,3 +60,12 @@ def test_the_charts_are_inline_svg(shop_report):
     for label in ("Pass rate against challenge level", "Pass rate per category", "Coverage per flow",
                   "Policy graph with the strongly linked pairs"):
         assert f'aria-label="{label}"' in html
+
+
+def test_facts_populate_gave_up_are_listed_on_the_dialog_card_and_in_report_json(shop_report):
+    html = page(shop_report)
+    s003 = html.split('id="dialog-S003"')[1].split("</details>")[0]
+    assert "Facts given up" in s003 and f"<li>{escape(GIVEN_UP)}</li>" in s003
+    assert "Facts given up" not in html.split('id="dialog-S002"')[1].split("</details>")[0]
+    report = shop_report[0].report
+    assert next(d for d in report.dialogs if d.id == "S003").given_up == [GIVEN_UP]
