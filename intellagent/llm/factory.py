@@ -80,6 +80,20 @@ def build_chat_model(
     return ChatOpenAI(model=spec.model, base_url=spec.base_url, api_key=api_key, **common)
 
 
+class _StreamedChat(ChatOpenAI):
+    """A streamed client that sends a JSON schema in the request body like any other option.
+
+    LangChain streams a `response_format` request through a separate beta path that drops the
+    token counts from the answer; sent as part of the body, it streams as a plain request does.
+    """
+
+    def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        if "response_format" in payload:
+            payload["extra_body"] = {**payload.get("extra_body", {}), "response_format": payload.pop("response_format")}
+        return payload
+
+
 def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI:
     """The client of the embedded model's server at `base_url`: streamed, timed by progress, never re-sent.
 
@@ -90,7 +104,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI
     """
     from intellagent.llm.local import MODEL_NAME
 
-    return ChatOpenAI(
+    return _StreamedChat(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
         max_tokens=answer_cap(spec), seed=seed, max_retries=0, streaming=True, stream_usage=True,
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the

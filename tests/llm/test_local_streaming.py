@@ -70,9 +70,12 @@ def test_an_answer_slower_than_the_timeout_succeeds_while_tokens_keep_coming(str
     base_url, settings, seen = streaming_server
     settings["pause"] = 0.4  # 1.2 s in all, never 1 s without a token
 
-    answer = asyncio.run(local_llm(base_url, tmp_path, timeout=1.0).answer([HumanMessage("hi")], Answer, step="t"))
+    llm = local_llm(base_url, tmp_path, timeout=1.0)
+    answer = asyncio.run(llm.answer([HumanMessage("hi")], Answer, step="t"))
 
     assert answer.text == "slow" and seen[0]["stream"] is True
+    assert seen[0]["response_format"]["json_schema"]["name"] == "Answer"  # the schema still constrains the answer
+    assert (llm.usage.total.input_tokens, llm.usage.total.output_tokens) == (7, 3)  # and its tokens are counted
 
 
 def test_a_stalled_request_fails_without_being_sent_again(streaming_server, tmp_path) -> None:
