@@ -21,6 +21,7 @@ from langgraph.types import Send
 from graphs.dialog import DialogDeps, run_dialog
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotSession, select_chatbot
+from intellagent.checks import run_checks
 from intellagent.context import RunContext
 from intellagent.errors import UsageError
 from intellagent.llm import Usage
@@ -72,7 +73,8 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
 
 
 async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dialog:
-    """Copy the event's database for the dialog, play the dialog on it, and note the database's digest."""
+    """Copy the event's database for the dialog, play the dialog on it, note the database's digest, and run
+    the deterministic checks on what happened."""
     database = None
     if event.database is not None:
         database = f"dialogs/{event.id}.sqlite"
@@ -95,7 +97,10 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
     if session.database is not None:
         with environment.session(session.database) as db:
             digest = environment.digest(db)
-    return played.model_copy(update={"usage": usage.report().roles, "database": database, "digest": digest})
+    before = ctx.folder.path(event.database) if event.database else None
+    checks, findings = run_checks(environment, played.transcript, before=before, database=session.database)
+    return played.model_copy(update={"usage": usage.report().roles, "database": database, "digest": digest,
+                                     "checks": checks, "findings": findings})
 
 
 @cache

@@ -41,6 +41,9 @@ class EnvironmentConfig(_Strict):
     background: str | None = Field(
         default=None, description="Module with a `generate(session, seed)` that builds the base world (optional)."
     )
+    checks: str | None = Field(
+        default=None, description="Module with @check functions: policy rules decided over a dialog (optional)."
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -265,7 +268,7 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
     env.policy = (base_dir / env.policy).resolve()
     if not env.policy.is_file():
         raise UsageError(f"{origin}: environment.policy: file {env.policy} not found; fix the path")
-    for key in ("schema_module", "tools", "validators", "background"):
+    for key in ("schema_module", "tools", "validators", "background", "checks"):
         value = getattr(env, key)
         if value and value.endswith(".py"):
             resolved = (base_dir / value).resolve()

@@ -5,7 +5,7 @@ simulate → dialogs.jsonl; report → analysis.jsonl, report.json, report.html,
 """
 
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
-from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Message, ToolCall
+from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
 from intellagent.artifacts.run_info import RunInfo, RunStatus, StageInfo
@@ -21,6 +21,7 @@ __all__ = [
     "Dialog",
     "DialogStatus",
     "Event",
+    "Finding",
     "Flow",
     "Message",
     "Policy",

@@ -49,6 +49,16 @@ class CritiqueExchange(BaseModel):
         return "confirmed" if self.confirmed else "sent back"
 
 
+class Finding(BaseModel):
+    """A breach that a deterministic check found in a dialog, with its evidence."""
+
+    check: str = Field(default="", description="The check that found it (set when the check runs).")
+    message: str = Field(description="What rule was broken, and how, in one line.")
+    turn: int | None = Field(default=None, description="The transcript index of the message or call at fault.")
+    call: str | None = Field(default=None, description="The tool call at fault, as name(arguments).")
+    row: str | None = Field(default=None, description="The database row at fault.")
+
+
 class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
@@ -68,3 +78,5 @@ class Dialog(BaseModel):
     digest: str | None = Field(
         default=None, description="sha256 of the dialog's database when it ended (the event's digest: no change)."
     )
+    checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
+    findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlmodel import Session, SQLModel, select
 
+from intellagent.checks.check import Check
 from intellagent.environment import database
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, broken_rules, row_problems
@@ -28,6 +29,7 @@ class Environment:
         tools: the chatbot's tools.
         validators: the row validators, in definition order.
         background: the `generate(session, seed)` that builds the base world, if the domain has one.
+        checks: the domain's deterministic checks of a dialog (the framework adds its own).
     """
 
     name: str
@@ -36,6 +38,7 @@ class Environment:
     tools: list[Tool]
     validators: list[Validator] = field(default_factory=list)
     background: Callable[[Session, int], None] | None = None
+    checks: list[Check] = field(default_factory=list)
 
     def table(self, name: str) -> type[SQLModel]:
         """The table class whose `__tablename__` is `name`.

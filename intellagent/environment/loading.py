@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy.schema import sort_tables
 from sqlmodel import Session, SQLModel
 
+from intellagent.checks.check import Check
 from intellagent.config import EnvironmentConfig
 from intellagent.environment.environment import Environment
 from intellagent.environment.tools import Tool
@@ -44,6 +45,12 @@ def load_environment(config: EnvironmentConfig) -> Environment:
     background = None
     if config.background:
         background = _background(_import(config.background, "background"), config.background)
+    checks: list[Check] = []
+    if config.checks:
+        checks = _members(_import(config.checks, "checks"), lambda value: isinstance(value, Check))
+        if not checks:
+            raise UsageError(f"environment.checks: {config.checks} defines no check; add a @check function or "
+                             "remove `checks` from the config")
     return Environment(
         name=Path(config.policy).stem,
         policy=policy,
@@ -51,6 +58,7 @@ def load_environment(config: EnvironmentConfig) -> Environment:
         tools=tools,
         validators=validators,
         background=background,
+        checks=checks,
     )
 
 

@@ -39,6 +39,8 @@ class Tool:
         parameters: the JSON schema of the arguments (the session left out).
         writes: whether the tool may change the database.
         ends_dialog: whether calling it ends the conversation (a transfer to a human, say).
+        confirm: whether the policy wants the customer's explicit agreement before it is called (checked
+            deterministically on every dialog).
         function: the decorated function itself.
     """
 
@@ -50,6 +52,7 @@ class Tool:
     function: Callable[..., Any]
     arguments_model: type[BaseModel]
     session_parameter: str | None
+    confirm: bool = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (no validation, nothing caught)."""
@@ -88,24 +91,26 @@ class Tool:
         return self.function(**values)
 
 
-def tool(*, writes: bool, ends_dialog: bool = False) -> Callable[[Callable[..., Any]], Tool]:
+def tool(*, writes: bool, ends_dialog: bool = False, confirm: bool = False) -> Callable[[Callable[..., Any]], Tool]:
     """Turn a typed, documented function into a `Tool`.
 
     Args:
         writes: whether the tool may change the database (declared, so stages can tell reads from writes).
         ends_dialog: whether calling the tool ends the conversation.
+        confirm: whether the customer must explicitly agree before it is called; every dialog is then
+            checked for a "yes" right before each call.
 
     Raises:
         UsageError: the function lacks a docstring, a type hint or an argument description.
     """
 
     def decorate(function: Callable[..., Any]) -> Tool:
-        return _build(function, writes=writes, ends_dialog=ends_dialog)
+        return _build(function, writes=writes, ends_dialog=ends_dialog, confirm=confirm)
 
     return decorate
 
 
-def _build(function: Callable[..., Any], *, writes: bool, ends_dialog: bool) -> Tool:
+def _build(function: Callable[..., Any], *, writes: bool, ends_dialog: bool, confirm: bool) -> Tool:
     where = _location(function)
     if not inspect.getdoc(function):
         raise UsageError(f"{where} has no docstring; describe what it does and each argument under `Args:`")
@@ -130,6 +135,7 @@ def _build(function: Callable[..., Any], *, writes: bool, ends_dialog: bool) -> 
         function=function,
         arguments_model=model,
         session_parameter=session_parameter,
+        confirm=confirm,
     )
 
 

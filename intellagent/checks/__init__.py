@@ -1,0 +1,16 @@
+"""Deterministic policy checks: rules a program can decide over a dialog's trace, with no LLM call.
+
+A check is a function of a dialog's `Trace` (its messages, the tool calls with their arguments and
+results, the database before and after) that yields a `Finding` for each breach, decorated with
+`@check`; its docstring states the rule it enforces. Three come with the framework (`builtin`):
+the chatbot's writes pass the domain's validators, a tool marked `@tool(confirm=True)` is called
+only after the customer agreed, and the ids, amounts and dates the chatbot states are grounded. A
+domain adds its own in a `checks` module. Describe maps every check to the policies it enforces;
+the report stage sets their findings beside the LLM judge's verdict.
+"""
+
+from intellagent.checks.check import Check, check
+from intellagent.checks.running import every_check, run_checks
+from intellagent.checks.trace import Call, Trace
+
+__all__ = ["Call", "Check", "Trace", "check", "every_check", "run_checks"]

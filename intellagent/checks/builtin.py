@@ -1,0 +1,80 @@
+"""The checks every domain gets: valid writes, confirmation before marked tools, grounded facts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from intellagent.artifacts import Finding
+from intellagent.checks.check import check
+from intellagent.checks.trace import Trace
+
+# An explicit yes: the customer's whole answer agrees, with no "no" or "not" in it.
+_AGREEMENT = re.compile(r"\b(yes|yeah|yep|confirm(ed)?|go ahead|proceed|please do|do it|sure|correct|ok(ay)?)\b", re.I)
+_REFUSAL = re.compile(r"\b(no|not|don'?t|wait|cancel that|stop)\b", re.I)
+
+_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+# An id: a word of five or more letters, digits or underscores with at least one digit and one letter.
+_ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+MAX_FACTOR = 9
+"""An amount counts as grounded when it is a known amount times at most this (per-passenger prices)."""
+
+
+@check
+def writes_are_valid(trace: Trace) -> Iterator[Finding]:
+    """Every row the chatbot's tools added or changed passes the domain's rules for a valid row."""
+    if trace.database is None:
+        return
+    with trace.environment.session(trace.database) as session:
+        for problem in trace.environment.broken_rows(session, besides=trace.before):
+            row = problem.split(" breaks ")[0]
+            yield Finding(message=f"the chatbot left a row that breaks a rule: {problem}", row=row)
+
+
+@check
+def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
+    """A tool marked as needing confirmation is called only after the chatbot stated the action and the
+    customer explicitly agreed to it in their last message."""
+    needs = {tool.name for tool in trace.environment.tools if tool.confirm}
+    for call in trace.calls:
+        if call.name not in needs:  # an attempt counts, even one the tool refused
+            continue
+        reply = trace.user_reply_before(call.turn)
+        stated = any(message.role == "chatbot" for message in trace.messages[: call.turn - 1])
+        agreed = reply is not None and _AGREEMENT.search(reply.content) and not _REFUSAL.search(reply.content)
+        if not (stated and agreed):
+            said = f'the customer last said "{reply.content[:120]}"' if reply else "the customer had said nothing"
+            yield Finding(message=f"{call.name} was called without an explicit yes: {said}", turn=call.turn,
+                          call=call.shown())
+
+
+@check
+def grounded_facts(trace: Trace) -> Iterator[Finding]:
+    """Ids, dollar amounts and dates the chatbot states come from a tool result, the customer or the policy."""
+    sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
+               *(m.content for m in trace.messages if m.role == "user")]
+    text = "\n".join(sources)
+    known = {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
+    for turn, message in enumerate(trace.messages):
+        if message.role != "chatbot":
+            continue
+        stated = _DATE.findall(message.content) + _ID.findall(message.content)
+        unknown = [token for token in stated if token not in text]
+        unknown += [f"${amount}" for amount in _AMOUNT.findall(message.content)
+                    if not _derivable(float(amount.replace(",", "")), known)]
+        if unknown:
+            yield Finding(message=f"stated {', '.join(dict.fromkeys(unknown))}, found in no tool result, "
+                                  "customer message or the policy", turn=turn)
+
+
+def _derivable(amount: float, known: set[float]) -> bool:
+    """Whether an amount is a known one, a multiple of one, or the sum or difference of two."""
+    if any(abs(amount - k * n) < 0.01 for k in known for n in range(1, MAX_FACTOR + 1)):
+        return True
+    return any(abs(amount - (a + b)) < 0.01 or abs(amount - abs(a - b)) < 0.01 for a in known for b in known)
+
+
+BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts]
+"""The checks run on every dialog, whatever the domain."""

@@ -1,0 +1,74 @@
+"""The checks every domain gets, on the lending library: confirmation, grounding, valid writes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from intellagent.artifacts import Message, ToolCall
+from intellagent.checks import Trace
+from intellagent.checks.builtin import confirmed_before_write, grounded_facts, writes_are_valid
+from intellagent.environment import Environment, Tool
+
+
+def call(name: str, result: str = "ok") -> ToolCall:
+    return ToolCall(id="c1", name=name, arguments={}, result=result)
+
+
+@pytest.fixture
+def confirming(library: Environment) -> Environment:
+    """The library, with its writing tools marked as needing the customer's yes."""
+    tools = [Tool(**{**vars(tool), "confirm": tool.writes}) for tool in library.tools]
+    return Environment(name=library.name, policy=library.policy, tables=library.tables, tools=tools,
+                       validators=library.validators, background=library.background)
+
+
+def writer(env: Environment) -> str:
+    return next(tool.name for tool in env.tools if tool.writes)
+
+
+@pytest.mark.parametrize("answer", ["Yes, go ahead.", "ok", "Sure, do it."])
+def test_a_write_right_after_an_explicit_yes_is_fine(confirming: Environment, answer: str) -> None:
+    messages = [Message(role="chatbot", content="I will renew the loan. Shall I?"),
+                Message(role="user", content=answer),
+                Message(role="chatbot", content="Done.", tool_calls=[call(writer(confirming))])]
+
+    assert confirmed_before_write(Trace(messages=messages, environment=confirming)) == []
+
+
+@pytest.mark.parametrize("answer", ["Renew my loan.", "No, wait.", "yes but not now, don't"])
+def test_a_write_without_an_explicit_yes_is_found(confirming: Environment, answer: str) -> None:
+    messages = [Message(role="chatbot", content="Hello."), Message(role="user", content=answer),
+                Message(role="chatbot", content="Done.", tool_calls=[call(writer(confirming))])]
+
+    (finding,) = confirmed_before_write(Trace(messages=messages, environment=confirming))
+    assert finding.check == "confirmed_before_write" and finding.turn == 2
+
+
+def test_ids_amounts_and_dates_are_grounded_in_results_the_customer_or_the_policy(library: Environment) -> None:
+    messages = [
+        Message(role="user", content="My card is LIB12345."),
+        Message(role="chatbot", content="Checking.", tool_calls=[call("x", result='{"fee": 25, "due": "2024-06-01"}')]),
+        Message(role="chatbot", content="Card LIB12345 owes $25, twice is $50, due 2024-06-01."),
+        Message(role="chatbot", content="Your loan LN99881 costs $37.50 and ends 2024-07-09."),
+    ]
+
+    (finding,) = grounded_facts(Trace(messages=messages, environment=library))
+    assert finding.turn == 3 and all(token in finding.message for token in ("LN99881", "$37.50", "2024-07-09"))
+
+
+def test_a_row_the_chatbot_left_that_breaks_a_validator_is_found_and_untouched_rows_are_not(
+    library: Environment, shelf: Path
+) -> None:
+    with library.session(shelf) as session:
+        before = library.dump(session)
+    clean = writes_are_valid(Trace(messages=[], environment=library, before=before, database=shelf))
+    with sqlite3.connect(shelf) as connection:
+        connection.execute("UPDATE books SET copies = -1 WHERE isbn = '111'")
+
+    (finding,) = writes_are_valid(Trace(messages=[], environment=library, before=before, database=shelf))
+
+    assert clean == []
+    assert finding.row == "books row ('111')" and "copies_not_negative: copies is -1" in finding.message
