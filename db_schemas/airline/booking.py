@@ -67,7 +67,7 @@ class PaymentPart(TypedDict):
 _NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def book_reservation(
     session: InjectedSession,
     user_id: str,
@@ -171,7 +171,7 @@ def book_reservation(
     return reservation_record(reservation, segments, passenger_rows, payments)
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def cancel_reservation(session: InjectedSession, reservation_id: str) -> str | Record:
     """Cancel a whole reservation and refund every payment to the method it came from.
 
@@ -196,7 +196,7 @@ def cancel_reservation(session: InjectedSession, reservation_id: str) -> str | R
     return reservation_record(reservation, segments, passengers, [*payments, *refunds])
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def update_reservation_baggages(
     session: InjectedSession, reservation_id: str, total_baggages: int, nonfree_baggages: int, payment_id: str
 ) -> str | Record:
@@ -223,7 +223,7 @@ def update_reservation_baggages(
     return _charge_update(session, reservation, method, charge)
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def update_reservation_flights(
     session: InjectedSession, reservation_id: str, cabin: Cabin, flights: list[FlightChoice], payment_id: str
 ) -> str | Record:
@@ -278,7 +278,7 @@ def update_reservation_flights(
     return _charge_update(session, reservation, method, total)
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def update_reservation_passengers(
     session: InjectedSession, reservation_id: str, passengers: list[PassengerDetails]
 ) -> str | Record:
