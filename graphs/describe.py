@@ -1,6 +1,6 @@
 """The describe stage: policy document → flows → policies → policy graph → samples → scenarios.
 
-    start ─► task ─► flows ═► policies ─► merge                          writes policies.json
+    start ─► task ─► flows ═► policies ─► merge ─► checks                writes policies.json
       │                                     │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │
@@ -27,7 +27,9 @@ from pydantic import BaseModel
 
 from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
+from intellagent.checks import every_check
 from intellagent.context import RunContext, log
+from intellagent.describe.check_map import check_map, check_map_schema, checks_text
 from intellagent.describe.extraction import (
     FlowsAnswer,
     PoliciesAnswer,
@@ -186,7 +188,25 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     catalog = PolicyCatalog(
         task_description=state["task_description"], flows=flows, policies=policies, errors=errors
     )
-    runtime.context.ctx.folder.save(POLICIES_FILE, catalog)
+    return {"catalog": catalog}
+
+
+async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """Which policies each deterministic check enforces (one call); policies.json is written here.
+
+    A failed call leaves the checks unmapped, noted in the catalog's errors: their findings are then
+    reported without a policy, and the judge alone rules on every policy.
+    """
+    ctx, catalog = runtime.context.ctx, state["catalog"]
+    checks = every_check(ctx.environment)
+    messages = render("describe/checks", policies=catalog.listing(), checks=checks_text(checks))
+    try:
+        answer = await ctx.llms["policies"].answer(messages, check_map_schema(catalog, checks), step="describe/checks")
+    except LLMError as error:
+        catalog.errors.append(f"checks: not mapped to policies: {error}")
+    else:
+        catalog.checks = check_map(answer)
+    ctx.folder.save(POLICIES_FILE, catalog)
     return {"catalog": catalog}
 
 
@@ -362,6 +382,7 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_node("flows", extract_flows)
     graph.add_node("policies", extract_policies)
     graph.add_node("merge", merge_policies)
+    graph.add_node("checks", map_checks)
     graph.add_node("prepare_scoring", prepare_scoring)
     graph.add_node("score", score_block)
     graph.add_node("assemble", assemble)
@@ -374,7 +395,8 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
-    graph.add_edge("merge", "prepare_scoring")
+    graph.add_edge("merge", "checks")
+    graph.add_edge("checks", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
     graph.add_edge("assemble", "plan")

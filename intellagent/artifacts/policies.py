@@ -75,6 +75,15 @@ class PolicyCatalog(BaseModel):
     flows: list[Flow]
     policies: list[Policy]
     errors: list[str] = Field(default_factory=list, description="Flows whose extraction failed, with why.")
+    checks: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Deterministic check → ids of the policies it enforces (a check left out enforces none).",
+    )
+
+    def listing(self, policy_ids: list[str] | None = None) -> str:
+        """Policies (all, or the given ones), one per line as `id: text`, the way prompts cite them."""
+        wanted = [p.id for p in self.policies] if policy_ids is None else policy_ids
+        return "\n".join(f"{pid}: {self.policy(pid).text}" for pid in wanted)
 
     def policy(self, policy_id: str) -> Policy:
         """The policy with this id (KeyError if none)."""

@@ -68,13 +68,16 @@ def script_document(
     flows: dict[str, list[dict]],
     weight: Callable[[str, str], int] = lambda scorer, other: 5,
     scenario: Callable[[Request], Any] | None = None,
+    checks: dict[str, list[str]] | None = None,
 ) -> ScriptedLLM:
-    """Script every describe call: the flows (name → their policy answers), the scores, the scenarios."""
+    """Script every describe call: the flows (name → their policy answers), the checks' policies, the scores,
+    the scenarios."""
     script.on(schema="TaskAnswer", reply={"task_description": "A shop assistant that handles orders and refunds."})
     flow_answers = [{"name": name, "description": f"The user wants {name}."} for name in flows]
     script.on(schema="FlowsAnswer", reply={"flows": flow_answers})
     for name, answers in flows.items():
         script.on(schema="PoliciesAnswer", when=lambda r, n=name: f"Flow: {n}:" in r.text, reply={"policies": answers})
+    script.on(schema="CheckPolicies", reply=checks or {})
     script.on(schema="EdgeScores", reply=scores_by(weight))
     script.on(schema="ScenarioAnswer", reply=scenario or scenario_reply)
     return script

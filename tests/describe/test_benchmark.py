@@ -22,6 +22,7 @@ def test_the_table_has_one_row_per_step_in_pipeline_order(scripted_config, scrip
     result = run_describe(configure(scripted_config, samples=2, edge_block_size=3), folder, script)
     lines = load_benchmark().step_table(result.info.usage).splitlines()
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
-    assert [line.split()[0] for line in lines] == ["step", "task", "flows", "policies", "graph", "scenario", "total"]
-    assert [rows[step][0] for step in ("task", "flows", "policies", "graph", "scenario", "total")] == [
-        "1", "1", "2", "2", "2", "8"]
+    assert [line.split()[0] for line in lines] == [
+        "step", "task", "flows", "policies", "checks", "graph", "scenario", "total"]
+    assert [rows[step][0] for step in ("task", "flows", "policies", "checks", "graph", "scenario", "total")] == [
+        "1", "1", "2", "1", "2", "2", "9"]

@@ -105,3 +105,26 @@ def test_every_prompt_with_the_document_opens_with_it_word_for_word():
     }
     assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
     assert "<DOC>" in openings["task"]
+
+
+def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted_config, script, folder):
+    script_document(script, flows={"Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2},
+                                              *rules(1)]},
+                    checks={"confirmed_before_write": ["P01"], "grounded_facts": []})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    assert catalog_of(folder).checks == {"confirmed_before_write": ["P01"]}
+    (asked,) = script.calls(schema="CheckPolicies")
+    schema = asked.body["response_format"]["json_schema"]["schema"]
+    assert set(schema["properties"]) == {"writes_are_valid", "confirmed_before_write", "grounded_facts"}
+    assert "Before changing a booking" in asked.text and "explicit yes" in asked.text
+    assert schema["properties"]["grounded_facts"]["items"]["enum"] == ["P01", "P02"]  # only the catalog's ids
+
+
+def test_a_failed_check_mapping_leaves_the_checks_unmapped_and_says_so(scripted_config, script, folder):
+    script.on(schema="CheckPolicies", reply=HTTPError(500))
+    script_document(script, flows={"Orders": rules(2)})
+    run_describe(configure(scripted_config, samples=1, llm_retries=0), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.checks == {} and catalog.errors[0].startswith("checks: not mapped to policies")
