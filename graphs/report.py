@@ -3,9 +3,11 @@
     load ──► analyse (one per dialog still to analyse, in parallel) ──► summarise ──► write
 
 `load` reads the earlier artifacts and the analyses already made (analysis.jsonl); a dialog is
-analysed again only if it changed since. Dialogs that ended `incomplete` or `error` are recorded as
-such without an LLM call. `summarise` computes the report, compares it with the baseline and
-evaluates the gate; `write` puts the three reports in the run folder.
+analysed again only if it changed since. Every dialog that ran is judged — whether the user stopped,
+the chatbot ended it, or it ran out of turns — by the deterministic checks' findings and the LLM
+judge together (see `verdicts`); only `error` dialogs are recorded as such without an LLM call.
+`summarise` computes the report, compares it with the baseline and evaluates the gate; `write` puts
+the three reports in the run folder.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from langgraph.types import Send
 
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.context import RunContext
+from intellagent.llm import AnswerInvalid
 from intellagent.reports import (
     Report,
     RunArtifacts,
@@ -31,7 +34,8 @@ from intellagent.reports import (
     report_html,
     run_usage,
 )
-from intellagent.reports.analysis import RATED, analyse, dialog_digest, failed, unrated
+from intellagent.reports.analysis import JUDGED, analyse, dialog_digest, failed, unrated
+from intellagent.reports.verdicts import combine
 from intellagent.run_folder import write_atomic
 from intellagent.stage import StageItems
 
@@ -71,9 +75,9 @@ def build_graph(ctx: RunContext) -> Any:
             done = earlier.get(dialog.id)
             if done is not None and done.source == dialog_digest(dialog):
                 kept.append(done)
-            elif dialog.status in RATED:
+            elif dialog.status in JUDGED:
                 pending.append(dialog)
-            else:  # nothing to analyse: the dialog ended without a verdict
+            else:  # nothing to judge: the dialog could not go on
                 kept.append(unrated(dialog))
                 artifact.append(kept[-1])
         items = StageItems(ctx, stage="report", artifact=artifact, total=len(pending))
@@ -81,10 +85,16 @@ def build_graph(ctx: RunContext) -> Any:
 
     async def analyse_dialog(task: DialogTask) -> dict[str, Any]:
         dialog = task["dialog"]
-        analysis = await task["items"].run(
-            lambda: analyse(ctx.llms["analysis"], dialog, task["artifacts"].catalog),
-            failed=lambda reason: failed(dialog, reason),
-        )
+        catalog = task["artifacts"].catalog
+
+        async def judge() -> Analysis:
+            try:
+                judged = await analyse(ctx.llms["analysis"], dialog, catalog)
+            except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
+                return combine(dialog, catalog, None, judge_error=str(error))
+            return combine(dialog, catalog, judged)
+
+        analysis = await task["items"].run(judge, failed=lambda reason: failed(dialog, reason))
         return {"analyses": [analysis]}
 
     def summarise(state: ReportState) -> dict[str, Any]:

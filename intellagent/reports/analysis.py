@@ -25,6 +25,10 @@ STEP = "report/analysis"
 TOOL_RESULT_CHARS = 500
 
 RATED = ("pass", "fail")
+"""Analysis statuses that count towards adherence."""
+
+JUDGED = ("pass", "fail", "incomplete")
+"""Dialog statuses that get a verdict: every dialog that ran, whether or not the user reached their goal."""
 
 
 # What a re-run of the same dialog changes without changing the conversation: its timings, and which
@@ -105,13 +109,8 @@ def judgement_text(dialog: Dialog) -> str:
     return "\n".join(lines)
 
 
-def policies_text(policy_ids: list[str], catalog: PolicyCatalog) -> str:
-    """Policies, one per line with its id."""
-    return "\n".join(f"{pid}: {catalog.policy(pid).text}" for pid in policy_ids)
-
-
 async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
-    """Ask for the verdict on a finished (`pass`/`fail`) dialog, per policy.
+    """Ask the judge for the verdict on a dialog that ran, per policy.
 
     Raises:
         ItemFailed: the dialog cannot be analysed (no policies, or no chatbot turn).
@@ -125,7 +124,7 @@ async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
         raise ItemFailed(f"dialog {dialog.id} has no chatbot message to analyse")
     messages = render(
         "report/analysis",
-        policies=policies_text(known, catalog),
+        policies=catalog.listing(known),
         conversation=conversation_text(dialog),
         judgement=judgement_text(dialog),
     )
@@ -149,7 +148,7 @@ def from_answer(dialog: Dialog, answer: Any) -> Analysis:
 
 
 def unrated(dialog: Dialog) -> Analysis:
-    """The record of a dialog that ended without a verdict (`incomplete`) or failed (`error`)."""
+    """The record of a dialog that could not go on (`error`): nothing to judge."""
     return Analysis(id=dialog.id, status=dialog.status, error=dialog.reason or None, source=dialog_digest(dialog))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from intellagent.artifacts import Analysis, Dialog, Message, PolicyCatalog, ToolCall
+from intellagent.artifacts import Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.text import one_line
 
@@ -68,14 +68,12 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
     parts = [f'<section class="verdict {analysis.status}"><h4>Verdict: {analysis.status}</h4>']
     if analysis.error:
         parts.append(f'<p class="prose">{escape(analysis.error)}</p>')
+    if analysis.judge_error and analysis.judge_error != analysis.error:
+        parts.append(f'<p class="prose">The judge gave no verdict ({escape(analysis.judge_error)}); the simulation\'s '
+                     "verdict and the checks' findings stand.</p>")
     if analysis.violations:
-        items = "".join(
-            f'<li><a class="chip violated" href="#policy-{escape(v.policy)}">{escape(v.policy)}</a> '
-            f'<span class="rule">{escape(_policy_text(catalog, v.policy))}</span>'
-            f'<span class="why"><a href="#turn-{escape(dialog.id)}-{v.turn}">turn {v.turn}</a>: '
-            f"{escape(v.reason)}</span></li>"
-            for v in analysis.violations
-        )
+        items = "".join(_violation(dialog, v, catalog, disputed=v.policy in analysis.disputed)
+                        for v in analysis.violations)
         parts.append(f'<ul class="violations">{items}</ul>')
     elif analysis.status == "pass":
         tested = ", ".join(analysis.tested) or "none named"
@@ -92,10 +90,26 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
     return "".join(parts)
 
 
+def _violation(dialog: Dialog, violation: Violation, catalog: PolicyCatalog, *, disputed: bool) -> str:
+    """One violation: the policy, who found it, where, why, and the call or row at fault."""
+    where = (f'<a href="#turn-{escape(dialog.id)}-{violation.turn}">turn {violation.turn}</a>: '
+             if violation.turn is not None else "")
+    found = (f'<span class="tag check">check {escape(violation.check or "")}</span>' if violation.source == "check"
+             else '<span class="tag judge">judge</span>')
+    if disputed:
+        found += ' <span class="tag disputed" title="the judge and a check disagree on this policy">disputed</span>'
+    evidence = violation.call or violation.row
+    shown = f'<code class="evidence">{escape(evidence)}</code>' if evidence else ""
+    return (f'<li><a class="chip violated" href="#policy-{escape(violation.policy)}">{escape(violation.policy)}</a> '
+            f'{found} <span class="rule">{escape(_policy_text(catalog, violation.policy))}</span>'
+            f'<span class="why">{where}{escape(violation.reason)}</span>{shown}</li>')
+
+
 def _transcript(dialog: Dialog, analysis: Analysis) -> str:
     flagged: dict[int, list[str]] = {}
     for violation in analysis.violations:
-        flagged.setdefault(violation.turn, []).append(violation.policy)
+        if violation.turn is not None:
+            flagged.setdefault(violation.turn, []).append(violation.policy)
     return "".join(_message(dialog.id, turn, m, flagged.get(turn, [])) for turn, m in enumerate(dialog.transcript))
 
 

@@ -193,7 +193,7 @@ def _policy_row(policy: PolicyResult) -> str:
                  f"{percent(rate.low)}–{percent(rate.high)}</span>")
     cells = [
         (policy.id, f'<span class="chip {state}">{escape(policy.id)}</span>'),
-        (policy.text, escape(policy.text)),
+        (policy.text, escape(policy.text) + _checked_by(policy)),
         (policy.category, escape(policy.category)),
         (" ".join(policy.flows), escape(", ".join(policy.flows))),
         (policy.challenge, str(policy.challenge)),
@@ -205,6 +205,17 @@ def _policy_row(policy: PolicyResult) -> str:
     tds = "".join(f'<td data-v="{escape(str(value))}">{html}</td>' for value, html in cells)
     return (f'<tr id="policy-{escape(policy.id)}" data-category="{escape(policy.category)}" '
             f'data-state="{state}">{tds}</tr>')
+
+
+def _checked_by(policy: PolicyResult) -> str:
+    """The mark of a policy that deterministic checks enforce, and of one the judge and a check disputed."""
+    marks = ""
+    if policy.checks:
+        marks += f' <span class="tag check" title="enforced by {escape(", ".join(policy.checks))}">checked</span>'
+    if policy.disputed:
+        marks += (f' <span class="tag disputed" title="the judge and a check disagreed in {policy.disputed} '
+                  f'dialog{"s" * (policy.disputed != 1)}">disputed</span>')
+    return marks
 
 
 def _dialogs(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:

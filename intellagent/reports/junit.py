@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from intellagent.reports.models import PolicyResult, Report
+from intellagent.reports.models import PolicyResult, PolicyViolationNote, Report
 from intellagent.reports.text import one_line
 
 # Characters XML 1.0 cannot hold at all, even escaped; a model's answer may contain them.
@@ -53,11 +53,19 @@ def _case(suite: str, policy: PolicyResult) -> ET.Element:
             "type": "PolicyViolation",
             "message": _clean(f"violated in {policy.violated} of {policy.tested} dialogs that tested it"),
         })
-        failure.text = _clean("\n".join(f"{v.dialog} turn {v.turn}: {v.reason}" for v in policy.violations))
+        failure.text = _clean("\n".join(_evidence(v) for v in policy.violations))
     elif not policy.tested:
         ET.SubElement(case, "skipped", {"message": "no dialog with a verdict tested this policy"})
     ET.SubElement(case, "system-out").text = _clean(f"{policy.id} ({policy.category}): {text}")
     return case
+
+
+def _evidence(note: PolicyViolationNote) -> str:
+    """One line per violation: where, who found it, why, and the call or row at fault."""
+    where = f"{note.dialog} turn {note.turn}" if note.turn is not None else note.dialog
+    found = f"check {note.check}" if note.source == "check" else "judge"
+    evidence = f" [{note.evidence}]" if note.evidence else ""
+    return f"{where} ({found}): {note.reason}{evidence}"
 
 
 def _clean(text: str) -> str:

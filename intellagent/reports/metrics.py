@@ -87,11 +87,13 @@ def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]
     """How one policy fared: sampled into scenarios, tested by dialogs with a verdict, violated."""
     tested = [a for a in rated if policy.id in a.tested]
     notes = [
-        PolicyViolationNote(dialog=a.id, turn=v.turn, reason=v.reason)
+        PolicyViolationNote(dialog=a.id, turn=v.turn, reason=v.reason, source=v.source, check=v.check,
+                            evidence=v.call or v.row)
         for a in tested
         for v in a.violations
         if v.policy == policy.id
     ]
+    violated = sum(any(v.policy == policy.id for v in a.violations) for a in tested)
     return PolicyResult(
         id=policy.id,
         text=policy.text,
@@ -100,10 +102,12 @@ def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]
         challenge=policy.challenge,
         sampled=sum(s.status == "ok" and policy.id in s.policies for s in artifacts.scenarios),
         tested=len(tested),
-        passed=len(tested) - len(notes),
-        violated=len(notes),
-        pass_rate=Rate.of(len(tested) - len(notes), len(tested)),
+        passed=len(tested) - violated,
+        violated=violated,
+        pass_rate=Rate.of(len(tested) - violated, len(tested)),
         violations=notes,
+        checks=sorted(name for name, ids in artifacts.catalog.checks.items() if policy.id in ids),
+        disputed=sum(policy.id in a.disputed for a in rated),
     )
 
 
@@ -183,4 +187,6 @@ def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> D
         violated=[v.policy for v in analysis.violations],
         error=analysis.error,
         given_up=event.dropped if event else [],
+        disputed=analysis.disputed,
+        judge_error=analysis.judge_error,
     )

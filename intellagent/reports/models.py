@@ -6,6 +6,8 @@ counted apart and never enter a rate.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from intellagent.artifacts import AnalysisStatus, DialogStatus
@@ -57,11 +59,14 @@ class Overall(BaseModel):
 
 
 class PolicyViolationNote(BaseModel):
-    """A dialog in which a policy was broken, and why."""
+    """A dialog in which a policy was broken, why, and who found it (a check, or the judge)."""
 
     dialog: str
-    turn: int
+    turn: int | None = None
     reason: str
+    source: Literal["judge", "check"] = "judge"
+    check: str | None = Field(default=None, description="The deterministic check that found it.")
+    evidence: str | None = Field(default=None, description="The tool call or row at fault, when a check found it.")
 
 
 class PolicyResult(BaseModel):
@@ -78,6 +83,8 @@ class PolicyResult(BaseModel):
     violated: int
     pass_rate: Rate
     violations: list[PolicyViolationNote] = Field(description="The dialogs that broke it, with the reason.")
+    checks: list[str] = Field(default_factory=list, description="Deterministic checks that enforce it.")
+    disputed: int = Field(default=0, description="Dialogs in which the judge and a check disagreed on it.")
 
 
 class GroupResult(BaseModel):
@@ -197,6 +204,8 @@ class DialogResult(BaseModel):
     given_up: list[str] = Field(
         default_factory=list, description="The scenario's facts populate could not make true, with the reasons."
     )
+    disputed: list[str] = Field(default_factory=list, description="Policies the judge and a check disagree on.")
+    judge_error: str | None = Field(default=None, description="Why the judge gave no verdict (the others stand).")
 
 
 class Report(BaseModel):

@@ -69,11 +69,11 @@ def test_the_report_states_the_test_used(shop_report):
 def test_fail_under_above_the_pass_rate_fails_the_gate(config, run_folder, analysis_script):
     result = report_run(config, run_folder, analysis_script, fail_under=0.5)
     assert result.exit_code == 1 and result.info.status == "gate_failed"
-    assert result.gate_failures == ["pass rate 33.3% (1/3 dialogs) is below --fail-under 0.5"]
+    assert result.gate_failures == ["pass rate 25.0% (1/4 dialogs) is below --fail-under 0.5"]
 
 
 def test_fail_under_at_or_below_the_pass_rate_passes(config, run_folder, analysis_script):
-    result = report_run(config, run_folder, analysis_script, fail_under=0.3)
+    result = report_run(config, run_folder, analysis_script, fail_under=0.25)
     assert (result.exit_code, result.gate_failures, result.report.gate.passed) == (0, [], True)
 
 
@@ -82,8 +82,8 @@ def test_a_significantly_worse_policy_fails_the_gate_against_a_baseline(config, 
     baseline = save_baseline(tmp_path / "earlier", with_counts(result.report, {"P03": (19, 19)}))
     again = report_run(config, folder, analysis_script, baseline=baseline)
     assert again.exit_code == 1
-    assert again.gate_failures == ["P03 got significantly worse than the baseline: passed 19/19 before, 0/1 now "
-                                   "(one-sided Fisher exact p=0.050 <= 0.05)"]
+    assert again.gate_failures == ["P03 got significantly worse than the baseline: passed 19/19 before, 0/2 now "
+                                   "(one-sided Fisher exact p=0.005 <= 0.05)"]
     data = json.loads(folder.path("report.json").read_text())
     assert data["baseline"]["significantly_worse"] == ["P03"] and data["gate"]["passed"] is False
     assert 'id="baseline"' in folder.path("report.html").read_text()
@@ -101,8 +101,8 @@ def test_the_command_line_exits_1_when_the_gate_fails(config_file, reported, cap
                  "--fail-under", "0.9", "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "1 of 3 dialogs passed" in out and "quality gate: FAILED" in out
-    assert "gate: pass rate 33.3% (1/3 dialogs) is below --fail-under 0.9" in err
+    assert "1 of 4 dialogs passed" in out and "quality gate: FAILED" in out
+    assert "gate: pass rate 25.0% (1/4 dialogs) is below --fail-under 0.9" in err
 
 
 def test_the_command_line_exits_0_when_the_gate_passes(config_file, reported, capsys):

@@ -57,23 +57,28 @@ def test_a_verdict_that_contradicts_the_violations_is_sent_back(config, run_fold
     assert len(asked) == 2 and 'verdict "pass" cannot list violations' in asked[1].last
 
 
-def test_an_answer_that_never_validates_is_an_error_not_a_chatbot_failure(config, run_folder, script):
+def test_a_judge_answer_that_never_validates_leaves_the_simulations_verdict_with_the_failure_beside_it(
+    config, run_folder, script
+):
     script.on(role="analysis", when=about("S003"), reply={"tested": ["P99"], "violations": [], "verdict": "pass"})
     script.on(role="analysis", reply=answer_for)
     result = report_run(config, run_folder, script)
     s003 = analyses(run_folder)["S003"]
-    assert s003.status == "error" and s003.error.startswith("analysis: ")
-    assert result.report.overall.pass_rate.total == 2  # S001 and S002 only
-    assert result.report.overall.by_status["error"] == 2
+    # The user and the critique said fail: that verdict stands, with the judge's failure beside it.
+    assert s003.status == "fail" and "did not match DialogAnalysis" in s003.judge_error
+    assert result.report.overall.pass_rate.total == 4  # S001 to S004: S003 still counts, as the simulation judged it
+    assert next(d for d in result.report.dialogs if d.id == "S003").judge_error == s003.judge_error
+    assert result.report.overall.by_status["error"] == 1
 
 
-def test_incomplete_and_error_dialogs_are_recorded_without_asking_the_model(reported, analysis_script):
-    _, folder = reported
+def test_a_dialog_that_ran_out_of_turns_is_judged_and_only_error_dialogs_are_not(reported, analysis_script):
+    result, folder = reported
     asked = analysis_script.calls(role="analysis")
-    assert len(asked) == 3
-    assert not any("case S004." in r.text for r in asked)
+    assert len(asked) == 4 and any("case S004." in r.text for r in asked)
     recorded = analyses(folder)
-    assert (recorded["S004"].status, recorded["S004"].error) == ("incomplete", "ran out of turns")
+    assert recorded["S004"].status == "fail" and [v.policy for v in recorded["S004"].violations] == ["P03"]
+    s004 = next(d for d in result.report.dialogs if d.id == "S004")
+    assert (s004.simulated, s004.status, s004.violated) == ("incomplete", "fail", ["P03"])
     assert (recorded["S005"].status, recorded["S005"].error) == ("error", "chatbot: connection refused")
 
 
@@ -102,7 +107,7 @@ def test_a_lost_analysis_is_redone_alone_from_the_cache(config, reported, analys
     path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"S002"' not in line))
     result = report_run(config, folder, analysis_script)
     tally = result.info.usage.steps["report/analysis"]
-    assert (tally.calls, tally.cached) == (3, 1)
+    assert (tally.calls, tally.cached) == (4, 1)
     assert analyses(folder)["S002"].status == "fail"
 
 

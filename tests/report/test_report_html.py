@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from html import escape
 
 from shop_run import GIVEN_UP, INJECTED

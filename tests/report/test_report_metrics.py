@@ -17,17 +17,17 @@ def counts(rate):
     return (rate.passed, rate.total)
 
 
-def test_incomplete_and_error_dialogs_are_counted_apart_and_left_out_of_the_pass_rate(shop_report):
+def test_a_dialog_that_ran_out_of_turns_counts_and_an_error_dialog_is_left_out_of_the_pass_rate(shop_report):
     report = shop_report[0].report
-    assert report.overall.by_status == {"pass": 1, "fail": 2, "incomplete": 1, "error": 1}
-    assert counts(report.overall.pass_rate) == (1, 3)
-    assert {d.id for d in report.dialogs if d.status in ("incomplete", "error")} == {"S004", "S005"}
+    assert report.overall.by_status == {"pass": 1, "fail": 3, "incomplete": 0, "error": 1}
+    assert counts(report.overall.pass_rate) == (1, 4)
+    assert {d.id for d in report.dialogs if d.status in ("incomplete", "error")} == {"S005"}
 
 
-def test_no_policy_counts_a_test_from_an_incomplete_or_error_dialog(shop_report):
+def test_no_policy_counts_a_test_from_an_error_dialog(shop_report):
     report = shop_report[0].report
-    assert all(not {"S004", "S005"} & {v.dialog for v in p.violations} for p in report.policies)
-    assert sum(p.tested for p in report.policies) == 6  # S001: 2, S002: 2, S003: 2
+    assert all("S005" not in {v.dialog for v in p.violations} for p in report.policies)
+    assert sum(p.tested for p in report.policies) == 7  # S001: 2, S002: 2, S003: 2, S004: 1
 
 
 def test_upstream_failures_are_counted(shop_report):
@@ -38,9 +38,9 @@ def test_upstream_failures_are_counted(shop_report):
 def test_per_policy_numbers(shop_report):
     policies = by_id(shop_report[0].report.policies)
     table = {pid: (p.sampled, p.tested, p.passed, p.violated) for pid, p in policies.items()}
-    assert table == {"P01": (4, 2, 2, 0), "P02": (3, 2, 1, 1), "P03": (4, 1, 0, 1), "P04": (2, 1, 1, 0),
+    assert table == {"P01": (4, 2, 2, 0), "P02": (3, 2, 1, 1), "P03": (4, 2, 0, 2), "P04": (2, 1, 1, 0),
                      "P05": (1, 0, 0, 0)}
-    assert [(v.dialog, v.turn) for v in policies["P03"].violations] == [("S002", 4)]
+    assert [(v.dialog, v.turn) for v in policies["P03"].violations] == [("S002", 4), ("S004", 4)]
     assert policies["P02"].pass_rate.model_dump() == {"passed": 1, "total": 2, "rate": 0.5, "low": 0.0945,
                                                       "high": 0.9055}
     assert policies["P05"].pass_rate.rate is None
@@ -49,18 +49,18 @@ def test_per_policy_numbers(shop_report):
 def test_per_category_numbers(shop_report):
     categories = {c.id: (c.policies, c.tests, c.passed, c.violated) for c in shop_report[0].report.categories}
     assert categories == {"authentication": (1, 2, 2, 0), "data_privacy": (1, 0, 0, 0), "payment": (1, 2, 1, 1),
-                          "user_consent": (1, 1, 0, 1), "escalation": (1, 1, 1, 0)}
+                          "user_consent": (1, 2, 0, 2), "escalation": (1, 1, 1, 0)}
 
 
 def test_per_flow_numbers(shop_report):
     flows = by_id(shop_report[0].report.flows)
-    assert (flows["F1"].policies, counts(flows["F1"].pass_rate)) == (3, (3, 5))
-    assert (flows["F2"].policies, counts(flows["F2"].pass_rate)) == (4, (3, 4))
+    assert (flows["F1"].policies, counts(flows["F1"].pass_rate)) == (3, (3, 6))
+    assert (flows["F2"].policies, counts(flows["F2"].pass_rate)) == (4, (3, 5))
 
 
 def test_challenge_levels_count_the_dialogs_at_or_above_each_level(shop_report):
     levels = {level.level: counts(level.pass_rate) for level in shop_report[0].report.challenge_levels}
-    assert levels == {3: (1, 3), 4: (1, 2), 5: (0, 1), 6: (0, 1), 7: (0, 1), 8: (0, 1), 9: (0, 1)}
+    assert levels == {3: (1, 4), 4: (1, 3), 5: (0, 2), 6: (0, 2), 7: (0, 1), 8: (0, 1), 9: (0, 1)}
 
 
 def test_coverage_overall_per_flow_and_per_category(shop_report):
@@ -108,6 +108,6 @@ def test_report_json_is_the_same_on_a_second_run_but_for_usage(config, reported,
 
 def test_usage_holds_the_calls_tokens_and_time_of_each_stage(shop_report):
     usage = shop_report[0].report.overall.usage
-    assert usage.calls == 3 and usage.input_tokens > 0 and usage.output_tokens > 0
-    assert list(usage.stages) == ["report"] and usage.stages["report"].calls == 3
+    assert usage.calls == 4 and usage.input_tokens > 0 and usage.output_tokens > 0
+    assert list(usage.stages) == ["report"] and usage.stages["report"].calls == 4
     assert usage.duration_s is not None and usage.duration_s >= 0

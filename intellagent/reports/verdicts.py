@@ -1,0 +1,66 @@
+"""One verdict per policy per dialog, from the deterministic checks and the LLM judge, neither overruling the other.
+
+A check's finding is a violation of every policy the check enforces (describe's mapping), with its
+evidence. The judge rules on every policy. Where a check enforces a policy and the judge tested it,
+they may disagree (the check found a breach the judge calls held, or the reverse): both violations
+are kept and the policy is marked disputed. When the judge's answer failed, the simulation's verdict
+stands beside the checks' findings, with the failure recorded.
+"""
+
+from __future__ import annotations
+
+from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, PolicyCatalog, Violation
+from intellagent.reports.analysis import dialog_digest
+from intellagent.reports.text import one_line
+
+
+def check_violations(dialog: Dialog, catalog: PolicyCatalog) -> tuple[list[str], list[Violation]]:
+    """The dialog's policies that a check enforced, and the checks' violations of them (one per policy)."""
+    enforced = {name: [p for p in catalog.checks.get(name, []) if p in dialog.policies] for name in dialog.checks}
+    checked = [p for p in dialog.policies if any(p in policies for policies in enforced.values())]
+    found: dict[str, Violation] = {}
+    for finding in dialog.findings:
+        for policy in enforced.get(finding.check, []):
+            found.setdefault(policy, Violation(
+                policy=policy, turn=finding.turn, reason=one_line(f"{finding.check}: {finding.message}", 400),
+                source="check", check=finding.check, call=finding.call, row=finding.row,
+            ))
+    return checked, [found[p] for p in dialog.policies if p in found]
+
+
+def combine(
+    dialog: Dialog, catalog: PolicyCatalog, judged: Analysis | None, judge_error: str | None = None
+) -> Analysis:
+    """The dialog's analysis from the checks and the judge's analysis (None when the judge's answer failed)."""
+    checked, by_checks = check_violations(dialog, catalog)
+    broken_by_checks = {v.policy for v in by_checks}
+    if judged is None:
+        tested = set(broken_by_checks)
+        violations = by_checks
+        disputed: list[str] = []
+        status = _standing(dialog, violations)
+    else:
+        by_judge = judged.violations
+        broken_by_judge = {v.policy for v in by_judge}
+        tested = set(judged.tested) | broken_by_checks
+        violations = by_checks + by_judge
+        disputed = [p for p in checked if p in judged.tested and (p in broken_by_checks) != (p in broken_by_judge)]
+        status = "fail" if violations else "pass"
+    return Analysis(
+        id=dialog.id,
+        status=status,
+        error=judge_error if status == "incomplete" else None,
+        tested=[p for p in dialog.policies if p in tested],
+        violations=sorted(violations, key=lambda v: (dialog.policies.index(v.policy), v.source != "check")),
+        checked=checked,
+        disputed=disputed,
+        judge_error=judge_error,
+        source=dialog_digest(dialog),
+    )
+
+
+def _standing(dialog: Dialog, violations: list[Violation]) -> AnalysisStatus:
+    """The verdict when the judge gave none: the checks' breaches, else the simulation's own verdict."""
+    if violations or dialog.status == "fail":
+        return "fail"
+    return "pass" if dialog.status == "pass" else "incomplete"

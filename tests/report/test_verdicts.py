@@ -1,0 +1,62 @@
+"""One verdict per policy per dialog: a check's finding and the judge's ruling are both kept, never overruled."""
+
+from __future__ import annotations
+
+from intellagent.artifacts import Analysis, Dialog, Finding, Flow, Policy, PolicyCatalog, Violation
+from intellagent.reports.verdicts import combine
+
+CATALOG = PolicyCatalog(
+    task_description="A shop.", flows=[Flow(id="F1", name="Orders")],
+    policies=[Policy(id="P01", text="Ask before changing an order.", flows=["F1"], category="user_consent",
+                     challenge=2),
+              Policy(id="P02", text="Be polite.", flows=["F1"], category="company_policy", challenge=1)],
+    checks={"confirmed_before_write": ["P01"]},
+)
+FINDING = Finding(check="confirmed_before_write", message="change_order was called without an explicit yes",
+                  turn=2, call='change_order({"size": "M"})')
+
+
+def dialog(status: str = "pass", findings: tuple[Finding, ...] = ()) -> Dialog:
+    return Dialog(id="S001", status=status, policies=["P01", "P02"], checks=["confirmed_before_write"],
+                  findings=list(findings))
+
+
+def judged(*, tested: list[str], violated: list[str]) -> Analysis:
+    return Analysis(id="S001", status="fail" if violated else "pass", tested=tested, source="x",
+                    violations=[Violation(policy=p, turn=2, reason="quoted") for p in violated])
+
+
+def test_a_checks_finding_is_a_violation_of_the_policy_it_enforces_with_its_evidence() -> None:
+    analysis = combine(dialog(findings=(FINDING,)), CATALOG, judged(tested=["P02"], violated=[]))
+
+    (violation,) = analysis.violations
+    assert (violation.policy, violation.source, violation.check, violation.turn) == ("P01", "check",
+                                                                                    "confirmed_before_write", 2)
+    assert violation.call == 'change_order({"size": "M"})' and analysis.status == "fail"
+    assert analysis.tested == ["P01", "P02"] and analysis.checked == ["P01"] and analysis.disputed == []
+
+
+def test_a_check_and_a_judge_that_disagree_are_both_kept_and_the_policy_is_disputed() -> None:
+    analysis = combine(dialog(findings=(FINDING,)), CATALOG, judged(tested=["P01"], violated=[]))
+
+    assert analysis.disputed == ["P01"] and [v.source for v in analysis.violations] == ["check"]
+    reverse = combine(dialog(), CATALOG, judged(tested=["P01"], violated=["P01"]))
+    assert reverse.disputed == ["P01"] and [v.source for v in reverse.violations] == ["judge"]
+
+
+def test_a_judge_that_gave_no_verdict_leaves_the_simulations_verdict_and_the_findings() -> None:
+    failed = combine(dialog("fail"), CATALOG, None, judge_error="the answer did not match")
+    found = combine(dialog("pass", (FINDING,)), CATALOG, None, judge_error="the answer did not match")
+    out_of_turns = combine(dialog("incomplete"), CATALOG, None, judge_error="the answer did not match")
+
+    assert (failed.status, failed.judge_error) == ("fail", "the answer did not match")
+    assert found.status == "fail" and [v.policy for v in found.violations] == ["P01"]
+    assert (out_of_turns.status, out_of_turns.error) == ("incomplete", "the answer did not match")
+
+
+def test_a_finding_of_a_check_mapped_to_no_policy_of_the_dialog_changes_no_verdict() -> None:
+    unmapped = FINDING.model_copy(update={"check": "grounded_facts"})
+
+    analysis = combine(dialog(findings=(unmapped,)), CATALOG, judged(tested=["P02"], violated=[]))
+
+    assert analysis.status == "pass" and analysis.violations == []
