@@ -108,8 +108,9 @@ def _violation(dialog: Dialog, violation: Violation, catalog: PolicyCatalog, *, 
 def _transcript(dialog: Dialog, analysis: Analysis) -> str:
     flagged: dict[int, list[str]] = {}
     for violation in analysis.violations:
-        if violation.turn is not None:
-            flagged.setdefault(violation.turn, []).append(violation.policy)
+        marked = flagged.setdefault(violation.turn, []) if violation.turn is not None else []
+        if violation.policy not in marked:  # the same breach found by a check and the judge is marked once
+            marked.append(violation.policy)
     return "".join(_message(dialog.id, turn, m, flagged.get(turn, [])) for turn, m in enumerate(dialog.transcript))
 
 

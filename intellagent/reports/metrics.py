@@ -184,7 +184,7 @@ def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> D
         challenge=dialog.challenge,
         policies=dialog.policies,
         tested=analysis.tested,
-        violated=[v.policy for v in analysis.violations],
+        violated=list(dict.fromkeys(v.policy for v in analysis.violations)),
         error=analysis.error,
         given_up=event.dropped if event else [],
         disputed=analysis.disputed,

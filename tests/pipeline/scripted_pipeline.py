@@ -86,6 +86,7 @@ def pipeline_script() -> ScriptedLLM:
             {"text": PRIVACY, "category": "data_privacy", "challenge": 3},
         ]},
         scenario=scenario,
+        checks={"confirmed_before_write": ["P01"]},
     )
     script.on(schema="SymbolicPlan", reply=plan)
     script.on(schema="RowConstraints", reply={"constraints": {"orders_1": []}, "details": []})

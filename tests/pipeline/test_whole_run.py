@@ -63,7 +63,10 @@ def test_the_chatbot_that_cancels_unasked_breaks_the_consent_rule_in_that_dialog
     consent, privacy = report.policies
     (cancel_dialog,) = [d for d in report.dialogs if d.policies == ["P01"]]
     assert (consent.text, consent.violated, consent.tested) == (CONFIRM, 1, 1)
-    assert [(v.dialog, v.turn) for v in consent.violations] == [(cancel_dialog.id, 2)]
+    # Found twice, at the same turn: by the confirmation check (with the call) and by the judge.
+    assert [(v.dialog, v.turn, v.source) for v in consent.violations] == [(cancel_dialog.id, 2, "check"),
+                                                                            (cancel_dialog.id, 2, "judge")]
+    assert consent.violations[0].evidence.startswith("cancel_order(") and consent.checks == ["confirmed_before_write"]
     assert (privacy.violated, privacy.passed) == (0, 1)
     assert cancel_dialog.status == "fail" and cancel_dialog.violated == ["P01"]
 

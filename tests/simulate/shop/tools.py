@@ -18,7 +18,7 @@ def get_order(order_id: str, session: InjectedSession) -> dict:
     return order.model_dump()
 
 
-@tool(writes=True)
+@tool(writes=True, confirm=True)
 def cancel_order(order_id: str, session: InjectedSession) -> str:
     """Cancel an order that has not shipped.
 
