@@ -183,8 +183,10 @@ def _policy_table(report: Report) -> str:
 def _policy_row(policy: PolicyResult) -> str:
     rate = policy.pass_rate
     state = "violated" if policy.violated else "held" if policy.tested else "untested"
-    links = " ".join(f'<a href="#dialog-{escape(v.dialog)}" title="{escape(v.reason)}">{escape(v.dialog)}</a>'
-                     for v in policy.violations)
+    reasons: dict[str, str] = {}
+    for note in policy.violations:  # a breach that a check and the judge both found is one link
+        reasons.setdefault(note.dialog, note.reason)
+    links = " ".join(f'<a href="#dialog-{escape(d)}" title="{escape(r)}">{escape(d)}</a>' for d, r in reasons.items())
     if rate.rate is None:
         shown = '<span class="muted">never tested</span>'
     else:
