@@ -205,7 +205,8 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     except LLMError as error:
         catalog.errors.append(f"checks: not mapped to policies: {error}")
     else:
-        catalog.checks = check_map(answer)
+        catalog.checks, notes = check_map(answer, catalog)
+        catalog.errors += notes
     ctx.folder.save(POLICIES_FILE, catalog)
     return {"catalog": catalog}
 

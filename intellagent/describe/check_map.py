@@ -26,6 +26,25 @@ def checks_text(checks: list[Check]) -> str:
     return "\n".join(f"{check.name}: {check.rule}" for check in checks)
 
 
-def check_map(answer: BaseModel) -> dict[str, list[str]]:
-    """Check name → the policies it enforces (no repeats), from a validated answer."""
-    return {name: list(dict.fromkeys(ids)) for name, ids in answer.model_dump(by_alias=True).items() if ids}
+MAX_SHARE = 0.5
+"""A check mapped to more than this share of the policies (of four or more) is not believed: one rule a
+program decides cannot be the whole policy, and a small model tends to list every id for a check it
+cannot place."""
+
+
+def check_map(answer: BaseModel, catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
+    """Check name → the policies it enforces (no repeats), and a note for each mapping not believed.
+
+    A check left unmapped still runs; its findings then sit beside the judge's verdict without
+    deciding any policy.
+    """
+    total = len(catalog.policies)
+    mapped: dict[str, list[str]] = {}
+    notes = []
+    for name, ids in answer.model_dump(by_alias=True).items():
+        unique = list(dict.fromkeys(ids))
+        if total >= 4 and len(unique) > MAX_SHARE * total:
+            notes.append(f"checks: {name} was mapped to {len(unique)} of {total} policies; left unmapped")
+        elif unique:
+            mapped[name] = unique
+    return mapped, notes

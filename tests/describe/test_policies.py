@@ -128,3 +128,13 @@ def test_a_failed_check_mapping_leaves_the_checks_unmapped_and_says_so(scripted_
 
     catalog = catalog_of(folder)
     assert catalog.checks == {} and catalog.errors[0].startswith("checks: not mapped to policies")
+
+
+def test_a_check_mapped_to_most_policies_is_not_believed_and_left_unmapped(scripted_config, script, folder):
+    script_document(script, flows={"Orders": rules(4)},
+                    checks={"grounded_facts": ["P01", "P02", "P03"], "confirmed_before_write": ["P02"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.checks == {"confirmed_before_write": ["P02"]}
+    assert catalog.errors == ["checks: grounded_facts was mapped to 3 of 4 policies; left unmapped"]
