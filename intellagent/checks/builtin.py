@@ -56,24 +56,30 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
     sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
                *(m.content for m in trace.messages if m.role == "user")]
     text = "\n".join(sources)
-    known = {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
+    derivable: set[float] | None = None  # worked out at the first amount: most messages state none
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
         stated = _DATE.findall(message.content) + _ID.findall(message.content)
         unknown = [token for token in stated if token not in text]
-        unknown += [f"${amount}" for amount in _AMOUNT.findall(message.content)
-                    if not _derivable(float(amount.replace(",", "")), known)]
+        amounts = _AMOUNT.findall(message.content)
+        if amounts and derivable is None:
+            derivable = _derivable({_cents(n) for n in _NUMBER.findall(text.replace(",", ""))})
+        unknown += [f"${amount}" for amount in amounts if _cents(amount) not in (derivable or set())]
         if unknown:
             yield Finding(message=f"stated {', '.join(dict.fromkeys(unknown))}, found in no tool result, "
                                   "customer message or the policy", turn=turn)
 
 
-def _derivable(amount: float, known: set[float]) -> bool:
-    """Whether an amount is a known one, a multiple of one, or the sum or difference of two."""
-    if any(abs(amount - k * n) < 0.01 for k in known for n in range(1, MAX_FACTOR + 1)):
-        return True
-    return any(abs(amount - (a + b)) < 0.01 or abs(amount - abs(a - b)) < 0.01 for a in known for b in known)
+def _cents(amount: str) -> float:
+    return round(float(amount.replace(",", "")), 2)
+
+
+def _derivable(known: set[float]) -> set[float]:
+    """The amounts a chatbot may state from `known` ones: a multiple of one, or the sum or difference of two."""
+    multiples = {round(k * n, 2) for k in known for n in range(1, MAX_FACTOR + 1)}
+    pairs = {round(value, 2) for a in known for b in known for value in (a + b, abs(a - b))}
+    return multiples | pairs
 
 
 BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts]

@@ -107,8 +107,9 @@ def _string(schema: dict[str, Any], rng: random.Random, definitions: dict[str, A
 
 
 def _integer(schema: dict[str, Any], rng: random.Random, definitions: dict[str, Any]) -> int:
-    low = schema.get("minimum", schema.get("exclusiveMinimum", -20) + 1 if "exclusiveMinimum" in schema else -20)
-    high = schema.get("maximum", schema.get("exclusiveMaximum", 10**6) - 1 if "exclusiveMaximum" in schema else 10**6)
+    low = schema["exclusiveMinimum"] + 1 if "exclusiveMinimum" in schema else schema.get("minimum", -20)
+    high = schema["exclusiveMaximum"] - 1 if "exclusiveMaximum" in schema else schema.get("maximum", 10**6)
+    # The edges, anywhere between, or a small number: where careless answers tend to land.
     return rng.choice([low, high, rng.randint(low, high), rng.randint(max(low, -3), min(high, 12))])
 
 

@@ -97,8 +97,8 @@ class LLM:
         json_schema = schema.model_json_schema()
         response_format = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": json_schema,
                                                                   "strict": False}}
-        cap = answer_cap(self.spec)
-        max_tokens = min(token_bound(json_schema), cap) if cap else token_bound(json_schema)
+        bound, cap = token_bound(json_schema), answer_cap(self.spec)
+        max_tokens = min(bound, cap) if cap else bound
         conversation = list(messages)
         for attempt in range(self.parse_retries + 1):
             warmer = attempt > 0 and self.spec.temperature < RETRY_TEMPERATURE

@@ -113,11 +113,9 @@ def _preferred(
     target = world.tables[fk.target]
     agreeing = [row for row in candidates if _agrees(row, target, table, values)]
     own = [row for row in agreeing if _is_planned(row, planned)]
-    if optional:
+    if optional or own:
         return own
-    if own:
-        return own
-    referred = {tuple(row.get(local) for local in fk.columns) for row in world.rows(table.name)}
+    referred = world.referred(table.name, fk)
     learnt = [row for row in agreeing if tuple(row.get(column) for column in fk.target_columns) in referred]
     return learnt or agreeing or candidates
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import select
 
 from intellagent.populate.shapes import DateShape, date_format_of, date_shape, hints
-from intellagent.populate.tables import Column, TableInfo, Tables
+from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -39,6 +39,7 @@ class BackgroundWorld:
         self._rows = rows
         self._choices: dict[Column, list[Any]] = {}
         self._dates: dict[Column, DateShape | None] = {}
+        self._referred: dict[tuple[str, ForeignKey], set[tuple[Any, ...]]] = {}
 
     @classmethod
     def load(cls, env: Environment, path: Path, tables: Tables) -> BackgroundWorld:
@@ -76,6 +77,12 @@ class BackgroundWorld:
                 if shape:
                     spans.append((shape.low, shape.high))
         return (min(low for low, _ in spans), max(high for _, high in spans)) if spans else None
+
+    def referred(self, table: str, fk: ForeignKey) -> set[tuple[Any, ...]]:
+        """The keys that existing rows of `table` name through `fk`: the rows such a reference is seen to choose."""
+        if (table, fk) not in self._referred:
+            self._referred[(table, fk)] = {tuple(row.get(c) for c in fk.columns) for row in self.rows(table)}
+        return self._referred[(table, fk)]
 
     def choices(self, column: Column) -> list[Any]:
         """The values a column takes, when they are few: declared, else seen in it or a same-named column."""

@@ -68,7 +68,9 @@ def test_a_row_the_chatbot_left_that_breaks_a_validator_is_found_and_untouched_r
     with sqlite3.connect(shelf) as connection:
         connection.execute("UPDATE books SET copies = -1 WHERE isbn = '111'")
 
-    (finding,) = writes_are_valid(Trace(messages=[], environment=library, before=before, database=shelf))
+    trace = Trace(messages=[], environment=library, before=before, database=shelf)
+    (finding,) = writes_are_valid(trace)
 
     assert clean == []
+    assert [row["copies"] for row in trace.after["books"] if row["isbn"] == "111"] == [-1]  # what the chatbot left
     assert finding.row == "books row ('111')" and "copies_not_negative: copies is -1" in finding.message
