@@ -19,7 +19,7 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 MAX_FACTOR = 9
-"""An amount counts as grounded when it is a known amount times at most this (per-passenger prices)."""
+"""An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
 
 
 @check

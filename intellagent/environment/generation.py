@@ -5,7 +5,7 @@ date formats, ranges, id patterns). Where that is not enough, a schema says more
 metadata:
 
     starts_at: str = Field(schema_extra=generation(date_format="%Y-%m-%dT%H:%M"))
-    origin: str = Field(schema_extra=generation(inherit=True))   # the flight's origin
+    price: int = Field(schema_extra=generation(inherit=True))   # the referenced product's price
     email: str = Field(schema_extra=generation(faker="email"))
 """
 
@@ -45,8 +45,8 @@ def generation(
         choices: the values the column may take; a generated value is one of them.
         date_format: the strftime format of a date or time written as text, e.g. '%Y-%m-%dT%H:%M'.
         faker: the name of a Faker provider that makes the value, e.g. 'email' or 'license_plate'.
-        inherit: take the value of the same-named column of a row this row refers to (a flight
-            segment's origin is its flight's). Without it, a same-named column is never copied, since a
+        inherit: take the value of the same-named column of a row this row refers to (an order line's
+            price is its product's). Without it, a same-named column is never copied, since a
             name alone does not say the two mean the same thing.
     """
     if faker is not None and not faker.isidentifier():

@@ -9,8 +9,8 @@ Each column is filled by the first rule that applies:
 3. people's names, addresses, phone numbers and birth dates come from Faker;
    a reference left open by reference resolution stays empty;
 4. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
-5. a column declared to inherit takes the same-named column of a referenced row (a segment's origin
-   is its flight's), and a column named like another table's key refers to one of its rows (a
+5. a column declared to inherit takes the same-named column of a referenced row (an order line's
+   price is its product's), and a column named like another table's key refers to one of its rows (a
    payment's `payment_id`); a same-named column is never copied otherwise, since the name alone
    does not say the two mean the same (a referral's specialty is not its writer's);
 6. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
