@@ -8,7 +8,9 @@
 The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
 the chatbot. A stop goes to the critique, which reads the whole policy and every tool call, and may
 send the dialog back to the user with feedback, `max_critiques` times. An exception in any node ends
-the dialog with status `error` and keeps the transcript so far.
+the dialog with status `error` and keeps the transcript so far, except the simulator's own failures:
+a user that cannot write a usable turn (it keeps echoing the agent, say) ends the dialog `incomplete`,
+so what the chatbot did is still judged, and a critique that cannot answer leaves the verdict unchecked.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from langgraph.runtime import Runtime
 from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
 from intellagent.chatbots import ChatbotConversation, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
-from intellagent.llm import LLM
+from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
 from intellagent.simulate.turns import Critique, user_turn_schema
@@ -165,11 +167,17 @@ def _numbered(call: ToolCall, number: int) -> ToolCall:
 async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The simulated user's turn: a message for the chatbot, or a verdict."""
     deps = runtime.context
-    schema = user_turn_schema(final=state["chatbot_ended"], agent_said=state["transcript"][-1].content)
+    transcript = state["transcript"]
+    said = [message.content for message in transcript if message.role == "user"]
+    schema = user_turn_schema(final=state["chatbot_ended"], agent_said=transcript[-1].content, user_said=said)
     number = state["turns"] + 1
     # A reminder on the last allowed turn: a small model otherwise keeps chatting after its answer came.
     view = state["user_view"] + ([note("simulate/user_last_turn")] if number == deps.max_turns else [])
-    turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
+    try:
+        turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
+    except AnswerInvalid as error:
+        # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
+        return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
     update: Update = {"turns": number}
     if turn.stops:
         verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
@@ -210,7 +218,12 @@ async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Updat
         verdict=stop.verdict,
         reason=stop.reason,
     )
-    answer = await deps.critique.answer(messages, Critique, step="simulate/critique")
+    try:
+        answer = await deps.critique.answer(messages, Critique, step="simulate/critique")
+    except AnswerInvalid as error:
+        # No usable check: the verdict stands unchecked, as when the send-backs are used up.
+        log.info("dialog %s: the critique could not answer (%s)", deps.event.id, failure_reason(error))
+        return {}
     exchange = CritiqueExchange(
         turn=stop.turn,
         verdict=stop.verdict,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model, model_validator
@@ -57,22 +58,28 @@ class FinalUserTurn(UserTurn):
 ECHO_LENGTH = 20
 
 
-def user_turn_schema(*, final: bool, agent_said: str) -> type[UserTurn]:
-    """The schema of the user's next turn: a verdict is due if the chatbot `final`ly ended the conversation,
-    and a message copied from what the agent just said is sent back (small models tend to echo it).
+def user_turn_schema(*, final: bool, agent_said: str, user_said: Sequence[str] = ()) -> type[UserTurn]:
+    """The schema of the user's next turn.
+
+    A verdict is due if the chatbot `final`ly ended the conversation. A message copied from what the
+    agent just said, or one the user already sent, is sent back with the reason: small models tend
+    to echo the agent, or to repeat themselves once the conversation stalls.
     """
     base = FinalUserTurn if final else UserTurn
-    said = _words(agent_said)
+    agent = _words(agent_said)
+    earlier = {_words(message) for message in user_said}
 
-    def _not_an_echo(turn: UserTurn) -> UserTurn:
+    def _fresh(turn: UserTurn) -> UserTurn:
         message = _words(turn.message)
-        if not turn.stops and len(message) >= ECHO_LENGTH and message in said:
+        if turn.stops or len(message) < ECHO_LENGTH:
+            return turn
+        if message in agent:
             raise ValueError("the message repeats the agent's words; write what you, the customer, answer")
+        if message in earlier:
+            raise ValueError("you already sent this message; answer the agent's last message, or stop with a verdict")
         return turn
 
-    return create_model(
-        base.__name__, __base__=base, __validators__={"_not_an_echo": model_validator(mode="after")(_not_an_echo)}
-    )
+    return create_model(base.__name__, __base__=base, __validators__={"_fresh": model_validator(mode="after")(_fresh)})
 
 
 def _words(text: str) -> str:

@@ -186,3 +186,38 @@ def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folde
     (dialog,) = play(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
     assert "repeats the agent's words" in script.calls(role="user")[2].last
+
+
+def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script):
+    script.on(
+        role="user",
+        schema="UserTurn",
+        replies=[say("Please cancel my order now."), say("Please cancel my order now."), say("It is A1."),
+                 stop("success", "ok")],
+    )
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Which order?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["Please cancel my order now.", "It is A1."]
+    assert "already sent this message" in script.calls(role="user")[2].last
+
+
+def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcript(tmp_path, run_folder, script):
+    question = "Sure. What is the id of the order you want cancelled?"
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order."), say(question), say(question),
+                                                       say(question)])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply(question))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert dialog.status == "incomplete"
+    assert dialog.reason.startswith("the simulated user could not go on")
+    assert "repeats the agent's words" in dialog.reason
+    assert [m.content for m in dialog.transcript][1:] == ["Cancel my order.", question]
+
+
+def test_a_critique_that_cannot_answer_leaves_the_verdict_unchecked(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("failure", "cancelled unasked")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
+    script.on(role="critique", schema="Critique", reply=verdict(False, ""))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert (dialog.status, dialog.reason) == ("fail", "cancelled unasked")
+    assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(True, False)]
