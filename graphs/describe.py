@@ -30,6 +30,7 @@ from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe.check_map import check_map, check_map_schema, checks_text
+from intellagent.describe.evidence import checked_policies
 from intellagent.describe.extraction import (
     FlowsAnswer,
     PoliciesAnswer,
@@ -176,7 +177,7 @@ async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> dict[str
 
 
 def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """One policy per rule across flows; policies.json is written here."""
+    """One policy per rule across flows, categories and challenge scores checked against their text."""
     flows, extracted, failures = state["flows"], state.get("extracted", {}), state.get("failures", {})
     policies = merge_duplicates(
         [(flow.id, extracted[flow.id]) for flow in flows if flow.id in extracted],
@@ -185,8 +186,11 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
     if not policies:
         raise RunAborted(f"describe: no policy could be extracted from any flow; first failure: {errors[0]}")
+    policies, corrected = checked_policies(policies)
+    for correction in corrected:
+        log.info("describe: %s", correction)
     catalog = PolicyCatalog(
-        task_description=state["task_description"], flows=flows, policies=policies, errors=errors
+        task_description=state["task_description"], flows=flows, policies=policies, errors=errors, corrected=corrected
     )
     return {"catalog": catalog}
 

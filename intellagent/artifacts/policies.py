@@ -75,6 +75,10 @@ class PolicyCatalog(BaseModel):
     flows: list[Flow]
     policies: list[Policy]
     errors: list[str] = Field(default_factory=list, description="Flows whose extraction failed, with why.")
+    corrected: list[str] = Field(
+        default_factory=list,
+        description="Categories and challenge scores the rules' own text contradicted, and what replaced them.",
+    )
     checks: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Deterministic check → ids of the policies it enforces (a check left out enforces none).",
