@@ -4,7 +4,8 @@ Per scenario (fanned out, `workers` at a time):
 
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
-      └──── (nothing to insert) ─────┘ ├─ loosen     (each rejection: values no rule fixes are generated)
+      └─ (nothing to insert, or ─────┘ ├─ loosen     (each rejection: values no rule fixes are generated)
+          populate.constraints: no)    │
                                        ├─ repair     (the rejected rows' governed values, at most
                                        │              `max_repairs` times)
                                        └─ fall_back  (repairs used up: the model's values of a rejected
@@ -105,6 +106,7 @@ class Shared:
     world_prompt: str
     samples: str
     llm: LLM
+    asks_constraints: bool
 
     @classmethod
     def prepare(cls, ctx: RunContext) -> Shared:
@@ -115,8 +117,13 @@ class Shared:
         prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
                         counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
+        llm = ctx.llms["populate"]
+        setting = ctx.config.populate.constraints
+        # The constraints and values steps are the longest answers of a scenario: on the embedded
+        # model they took two thirds of the stage's time and rarely kept a fact the plan lacked.
+        asks = setting == "yes" or (setting == "auto" and llm.spec.provider != "local")
         return cls(ctx=ctx, env=env, tables=tables, world=world, world_prompt=str(prompt[0].content),
-                   samples=samples, llm=ctx.llms["populate"])
+                   samples=samples, llm=llm, asks_constraints=asks)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -240,7 +247,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         )}
 
     def route_after_plan(state: EventState) -> str:
-        return "constrain" if state["plan"].rows else "check"
+        return "constrain" if state["plan"].rows and shared.asks_constraints else "check"
 
     def route_after_check(state: EventState) -> str:
         # Every rejection first tries generated values at no call: a repair may bring back a value

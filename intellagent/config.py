@@ -155,6 +155,12 @@ class DescribeConfig(_Strict):
 class PopulateConfig(_Strict):
     """Settings of the populate stage (one database per scenario)."""
 
+    constraints: Literal["auto", "yes", "no"] = Field(
+        default="auto",
+        description="Ask, after the plan, for the rules each row must follow and the values they fix (two calls "
+        "per scenario); with no, the plan's own values are kept where they are valid and the rest is generated "
+        "(auto: no for local models).",
+    )
     max_repairs: int = Field(default=2, ge=0, description="Times a rejected row is sent back for repair.")
     sample_rows: int = Field(
         default=3, ge=0, description="Existing rows per referenced table shown to the model, to refer to."

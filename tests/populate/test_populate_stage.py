@@ -56,6 +56,22 @@ def test_an_event_whose_rows_validate_costs_three_calls(shop_run: ShopRun, scrip
     assert shop_run.events()["S001"].repairs == 0
 
 
+def test_without_constraints_an_event_costs_the_plan_alone_and_keeps_its_valid_values(tmp_path: Path, script) -> None:
+    plan = order_plan()
+    plan["rows"][0]["values"]["quantity"] = 99  # more than any stock: rejected, then generated again
+    plan["rows"][1]["values"]["placed_at"] = "2024-03-01T10:00:00"
+    script.on(schema="SymbolicPlan", reply=plan)
+    run = start_run(shop_config(tmp_path, populate={"constraints": "no"}), tmp_path / "run", [ORDER_SCENARIO])
+    run.populate(script)
+
+    assert [request.schema for request in script.requests] == ["SymbolicPlan"]
+    assert run.events()["S001"].status == "ok"
+    (order,) = run.new_rows("S001", "shop_orders")
+    (item,) = run.new_rows("S001", "shop_order_items")
+    assert (order["status"], order["placed_at"]) == ("open", "2024-03-01T10:00:00")
+    assert item["quantity"] != 99
+
+
 def test_a_rejected_row_is_repaired_on_the_second_try(shop_run: ShopRun, script) -> None:
     script_order(script, values=order_values(quantity=99))
     script.on(schema="RowRepairs", reply={"symbols": {}, "rows": {"shop_order_items_1": {"quantity": 2}}})
