@@ -2,7 +2,9 @@
 """Time the main job end to end: `run.py --config airline.yml` into a fresh temporary folder.
 
 Prints the wall time of each stage and in total, with the LLM calls and tokens each stage used, as
-recorded in the run's run.json. The embedded model is used unless --llm gives another SPEC.
+recorded in the run's run.json; then what the run found, from its report.json: the dialogs with a
+verdict, the policies they ruled on, the violations (by a check or the judge) and the coverage. The
+embedded model is used unless --llm gives another SPEC.
 
     python benchmarks/end_to_end.py                      # the embedded model, the example's size
     python benchmarks/end_to_end.py --llm openai:gpt-4o-mini --samples 5
@@ -52,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         return job.returncode or 1
     print()
     print(timing_table(json.loads(info_path.read_text(encoding="utf-8")), wall))
+    report_path = folder / "report.json"
+    if report_path.exists():
+        print()
+        print(verdict_figures(json.loads(report_path.read_text(encoding="utf-8"))))
     if args.keep:
         print(f"\nrun folder: {folder}")
     else:
@@ -82,6 +88,26 @@ def timing_table(info: dict[str, Any], wall: float) -> str:
     lines.append(f"status {info.get('status')}, {cpus} CPU cores, Python {platform.python_version()}; "
                  "total wall time includes start-up and loading the model")
     return "\n".join(lines)
+
+
+def verdict_figures(report: dict[str, Any]) -> str:
+    """What the run found, from its report.json: dialogs with a verdict, the policies they ruled on,
+    the violations and who found them, and the coverage."""
+    dialogs = report.get("dialogs", [])
+    judged = [dialog for dialog in dialogs if dialog["status"] in ("pass", "fail")]
+    ruled_on = {policy for dialog in judged for policy in dialog["tested"]}
+    violations = [v for policy in report.get("policies", []) for v in policy.get("violations", [])]
+    by_source = {source: sum(v.get("source") == source for v in violations) for source in ("check", "judge")}
+    coverage = report.get("coverage", {})
+    pairs = coverage.get("strong_pairs", {})
+    statuses = ", ".join(f"{count} {status}" for status, count in report["overall"]["by_status"].items() if count)
+    return "\n".join([
+        f"dialogs with a verdict  {len(judged)} of {len(dialogs)} ({statuses or 'none'})",
+        f"policies ruled on       {len(ruled_on)} ({', '.join(sorted(ruled_on)) or '-'})",
+        f"violations              {len(violations)} ({by_source['check']} by a check, {by_source['judge']} by the judge)",
+        f"coverage                {coverage.get('tested', 0)} of {coverage.get('total', 0)} policies, "
+        f"{pairs.get('tested', 0)} of {pairs.get('total', 0)} strongly linked pairs",
+    ])
 
 
 def _duration(stage: dict[str, Any]) -> float | None:

@@ -10,8 +10,8 @@ catalog, whatever the model:
   that carries one of them and was filed elsewhere is refiled. No other category is second-guessed.
 - **Challenge.** When the scores are degenerate (at least `MIN_POLICIES` rules, and one score given
   to more than `DEGENERATE_SHARE` of them), they carry no ranking, and every score is replaced by an
-  estimate from the text: one point, plus one per number and per condition it states (if, unless,
-  only, within, at least, …), at most 5. A spread the model did give is kept as it is.
+  estimate from the text: one point, plus one per distinct number and condition word it states (if,
+  unless, only, within, at least, …), at most 5. A spread the model did give is kept as it is.
 
 Every change is noted in the catalog's `corrected` list, so policies.json says what was not the
 model's.
@@ -56,8 +56,10 @@ def evidenced_category(text: str) -> Category | None:
 
 
 def estimated_challenge(text: str) -> int:
-    """1 to 5: one point, plus one per number and per condition the rule states."""
-    return min(5, 1 + len(_NUMBER.findall(text)) + len(_CONDITION.findall(text)))
+    """1 to 5: one point, plus one per distinct number and condition word the rule states."""
+    numbers = set(_NUMBER.findall(text))
+    conditions = {word.lower() for word in _CONDITION.findall(text)}
+    return min(5, 1 + len(numbers) + len(conditions))
 
 
 def degenerate(scores: list[int]) -> bool:

@@ -57,6 +57,7 @@ def test_challenge_estimates_grow_with_numbers_and_conditions_and_stop_at_five()
     assert estimated_challenge("Be polite.") == 1
     assert estimated_challenge(COMPENSATION) == 5
     assert estimated_challenge(IDENTITY) == 2
+    assert estimated_challenge("Hand over when, and only when, the tools cannot help; only then.") == 3  # each once
 
 
 def test_scores_are_degenerate_only_when_most_are_one_value_among_enough_rules():
