@@ -104,7 +104,8 @@ def verdict_figures(report: dict[str, Any]) -> str:
     return "\n".join([
         f"dialogs with a verdict  {len(judged)} of {len(dialogs)} ({statuses or 'none'})",
         f"policies ruled on       {len(ruled_on)} ({', '.join(sorted(ruled_on)) or '-'})",
-        f"violations              {len(violations)} ({by_source['check']} by a check, {by_source['judge']} by the judge)",
+        f"violations              {len(violations)} "
+        f"({by_source['check']} by a check, {by_source['judge']} by the judge)",
         f"coverage                {coverage.get('tested', 0)} of {coverage.get('total', 0)} policies, "
         f"{pairs.get('tested', 0)} of {pairs.get('total', 0)} strongly linked pairs",
     ])
