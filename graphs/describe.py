@@ -29,7 +29,7 @@ from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
-from intellagent.describe.check_map import check_map, check_map_schema, checks_text
+from intellagent.describe.check_map import by_category, check_map, check_map_schema, checks_text
 from intellagent.describe.evidence import checked_policies
 from intellagent.describe.extraction import (
     FlowsAnswer,
@@ -198,8 +198,9 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """Which policies each deterministic check enforces (one call); policies.json is written here.
 
-    A failed call leaves the checks unmapped, noted in the catalog's errors: their findings are then
-    reported without a policy, and the judge alone rules on every policy.
+    A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
+    its findings are then reported without a policy, and the judge alone rules on every policy. A
+    check that declares a category is then mapped to that category's policies instead.
     """
     ctx, catalog = runtime.context.ctx, state["catalog"]
     checks = every_check(ctx.environment)
@@ -211,6 +212,9 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     else:
         catalog.checks, notes = check_map(answer, catalog)
         catalog.errors += notes
+    fallback, notes = by_category(checks, catalog)
+    catalog.checks.update(fallback)
+    catalog.errors += notes
     ctx.folder.save(POLICIES_FILE, catalog)
     return {"catalog": catalog}
 

@@ -33,7 +33,7 @@ def writes_are_valid(trace: Trace) -> Iterator[Finding]:
             yield Finding(message=f"the chatbot left a row that breaks a rule: {problem}", row=row)
 
 
-@check
+@check(category="user_consent")
 def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
     """A tool marked as needing confirmation is called only after the chatbot stated the action and the
     customer explicitly agreed to it in their last message."""

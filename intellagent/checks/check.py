@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
-from intellagent.artifacts import Finding
+from intellagent.artifacts import Category, Finding
 from intellagent.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,24 +24,39 @@ class Check:
         name: the function's name, which findings and reports cite.
         rule: the first paragraph of its docstring: the rule it enforces, in words a policy reader knows.
         function: the decorated function, `(trace) -> iterable of Finding`.
+        category: the policy category whose rules it enforces, if it is one category's; describe then
+            maps it to that category's policies when the model's mapping is not believed.
     """
 
     name: str
     rule: str
     function: CheckFunction
+    category: Category | None = None
 
     def __call__(self, trace: Trace) -> list[Finding]:
         """The check's findings on `trace`, each naming the check."""
         return [finding.model_copy(update={"check": self.name}) for finding in self.function(trace)]
 
 
-def check(function: CheckFunction) -> Check:
+@overload
+def check(function: CheckFunction, /) -> Check: ...
+@overload
+def check(*, category: Category) -> Callable[[CheckFunction], Check]: ...
+
+
+def check(function: CheckFunction | None = None, /, *, category: Category | None = None) -> Any:
     """Register a function of a dialog's `Trace` as a check; it yields a `Finding` per breach.
+
+    Used bare (`@check`), or with the category of policies the check enforces
+    (`@check(category="user_consent")`).
 
     Raises:
         UsageError: the function has no docstring stating its rule.
     """
+    if function is None:
+        return lambda decorated: check(decorated, category=category)
     doc = inspect.getdoc(function)
     if not doc:
         raise UsageError(f"check {function.__name__} has no docstring; state the rule it enforces in one sentence")
-    return Check(name=function.__name__, rule=doc.split("\n\n")[0].replace("\n", " "), function=function)
+    return Check(name=function.__name__, rule=doc.split("\n\n")[0].replace("\n", " "), function=function,
+                 category=category)

@@ -48,3 +48,20 @@ def check_map(answer: BaseModel, catalog: PolicyCatalog) -> tuple[dict[str, list
         elif unique:
             mapped[name] = unique
     return mapped, notes
+
+
+def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
+    """The checks left unmapped that declare a category, mapped to that category's policies, with a note each.
+
+    Describe's own evidence checks make categories such as user_consent reliable even on a small model,
+    so a confirmation check still decides the confirmation rules when the model could not place it.
+    """
+    unmapped = [c for c in checks if c.category and c.name not in catalog.checks]
+    mapped, notes = {}, []
+    for check in unmapped:
+        ids = [policy.id for policy in catalog.policies if policy.category == check.category]
+        if ids:
+            mapped[check.name] = ids
+            notes.append(f"checks: {check.name} enforces the {check.category} policies ({', '.join(ids)}), "
+                         "by the category it declares")
+    return mapped, notes

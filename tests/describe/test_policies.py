@@ -138,3 +138,20 @@ def test_a_check_mapped_to_most_policies_is_not_believed_and_left_unmapped(scrip
     catalog = catalog_of(folder)
     assert catalog.checks == {"confirmed_before_write": ["P02"]}
     assert catalog.errors == ["checks: grounded_facts was mapped to 3 of 4 policies; left unmapped"]
+
+
+def test_a_check_left_unmapped_that_declares_a_category_enforces_that_categorys_policies(
+    scripted_config, script, folder
+):
+    script_document(script, flows={"Orders": [*rules(3), {"text": CONFIRM, "category": "company_policy",
+                                                          "challenge": 2}]},
+                    checks={"confirmed_before_write": ["P01", "P02", "P03", "P04"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.policies[3].category == "user_consent"  # refiled on its own words first
+    assert catalog.checks == {"confirmed_before_write": ["P04"]}
+    assert catalog.errors == [
+        "checks: confirmed_before_write was mapped to 4 of 4 policies; left unmapped",
+        "checks: confirmed_before_write enforces the user_consent policies (P04), by the category it declares",
+    ]

@@ -74,3 +74,20 @@ def test_a_row_the_chatbot_left_that_breaks_a_validator_is_found_and_untouched_r
     assert clean == []
     assert [row["copies"] for row in trace.after["books"] if row["isbn"] == "111"] == [-1]  # what the chatbot left
     assert finding.row == "books row ('111')" and "copies_not_negative: copies is -1" in finding.message
+
+
+def test_a_check_may_declare_the_category_of_policies_it_enforces() -> None:
+    from intellagent.checks import check
+    from intellagent.errors import UsageError
+
+    @check(category="payment")
+    def refunds_go_back_to_the_card(trace: Trace):
+        """Refunds go back to the original card."""
+        return []
+
+    assert (refunds_go_back_to_the_card.name, refunds_go_back_to_the_card.category) == ("refunds_go_back_to_the_card",
+                                                                                         "payment")
+    assert refunds_go_back_to_the_card.rule == "Refunds go back to the original card."
+    assert confirmed_before_write.category == "user_consent" and writes_are_valid.category is None
+    with pytest.raises(UsageError, match="no docstring"):
+        check(category="payment")(lambda trace: [])
