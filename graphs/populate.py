@@ -5,7 +5,7 @@ Per scenario (fanned out, `workers` at a time):
     plan ─► constrain ─► assign ─► check ─► done
       │                              │ ▲
       └─ (nothing to insert, or ─────┘ ├─ loosen     (each rejection: values no rule fixes are generated)
-          populate.constraints: no)    │
+          populate.lean)               │
                                        ├─ repair     (the rejected rows' governed values, at most
                                        │              `max_repairs` times)
                                        └─ fall_back  (repairs used up: the model's values of a rejected
@@ -106,7 +106,7 @@ class Shared:
     world_prompt: str
     samples: str
     llm: LLM
-    asks_constraints: bool
+    lean: bool
 
     @classmethod
     def prepare(cls, ctx: RunContext) -> Shared:
@@ -118,12 +118,13 @@ class Shared:
                         counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
         llm = ctx.llms["populate"]
-        setting = ctx.config.populate.constraints
-        # The constraints and values steps are the longest answers of a scenario: on the embedded
-        # model they took two thirds of the stage's time and rarely kept a fact the plan lacked.
-        asks = setting == "yes" or (setting == "auto" and llm.spec.provider != "local")
+        setting = ctx.config.populate.lean
+        # On the embedded model the rewritten texts and the constraints and values steps were most of
+        # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
+        # and the rules restated the plan's symbols ("user_id: U1").
+        lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
         return cls(ctx=ctx, env=env, tables=tables, world=world, world_prompt=str(prompt[0].content),
-                   samples=samples, llm=llm, asks_constraints=asks)
+                   samples=samples, llm=llm, lean=lean)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -174,7 +175,8 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             "plan", description=scenario.description, expected_behaviour=scenario.expected_behaviour,
             **example_names(shared.tables),
         )
-        answer = await shared.llm.answer(messages, plan_model(shared.tables), step="populate/plan")
+        answer = await shared.llm.answer(messages, plan_model(shared.tables, texts=not shared.lean),
+                                         step="populate/plan")
         return {"plan": Plan.from_answer(answer, shared.tables, shared.world), "assignment": Assignment(), "rounds": 0,
                 "repairs": 0, "constraints": Constraints(), "dropped": []}
 
@@ -247,7 +249,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         )}
 
     def route_after_plan(state: EventState) -> str:
-        return "constrain" if state["plan"].rows and shared.asks_constraints else "check"
+        return "constrain" if state["plan"].rows and not shared.lean else "check"
 
     def route_after_check(state: EventState) -> str:
         # Every rejection first tries generated values at no call: a repair may bring back a value

@@ -155,11 +155,11 @@ class DescribeConfig(_Strict):
 class PopulateConfig(_Strict):
     """Settings of the populate stage (one database per scenario)."""
 
-    constraints: Literal["auto", "yes", "no"] = Field(
+    lean: Literal["auto", "yes", "no"] = Field(
         default="auto",
-        description="Ask, after the plan, for the rules each row must follow and the values they fix (two calls "
-        "per scenario); with no, the plan's own values are kept where they are valid and the rest is generated "
-        "(auto: no for local models).",
+        description="One call per scenario: the plan's rows, whose own values are kept where valid and the rest "
+        "generated; no rewrite of the texts with symbols, no constraints or values step (auto: yes for local "
+        "models).",
     )
     max_repairs: int = Field(default=2, ge=0, description="Times a rejected row is sent back for repair.")
     sample_rows: int = Field(

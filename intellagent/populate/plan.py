@@ -83,8 +83,8 @@ class Plan:
             rows=rows,
             entities=entities,
             relations=list(answer.relations),  # type: ignore[attr-defined]
-            scenario=answer.scenario,  # type: ignore[attr-defined]
-            expected_behaviour=answer.expected_behaviour,  # type: ignore[attr-defined]
+            scenario=getattr(answer, "scenario", ""),
+            expected_behaviour=getattr(answer, "expected_behaviour", ""),
         )
 
     @property

@@ -32,8 +32,9 @@ class Entity(BaseModel):
     description: str = Field(description="What it is, e.g. 'a gold member' or 'U1's reservation, booked 30 hours ago'.")
 
 
-def plan_model(tables: Tables) -> type[BaseModel]:
-    """The schema of a symbolic plan: entities, relations, rows per table written with symbols, scenario.
+def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
+    """The schema of a symbolic plan: entities, relations, rows per table written with symbols, and
+    (with `texts`) the scenario's texts rewritten with the symbols.
 
     A row's values are the table's columns, each a value of the column's type or a symbol.
     """
@@ -57,9 +58,14 @@ def plan_model(tables: Tables) -> type[BaseModel]:
         entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
         relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate: 'R1 is a reservation of U1'.")),
         rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
-        scenario=(str, Field(description="The user's situation and goal, written with the symbols.")),
-        expected_behaviour=(str, Field(description="What the chatbot must do, written with the symbols.")),
+        **(_REWRITTEN_TEXTS if texts else {}),
     )
+
+
+_REWRITTEN_TEXTS: dict[str, Any] = {
+    "scenario": (str, Field(description="The user's situation and goal, written with the symbols.")),
+    "expected_behaviour": (str, Field(description="What the chatbot must do, written with the symbols.")),
+}
 
 
 def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:

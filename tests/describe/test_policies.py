@@ -105,6 +105,8 @@ def test_every_prompt_with_the_document_opens_with_it_word_for_word():
     }
     assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
     assert "<DOC>" in openings["task"]
+    world = render("populate/world", policy="<DOC>", tables="", counts="")[0].content
+    assert world.startswith(openings["task"])  # populate's first call finds the document already read
 
 
 def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted_config, script, folder):

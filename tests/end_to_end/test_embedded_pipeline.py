@@ -1,8 +1,9 @@
 """The whole pipeline on the embedded model, through `run.py` and the model's real HTTP server.
 
-A three-rule lending-desk policy keeps it to a few dozen calls: one scenario, a short dialog. The
-checks are about the pipeline, not the model's judgement: every artifact is written and valid, the
-report's figures are those of the dialogs and analyses, and the recorded calls replay the whole run without the model.
+A three-rule lending-desk policy keeps it to a few dozen calls: one scenario, a short dialog. Most
+checks are about the pipeline: every artifact is written and valid, the report's figures are those of
+the dialogs and analyses, and the recorded calls replay the whole run without the model. One is about
+what a user comes for: even the small model's run ends with a dialog that has a verdict on a policy.
 """
 
 from __future__ import annotations
@@ -103,6 +104,14 @@ def test_the_report_counts_what_the_dialogs_and_analyses_say(finished):
     for policy in report.policies:
         assert policy.tested == sum(policy.id in a.tested for a in judged)
         assert policy.violated == sum(any(v.policy == policy.id for v in a.violations) for a in judged)
+
+
+def test_the_small_model_run_reaches_a_verdict_on_a_policy(finished):
+    _, output, _ = finished
+    report = Report.model_validate_json((output / "report.json").read_text())
+    judged = [dialog for dialog in report.dialogs if dialog.status in ("pass", "fail")]
+    assert judged, [(dialog.status, dialog.error) for dialog in report.dialogs]
+    assert report.coverage.tested >= 1 and any(dialog.tested for dialog in judged)
 
 
 def test_the_recorded_calls_replay_the_whole_run_without_the_model(finished, tmp_path):

@@ -56,18 +56,24 @@ def test_an_event_whose_rows_validate_costs_three_calls(shop_run: ShopRun, scrip
     assert shop_run.events()["S001"].repairs == 0
 
 
-def test_without_constraints_an_event_costs_the_plan_alone_and_keeps_its_valid_values(tmp_path: Path, script) -> None:
+def test_a_lean_event_costs_the_plan_alone_and_keeps_its_valid_values(tmp_path: Path, script) -> None:
     plan = order_plan()
+    del plan["scenario"], plan["expected_behaviour"]  # not asked: the scenario's own texts are kept
     plan["rows"][0]["values"]["quantity"] = 99  # more than any stock: rejected, then generated again
     plan["rows"][1]["values"]["placed_at"] = "2024-03-01T10:00:00"
     script.on(schema="SymbolicPlan", reply=plan)
-    run = start_run(shop_config(tmp_path, populate={"constraints": "no"}), tmp_path / "run", [ORDER_SCENARIO])
+    run = start_run(shop_config(tmp_path, populate={"lean": "yes"}), tmp_path / "run", [ORDER_SCENARIO])
     run.populate(script)
 
-    assert [request.schema for request in script.requests] == ["SymbolicPlan"]
-    assert run.events()["S001"].status == "ok"
+    (asked,) = script.requests
+    assert asked.schema == "SymbolicPlan"
+    assert "scenario" not in asked.body["response_format"]["json_schema"]["schema"]["properties"]
+    event = run.events()["S001"]
     (order,) = run.new_rows("S001", "shop_orders")
     (item,) = run.new_rows("S001", "shop_order_items")
+    assert event.status == "ok" and event.expected_behaviour == ORDER_SCENARIO.expected_behaviour
+    assert event.scenario.startswith(ORDER_SCENARIO.description) and f"- {order['order_id']}: C1's open" in (
+        event.scenario.replace(order["customer_id"], "C1"))
     assert (order["status"], order["placed_at"]) == ("open", "2024-03-01T10:00:00")
     assert item["quantity"] != 99
 
