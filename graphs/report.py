@@ -34,7 +34,7 @@ from intellagent.reports import (
     report_html,
     run_usage,
 )
-from intellagent.reports.analysis import JUDGED, analyse, dialog_digest, failed, unrated
+from intellagent.reports.analysis import analyse, dialog_digest, failed, judgeable, unrated
 from intellagent.reports.verdicts import combine
 from intellagent.run_folder import write_atomic
 from intellagent.stage import StageItems
@@ -75,9 +75,9 @@ def build_graph(ctx: RunContext) -> Any:
             done = earlier.get(dialog.id)
             if done is not None and done.source == dialog_digest(dialog):
                 kept.append(done)
-            elif dialog.status in JUDGED:
+            elif judgeable(dialog):
                 pending.append(dialog)
-            else:  # nothing to judge: the dialog could not go on
+            else:
                 kept.append(unrated(dialog))
                 artifact.append(kept[-1])
         items = StageItems(ctx, stage="report", artifact=artifact, total=len(pending))

@@ -147,8 +147,17 @@ def from_answer(dialog: Dialog, answer: Any) -> Analysis:
     )
 
 
+def judgeable(dialog: Dialog) -> bool:
+    """Whether a dialog has something to judge: it ran (not an `error`), and the user said something.
+
+    A dialog whose simulated user never managed a first message holds nothing but the greeting; a
+    judge asked about it finds violations in thin air (the embedded model did).
+    """
+    return dialog.status in JUDGED and any(message.role == "user" for message in dialog.transcript)
+
+
 def unrated(dialog: Dialog) -> Analysis:
-    """The record of a dialog that could not go on (`error`): nothing to judge."""
+    """The record of a dialog with nothing to judge (see `judgeable`), under its own status."""
     return Analysis(id=dialog.id, status=dialog.status, error=dialog.reason or None, source=dialog_digest(dialog))
 
 

@@ -144,3 +144,14 @@ def test_a_dialog_replayed_with_other_timings_keeps_its_analysis(config, reporte
     report_run(config, folder, analysis_script)
     assert len(analysis_script.requests) == asked
     assert folder.path("analysis.jsonl").read_bytes() == before
+
+
+def test_a_dialog_whose_user_never_spoke_is_not_judged_and_keeps_its_reason(config, run_folder, analysis_script):
+    dialogs = run_folder.jsonl("dialogs.jsonl", Dialog)
+    s004 = next(d for d in dialogs.load() if d.id == "S004")
+    reason = "the simulated user could not go on: it repeated the greeting"
+    dialogs.append(s004.model_copy(update={"transcript": s004.transcript[:1], "reason": reason, "turns": 0}))
+    result = report_run(config, run_folder, analysis_script)
+    assert not any("case S004." in r.text for r in analysis_script.calls(role="analysis"))
+    assert (analyses(run_folder)["S004"].status, analyses(run_folder)["S004"].error) == ("incomplete", reason)
+    assert result.report.overall.by_status["incomplete"] == 1
