@@ -35,9 +35,12 @@ from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulate.turns import Critique, user_turn_schema
+from intellagent.simulate.turns import Critique, repetition, user_turn_schema
 
 log = logging.getLogger("intellagent")
+
+# Times a user message that repeats the agent or the user is drafted again before the dialog ends.
+REDRAFTS = 2
 
 
 class Stop(NamedTuple):
@@ -169,15 +172,23 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
-    schema = user_turn_schema(final=state["chatbot_ended"], agent_said=transcript[-1].content, user_said=said)
+    schema = user_turn_schema(final=state["chatbot_ended"])
     number = state["turns"] + 1
-    # A reminder on the last allowed turn: a small model otherwise keeps chatting after its answer came.
-    view = state["user_view"] + ([note("simulate/user_last_turn")] if number == deps.max_turns else [])
-    try:
-        turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
-    except AnswerInvalid as error:
-        # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
-        return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
+    view = state["user_view"] + _reminders(number, deps.max_turns)
+    for _ in range(REDRAFTS + 1):
+        try:
+            turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
+        except AnswerInvalid as error:
+            # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
+            return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
+        problem = repetition(turn, agent_said=transcript[-1].content, user_said=said)
+        if problem is None:
+            break
+        # The draft is quoted in a note rather than answered with an error: shown its own answer and
+        # an error, the embedded model wrote the same echo three times, even sampled warmer.
+        view = [*view, note("simulate/user_redraft", draft=turn.message, problem=problem)]
+    else:
+        return {"outcome": Outcome("incomplete", f"the simulated user could not go on: its message {problem}")}
     update: Update = {"turns": number}
     if turn.stops:
         verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
@@ -186,6 +197,14 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
         update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
         update["user_view"] = [user_line(turn.message)]
     return update
+
+
+def _reminders(number: int, max_turns: int) -> list[str]:
+    """Notes for the user's first and last turns, the two a small model gets wrong: on the first it
+    echoes the greeting, on the last it keeps chatting after its answer came."""
+    if number == max_turns:
+        return [note("simulate/user_last_turn")]
+    return [note("simulate/user_first_turn")] if number == 1 else []
 
 
 def user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:

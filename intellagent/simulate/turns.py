@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from intellagent import text_limits
 
@@ -58,28 +58,22 @@ class FinalUserTurn(UserTurn):
 ECHO_LENGTH = 20
 
 
-def user_turn_schema(*, final: bool, agent_said: str, user_said: Sequence[str] = ()) -> type[UserTurn]:
-    """The schema of the user's next turn.
+def user_turn_schema(*, final: bool) -> type[UserTurn]:
+    """The schema of the user's next turn: a verdict is due if the chatbot `final`ly ended the conversation."""
+    return FinalUserTurn if final else UserTurn
 
-    A verdict is due if the chatbot `final`ly ended the conversation. A message copied from what the
-    agent just said, or one the user already sent, is sent back with the reason: small models tend
-    to echo the agent, or to repeat themselves once the conversation stalls.
-    """
-    base = FinalUserTurn if final else UserTurn
-    agent = _words(agent_said)
-    earlier = {_words(message) for message in user_said}
 
-    def _fresh(turn: UserTurn) -> UserTurn:
-        message = _words(turn.message)
-        if turn.stops or len(message) < ECHO_LENGTH:
-            return turn
-        if message in agent:
-            raise ValueError("the message repeats the agent's words; write what you, the customer, answer")
-        if message in earlier:
-            raise ValueError("you already sent this message; answer the agent's last message, or stop with a verdict")
-        return turn
-
-    return create_model(base.__name__, __base__=base, __validators__={"_fresh": model_validator(mode="after")(_fresh)})
+def repetition(turn: UserTurn, *, agent_said: str, user_said: Sequence[str] = ()) -> str | None:
+    """What is wrong with a message that copies the agent's last one or one the user already sent, or
+    None: small models tend to echo the agent, or to repeat themselves once the conversation stalls."""
+    message = _words(turn.message)
+    if turn.stops or len(message) < ECHO_LENGTH:
+        return None
+    if message in _words(agent_said):
+        return "repeats the agent's words"
+    if message in {_words(said) for said in user_said}:
+        return "repeats a message you already sent"
+    return None
 
 
 def _words(text: str) -> str:

@@ -89,12 +89,15 @@ def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script)
     assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique")
 
 
-def test_only_the_last_user_turn_is_reminded_to_give_a_verdict(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", reply=say("Hello?"))
+def test_the_first_user_turn_is_reminded_to_say_what_it_wants_and_only_the_last_to_give_a_verdict(
+    tmp_path, run_folder, script
+):
+    script.on(role="user", schema="UserTurn", replies=[say(f"Hello, question {n}?") for n in range(4)])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello!"))
     play(tmp_path, run_folder, script)  # max_turns: 4
-    reminded = ["This is your last message" in request.last for request in script.calls(role="user")]
-    assert reminded == [False, False, False, True]
+    requests = script.calls(role="user")
+    assert ["This is your last message" in request.last for request in requests] == [False, False, False, True]
+    assert ["only greeted you" in request.last for request in requests] == [True, False, False, False]
 
 
 def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, run_folder, script):
@@ -185,7 +188,9 @@ def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folde
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
-    assert "repeats the agent's words" in script.calls(role="user")[2].last
+    redraft = script.calls(role="user")[2]
+    assert 'Your draft "What is the id of the order you want cancelled?" repeats the agent\'s words' in redraft.last
+    assert len(redraft.messages) == len(script.calls(role="user")[1].messages)  # a note, not an error exchange
 
 
 def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script):
@@ -199,7 +204,7 @@ def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script)
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Please cancel my order now.", "It is A1."]
-    assert "already sent this message" in script.calls(role="user")[2].last
+    assert "repeats a message you already sent" in script.calls(role="user")[2].last
 
 
 def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcript(tmp_path, run_folder, script):
