@@ -175,17 +175,18 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     schema = user_turn_schema(final=state["chatbot_ended"])
     number = state["turns"] + 1
     view = state["user_view"] + _reminders(number, deps.max_turns)
-    for _ in range(REDRAFTS + 1):
+    for redraft in range(REDRAFTS + 1):
         try:
-            turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user")
+            turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user",
+                                          warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
         problem = repetition(turn, agent_said=transcript[-1].content, user_said=said)
         if problem is None:
             break
-        # The draft is quoted in a note rather than answered with an error: shown its own answer and
-        # an error, the embedded model wrote the same echo three times, even sampled warmer.
+        # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
+        # own answer and an error, the embedded model wrote the same echo three times.
         view = [*view, note("simulate/user_redraft", draft=turn.message, problem=problem)]
     else:
         return {"outcome": Outcome("incomplete", f"the simulated user could not go on: its message {problem}")}

@@ -83,7 +83,7 @@ class LLM:
             self._model = self._model()
         return self._model
 
-    async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str) -> T:
+    async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str, warmer: bool = False) -> T:
         """A structured answer: an instance of `schema`, validated.
 
         The request's `max_tokens` is the most a valid answer can need (see `token_bound`), within
@@ -93,6 +93,8 @@ class LLM:
             messages: the conversation to answer.
             schema: the pydantic model the answer must satisfy (constrained by JSON schema).
             step: 'stage/step' for accounting, e.g. 'describe/policies'.
+            warmer: sample at `RETRY_TEMPERATURE` from the first try, as for a re-ask: the caller is
+                asking again for something the last answer got wrong.
         """
         json_schema = schema.model_json_schema()
         response_format = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": json_schema,
@@ -101,8 +103,8 @@ class LLM:
         max_tokens = min(bound, cap) if cap else bound
         conversation = list(messages)
         for attempt in range(self.parse_retries + 1):
-            warmer = attempt > 0 and self.spec.temperature < RETRY_TEMPERATURE
-            sampling = {"temperature": RETRY_TEMPERATURE} if warmer else {}
+            warm = (warmer or attempt > 0) and self.spec.temperature < RETRY_TEMPERATURE
+            sampling = {"temperature": RETRY_TEMPERATURE} if warm else {}
             reply = await self.complete(conversation, step=step, response_format=response_format,
                                         max_tokens=max_tokens, **sampling)
             try:

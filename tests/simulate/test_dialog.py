@@ -191,6 +191,7 @@ def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folde
     redraft = script.calls(role="user")[2]
     assert 'Your draft "What is the id of the order you want cancelled?" repeats the agent\'s words' in redraft.last
     assert len(redraft.messages) == len(script.calls(role="user")[1].messages)  # a note, not an error exchange
+    assert redraft.body["temperature"] > script.calls(role="user")[1].body["temperature"]
 
 
 def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script):
