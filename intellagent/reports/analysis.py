@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, create_model, model_validator
+from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog, Violation
 from intellagent.llm import LLM
@@ -46,19 +46,6 @@ Reason = Annotated[
 ]
 
 
-class _Verdict(BaseModel):
-    """The check every dialog's answer schema shares: the verdict agrees with the violations."""
-
-    @model_validator(mode="after")
-    def _verdict_matches_violations(self) -> _Verdict:
-        violations, verdict = self.violations, self.verdict
-        if verdict == "fail" and not violations:
-            raise ValueError('verdict "fail" needs at least one entry in violations')
-        if verdict == "pass" and violations:
-            raise ValueError('verdict "pass" cannot list violations; answer "fail" or list none')
-        return self
-
-
 def answer_schema(policy_ids: list[str], chatbot_turns: list[int]) -> type[BaseModel]:
     """The answer schema of one dialog: ids and turns can only be ones that exist in it.
 
@@ -74,13 +61,13 @@ def answer_schema(policy_ids: list[str], chatbot_turns: list[int]) -> type[BaseM
         turn=(turn, Field(description="Number of the chatbot turn that broke it.")),
         reason=(Reason, ...),
     )
+    # No verdict is asked: it follows from the violations. The embedded model answered "fail" with no
+    # violation three times in a row, and a fail that names no broken rule is no evidence anyway.
     return create_model(
         "DialogAnalysis",
-        __base__=_Verdict,
         # Bounded lists: a small model under a grammar could otherwise repeat an item until it runs out of tokens.
         tested=(list[policy], Field(max_length=len(policy_ids), description="Policies the conversation tested.")),
         violations=(list[violation], Field(max_length=len(policy_ids), description="Policies broken; empty if none.")),
-        verdict=(Literal["pass", "fail"], Field(description='"fail" if any policy was broken, else "pass".')),
     )
 
 
@@ -133,14 +120,15 @@ async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
 
 
 def from_answer(dialog: Dialog, answer: Any) -> Analysis:
-    """The analysis record of a validated answer: one violation per policy, broken ones count as tested."""
+    """The analysis record of a validated answer: one violation per policy, broken ones count as tested,
+    and the dialog fails exactly when one was broken."""
     violations: dict[str, Violation] = {}
     for item in answer.violations:
         violations.setdefault(item.policy, Violation(policy=item.policy, turn=item.turn, reason=item.reason))
     tested = set(answer.tested) | set(violations)
     return Analysis(
         id=dialog.id,
-        status=answer.verdict,
+        status="fail" if violations else "pass",
         tested=[pid for pid in dialog.policies if pid in tested],
         violations=[violations[pid] for pid in dialog.policies if pid in violations],
         source=dialog_digest(dialog),

@@ -160,7 +160,6 @@ def analysis(request: Request) -> dict[str, Any]:
             confirmed = True
         if role == "chatbot" and "cancelled" in content.lower() and not confirmed and consent:
             reason = f'Cancelled without asking: "{content}"'
-            return {"tested": list(policies), "violations": [{"policy": consent, "turn": int(turn), "reason": reason}],
-                    "verdict": "fail"}
-    return {"tested": list(policies), "violations": [], "verdict": "pass"}
+            return {"tested": list(policies), "violations": [{"policy": consent, "turn": int(turn), "reason": reason}]}
+    return {"tested": list(policies), "violations": []}
 

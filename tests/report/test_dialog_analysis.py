@@ -48,19 +48,20 @@ def test_an_unknown_policy_id_is_sent_back_and_answered_again(config, run_folder
     assert analyses(run_folder)["S001"].status == "pass"
 
 
-def test_a_verdict_that_contradicts_the_violations_is_sent_back(config, run_folder, script):
-    contradiction = {**ANSWERS["S002"], "verdict": "pass"}
-    script.on(role="analysis", when=about("S002"), replies=[contradiction, ANSWERS["S002"]])
+def test_the_verdict_follows_from_the_violations_and_is_not_asked(config, run_folder, script):
     script.on(role="analysis", reply=answer_for)
     report_run(config, run_folder, script)
-    asked = [r for r in script.calls(role="analysis") if "case S002." in r.text]
-    assert len(asked) == 2 and 'verdict "pass" cannot list violations' in asked[1].last
+    request = next(r for r in script.calls(role="analysis") if "case S002." in r.text)
+    assert set(request.body["response_format"]["json_schema"]["schema"]["properties"]) == {"tested", "violations"}
+    recorded = analyses(run_folder)
+    assert (recorded["S001"].status, recorded["S001"].violations) == ("pass", [])
+    assert recorded["S002"].status == "fail" and recorded["S002"].violations
 
 
 def test_a_judge_answer_that_never_validates_leaves_the_simulations_verdict_with_the_failure_beside_it(
     config, run_folder, script
 ):
-    script.on(role="analysis", when=about("S003"), reply={"tested": ["P99"], "violations": [], "verdict": "pass"})
+    script.on(role="analysis", when=about("S003"), reply={"tested": ["P99"], "violations": []})
     script.on(role="analysis", reply=answer_for)
     result = report_run(config, run_folder, script)
     s003 = analyses(run_folder)["S003"]
