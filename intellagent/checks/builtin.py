@@ -41,8 +41,11 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
     for call in trace.calls:
         if call.name not in needs:  # an attempt counts, even one the tool refused
             continue
-        reply = trace.user_reply_before(call.turn)
-        stated = any(message.role == "chatbot" for message in trace.messages[: call.turn - 1])
+        replied = trace.last_before(call.turn, "user")
+        reply = trace.messages[replied] if replied is not None else None
+        # What the customer agreed to is the chatbot message just before; message 0 is the chatbot's
+        # greeting, which states no action.
+        stated = replied is not None and (trace.last_before(replied, "chatbot") or 0) > 0
         agreed = reply is not None and _AGREEMENT.search(reply.content) and not _REFUSAL.search(reply.content)
         if not (stated and agreed):
             said = f'the customer last said "{reply.content[:120]}"' if reply else "the customer had said nothing"

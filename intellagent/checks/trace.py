@@ -62,7 +62,6 @@ class Trace:
         """The rows of `table` before the dialog whose columns equal `match`."""
         return [row for row in self.before.get(table, []) if all(row.get(k) == v for k, v in match.items())]
 
-    def user_reply_before(self, turn: int) -> Message | None:
-        """The user message that the chatbot message at `turn` answers."""
-        earlier = [message for message in self.messages[:turn] if message.role == "user"]
-        return earlier[-1] if earlier else None
+    def last_before(self, turn: int, role: str) -> int | None:
+        """The index of the last message of `role` ('user' or 'chatbot') before `turn`, if any."""
+        return next((index for index in range(turn - 1, -1, -1) if self.messages[index].role == role), None)

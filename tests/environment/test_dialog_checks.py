@@ -31,11 +31,21 @@ def writer(env: Environment) -> str:
 
 @pytest.mark.parametrize("answer", ["Yes, go ahead.", "ok", "Sure, do it."])
 def test_a_write_right_after_an_explicit_yes_is_fine(confirming: Environment, answer: str) -> None:
-    messages = [Message(role="chatbot", content="I will renew the loan. Shall I?"),
+    messages = [Message(role="chatbot", content="Hello."), Message(role="user", content="Renew my loan."),
+                Message(role="chatbot", content="I will renew the loan. Shall I?"),
                 Message(role="user", content=answer),
                 Message(role="chatbot", content="Done.", tool_calls=[call(writer(confirming))])]
 
     assert confirmed_before_write(Trace(messages=messages, environment=confirming)) == []
+
+
+def test_a_yes_to_the_greeting_agrees_to_no_stated_action(confirming: Environment) -> None:
+    messages = [Message(role="chatbot", content="Hello! How can I help?"),
+                Message(role="user", content="Yes, renew my loan."),
+                Message(role="chatbot", content="Done.", tool_calls=[call(writer(confirming))])]
+
+    (finding,) = confirmed_before_write(Trace(messages=messages, environment=confirming))
+    assert finding.turn == 2 and 'last said "Yes, renew my loan."' in finding.message
 
 
 @pytest.mark.parametrize("answer", ["Renew my loan.", "No, wait.", "yes but not now, don't"])
