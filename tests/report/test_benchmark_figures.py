@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "end_to_end.py"
-
-
-def load_benchmark():
-    spec = importlib.util.spec_from_file_location("end_to_end", BENCHMARK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import load_benchmark
 
 
-def test_the_figures_count_the_judged_dialogs_their_policies_and_the_violations_by_source(shop_report):
+def figures(report: dict) -> dict[str, str]:
+    lines = load_benchmark("end_to_end").verdict_figures(report).splitlines()
+    return {name.strip(): value.strip() for name, value in (line.split("  ", 1) for line in lines)}
+
+
+def test_the_figures_are_the_fixture_runs_judged_dialogs_policies_violations_and_coverage(shop_report):
     _, folder = shop_report
     report = json.loads(folder.path("report.json").read_text())
-    figures = dict(line.split("  ", 1) for line in load_benchmark().verdict_figures(report).splitlines())
-    judged = [d for d in report["dialogs"] if d["status"] in ("pass", "fail")]
-    ruled_on = sorted({p for d in judged for p in d["tested"]})
-    violations = [v for p in report["policies"] for v in p["violations"]]
-    assert judged and violations  # the fixture has both, so the figures below are not vacuous
-    assert figures["dialogs with a verdict"].strip().startswith(f"{len(judged)} of {len(report['dialogs'])} (")
-    assert figures["policies ruled on"].strip() == f"{len(ruled_on)} ({', '.join(ruled_on)})"
-    checks = sum(v["source"] == "check" for v in violations)
-    assert figures["violations"].strip() == (
-        f"{len(violations)} ({checks} by a check, {len(violations) - checks} by the judge)")
-    coverage = report["coverage"]
-    assert figures["coverage"].strip().startswith(f"{coverage['tested']} of {coverage['total']} policies")
+    # The fixture (shop_run.py): S001 pass, S002–S004 fail with one judge's violation each, S005 an error.
+    assert figures(report) == {
+        "dialogs with a verdict": "4 of 5 (1 pass, 3 fail, 1 error)",
+        "policies ruled on": "4 (P01, P02, P03, P04)",
+        "violations": "3 (0 by a check, 3 by the judge)",
+        "coverage": "4 of 5 policies, 2 of 4 strongly linked pairs",
+    }
+
+
+def test_violations_are_counted_by_who_found_them(shop_report):
+    _, folder = shop_report
+    report = json.loads(folder.path("report.json").read_text())
+    next(p for p in report["policies"] if p["violations"])["violations"][0]["source"] = "check"
+    assert figures(report)["violations"] == "3 (1 by a check, 2 by the judge)"
