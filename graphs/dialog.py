@@ -35,7 +35,7 @@ from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulate.turns import Critique, repetition, user_turn_schema
+from intellagent.simulate.turns import Critique, FinalUserTurn, UserTurn, repetition
 
 log = logging.getLogger("intellagent")
 
@@ -172,7 +172,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
-    schema = user_turn_schema(final=state["chatbot_ended"])
+    schema = FinalUserTurn if state["chatbot_ended"] else UserTurn  # a verdict is due once the chatbot ended it
     number = state["turns"] + 1
     view = state["user_view"] + _reminders(number, deps.max_turns)
     for redraft in range(REDRAFTS + 1):

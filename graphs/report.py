@@ -5,7 +5,8 @@
 `load` reads the earlier artifacts and the analyses already made (analysis.jsonl); a dialog is
 analysed again only if it changed since. Every dialog that ran is judged — whether the user stopped,
 the chatbot ended it, or it ran out of turns — by the deterministic checks' findings and the LLM
-judge together (see `verdicts`); only `error` dialogs are recorded as such without an LLM call.
+judge together (see `verdicts`); `error` dialogs, and those in which the simulated user never spoke,
+are recorded as such without an LLM call.
 `summarise` computes the report, compares it with the baseline and evaluates the gate; `write` puts
 the three reports in the run folder.
 """

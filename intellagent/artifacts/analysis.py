@@ -25,8 +25,9 @@ class Analysis(BaseModel):
     """The verdict on one dialog, per policy.
 
     `pass`/`fail` dialogs were judged and count towards adherence, whether the user reached their
-    goal or the dialog ran out of turns; `incomplete` ones ran out of turns and could not be judged
-    (the judge's answer failed and no check found a breach), `error` ones could not go on. Neither is
+    goal or the dialog ran out of turns; `incomplete` ones could not be judged (the judge's answer
+    failed and no check found a breach, or the simulated user never spoke), `error` ones could not go
+    on. Neither is
     ever counted as a pass or a failure of the chatbot.
 
     A verdict per policy comes from the deterministic checks where one enforces the policy, and from

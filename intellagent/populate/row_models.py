@@ -32,6 +32,12 @@ class Entity(BaseModel):
     description: str = Field(description="What it is, e.g. 'a gold member' or 'U1's reservation, booked 30 hours ago'.")
 
 
+_REWRITTEN_TEXTS: dict[str, Any] = {
+    "scenario": (str, Field(description="The user's situation and goal, written with the symbols.")),
+    "expected_behaviour": (str, Field(description="What the chatbot must do, written with the symbols.")),
+}
+
+
 def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
     """The schema of a symbolic plan: entities, relations, rows per table written with symbols, and
     (with `texts`) the scenario's texts rewritten with the symbols.
@@ -61,11 +67,6 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
         **(_REWRITTEN_TEXTS if texts else {}),
     )
 
-
-_REWRITTEN_TEXTS: dict[str, Any] = {
-    "scenario": (str, Field(description="The user's situation and goal, written with the symbols.")),
-    "expected_behaviour": (str, Field(description="What the chatbot must do, written with the symbols.")),
-}
 
 
 def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:

@@ -58,11 +58,6 @@ class FinalUserTurn(UserTurn):
 ECHO_LENGTH = 20
 
 
-def user_turn_schema(*, final: bool) -> type[UserTurn]:
-    """The schema of the user's next turn: a verdict is due if the chatbot `final`ly ended the conversation."""
-    return FinalUserTurn if final else UserTurn
-
-
 def repetition(turn: UserTurn, *, agent_said: str, user_said: Sequence[str] = ()) -> str | None:
     """What is wrong with a message that copies the agent's last one or one the user already sent, or
     None: small models tend to echo the agent, or to repeat themselves once the conversation stalls."""
