@@ -20,7 +20,7 @@ from langgraph.types import Send
 
 from graphs.dialog import DialogDeps, run_dialog
 from intellagent.artifacts import Dialog, Event
-from intellagent.chatbots import Chatbot, ChatbotSession, select_chatbot
+from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
 from intellagent.context import RunContext
 from intellagent.errors import UsageError
@@ -80,8 +80,10 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
         database = f"dialogs/{event.id}.sqlite"
         fresh_copy(ctx.folder.path(event.database), ctx.folder.path(database))
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
-    session = ChatbotSession(id=event.id, database=ctx.folder.path(database) if database else None, usage=usage)
     environment = ctx.environment
+    path = ctx.folder.path(database) if database else None
+    world = DialogWorld(environment, path) if path else None
+    session = ChatbotSession(id=event.id, database=path, usage=usage, world=world)
     deps = DialogDeps(
         event=event,
         policy=environment.policy,

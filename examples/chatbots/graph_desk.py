@@ -1,44 +1,51 @@
-"""The same help desk as a LangGraph graph with a tool, to try the `langgraph` adapter with.
+"""The same help desk as a LangGraph graph, to try the `langgraph` adapter with.
 
-`graph` is a compiled `StateGraph` over `MessagesState`: an `agent` node decides, a `ToolNode` runs
-its tool. The tool calls it makes and their results show up in the transcript. Point a config at it:
+`build(tools)` is a graph factory: IntellAgent calls it once per dialog with the domain's tools bound
+to that dialog's database, and the desk's `ToolNode` runs them, so its lookups and its cancellation
+happen in the scenario's world and show up in the transcript. In production the same function would
+be called with the team's own tools. Point a config at it:
 
     chatbot:
       type: langgraph
-      target: examples.chatbots.graph_desk:graph
+      target: examples.chatbots.graph_desk:build
 """
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.tools import tool
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from examples.chatbots.desk import RESERVATION_ID, answer
+from examples.chatbots.desk import ToolRequest, after_tool, next_step
 
 
-@tool
-def find_reservation(reservation_id: str) -> str:
-    """Look a reservation up in the desk's own records.
-
-    Args:
-        reservation_id: six letters and digits, such as 'ABC123'.
-    """
-    return f"no record of {reservation_id} at this desk; hand it over to a human agent"
+def build(tools: list[BaseTool]) -> Any:
+    """The desk's graph on these tools, compiled."""
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode(tools))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route, ["tools", END])
+    builder.add_edge("tools", "agent")
+    return builder.compile(name="graph_desk")
 
 
 def agent(state: MessagesState) -> dict[str, list[AIMessage]]:
-    """Look up a reservation id the user gives; otherwise answer like the rule-based desk."""
-    last = state["messages"][-1]
+    """Ask for the tool the desk's rules call for, or reply; after a tool, reply on its result."""
+    messages = state["messages"]
+    conversation = _public(messages)
+    last = messages[-1]
     if isinstance(last, ToolMessage):
-        return {"messages": [AIMessage(f"I checked: {last.content}. A human agent will contact you by email.")]}
-    found = RESERVATION_ID.search(last.text)
-    if found:
-        call = {"name": "find_reservation", "args": {"reservation_id": found.group()}, "id": f"lookup-{found.group()}"}
-        return {"messages": [AIMessage("", tool_calls=[call])]}
-    conversation = [{"role": "user", "content": last.text}]
-    return {"messages": [AIMessage(answer(conversation))]}
+        request = _request(messages, last.tool_call_id)
+        return {"messages": [AIMessage(after_tool(request, last.text, conversation))]}
+    step = next_step(conversation)
+    if isinstance(step, str):
+        return {"messages": [AIMessage(step)]}
+    call = {"name": step.name, "args": step.arguments, "id": f"{step.name}-{len(messages)}"}
+    return {"messages": [AIMessage("", tool_calls=[call])]}
 
 
 def route(state: MessagesState) -> str:
@@ -47,15 +54,18 @@ def route(state: MessagesState) -> str:
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
 
 
-def build() -> StateGraph:
-    """The desk's graph, before compiling."""
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode([find_reservation]))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route, ["tools", END])
-    builder.add_edge("tools", "agent")
-    return builder
+def _public(messages: list[BaseMessage]) -> list[dict[str, str]]:
+    """The conversation as the desk's rules read it: user and assistant texts, tool traffic left out."""
+    return [
+        {"role": "user" if isinstance(m, HumanMessage) else "assistant", "content": m.text}
+        for m in messages
+        if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls)
+    ]
 
 
-graph = build().compile(name="graph_desk")
+def _request(messages: list[BaseMessage], call_id: str) -> ToolRequest:
+    for message in reversed(messages):
+        for call in getattr(message, "tool_calls", None) or []:
+            if call["id"] == call_id:
+                return ToolRequest(call["name"], call["args"])
+    raise ValueError(f"no tool call {call_id} in the conversation")

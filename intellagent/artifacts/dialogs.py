@@ -18,6 +18,11 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any]
     result: str | None = None
+    reported: bool = Field(
+        default=False,
+        description="The chatbot only said it made this call: it did not run on the dialog's world, so nothing "
+        "checked that it happened or what it returned.",
+    )
 
 
 class Message(BaseModel):

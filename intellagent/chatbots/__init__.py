@@ -15,6 +15,7 @@ from intellagent.chatbots.protocol import (
     ChatMessage,
 )
 from intellagent.chatbots.selection import adapt, select_chatbot, uses_native_tools
+from intellagent.chatbots.world import DialogWorld
 
 __all__ = [
     "ChatMessage",
@@ -23,6 +24,7 @@ __all__ = [
     "ChatbotError",
     "ChatbotReply",
     "ChatbotSession",
+    "DialogWorld",
     "adapt",
     "select_chatbot",
     "uses_native_tools",

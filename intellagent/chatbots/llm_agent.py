@@ -54,7 +54,7 @@ class LLMAgent:
 
     def open(self, session: ChatbotSession) -> _AgentConversation:
         """A conversation on the dialog's database, counted in the dialog's accounting."""
-        if session.database is None:
+        if session.world is None:
             raise ChatbotError(f"the llm_agent chatbot needs a database, and event {session.id} has none")
         return _AgentConversation(self, session)
 
@@ -64,6 +64,7 @@ class _AgentConversation:
         self.agent = agent
         self.session = session
         self.llm = counted(agent.llm, session.usage)
+        self.world = session.world
         self.history: list[BaseMessage] = list(agent.prefix)
         self.seen = 0  # public messages already in the history
 
@@ -98,7 +99,7 @@ class _AgentConversation:
                 raise ChatbotError(f"the chatbot kept calling tools after {len(calls)} calls, though told to reply")
             for request in message.tool_calls:
                 allowed = len(calls) < self.agent.max_tool_steps
-                result = self._run(request["name"], request["args"]) if allowed else self._refusal()
+                result = await self._run(request["name"], request["args"]) if allowed else self._refusal()
                 self.history.append(ToolMessage(result, tool_call_id=request["id"] or ""))
                 calls.append(
                     ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result)
@@ -114,14 +115,12 @@ class _AgentConversation:
             self.history.append(AIMessage(step.model_dump_json()))
             if isinstance(step, ReplyStep):
                 return ChatbotReply(content=step.message, tool_calls=calls, ends_dialog=self._ended(calls))
-            result = self._run(step.action, step.arguments)
+            result = await self._run(step.action, step.arguments)
             self.history += render("simulate/chatbot_tool_result", tool=step.action, result=result)
             calls.append(ToolCall(id="", name=step.action, arguments=step.arguments, result=result))
 
-    def _run(self, name: str, arguments: dict[str, Any]) -> str:
-        environment = self.agent.environment
-        with environment.session(self.session.database) as session:  # type: ignore[arg-type]
-            return environment.call_tool(session, name, arguments)
+    async def _run(self, name: str, arguments: dict[str, Any]) -> str:
+        return await self.world.arun(name, arguments)  # type: ignore[union-attr]
 
     def _refusal(self) -> str:
         return (

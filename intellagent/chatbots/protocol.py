@@ -8,13 +8,15 @@ method that fits it can also be passed as the chatbot through the Python API.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from intellagent.artifacts import ToolCall
+from intellagent.chatbots.world import DialogWorld
 from intellagent.errors import IntellAgentError
 from intellagent.llm import Usage
 
@@ -28,17 +30,28 @@ class ChatbotError(IntellAgentError):
 
 @dataclass(frozen=True)
 class ChatbotSession:
-    """What a chatbot is told about the dialog it is opened for.
+    """What a chatbot is told about the dialog it is opened for; a `python` chatbot may ask for it as `session`.
 
     Attributes:
         id: the dialog's id (the event's), the same on a redo, sent as the session id.
         database: the dialog's own copy of the event database (None if the event has none).
         usage: the dialog's accounting; an adapter that calls an LLM of the run counts its calls here.
+        world: the domain's tools on that database, which record every call (None without a database).
     """
 
     id: str
     database: Path | None
     usage: Usage
+    world: DialogWorld | None = None
+
+    @property
+    def tools(self) -> list[BaseTool]:
+        """The domain's tools bound to the dialog's database, as LangChain tools (none without a database).
+
+        Hand them to your agent in place of its production tools: their calls are recorded in the
+        transcript and their writes land in the dialog's database.
+        """
+        return self.world.langchain_tools() if self.world else []
 
 
 @dataclass
@@ -86,6 +99,8 @@ _REPORTED_CALLS = TypeAdapter(list[_ReportedToolCall])
 def reported_reply(value: Any, *, text_key: str, source: str) -> ChatbotReply:
     """A reply as an external chatbot reports it: a string, or a mapping with `text_key` and optional tool_calls.
 
+    The tool calls it lists are marked `reported`: the chatbot says it made them, nothing ran them.
+
     Args:
         value: what the chatbot returned.
         text_key: the key of the reply's text in a mapping ("content" for callables, "reply" for HTTP).
@@ -107,10 +122,16 @@ def reported_reply(value: Any, *, text_key: str, source: str) -> ChatbotReply:
         where = ".".join(str(part) for part in problem["loc"])
         raise ChatbotError(f"{source} returned unusable tool_calls: [{where}]: {problem['msg']}") from None
     calls = [
-        ToolCall(id=call.id, name=call.name, arguments=call.arguments, result=_result_text(call.result))
+        ToolCall(id=call.id, name=call.name, arguments=call.arguments, result=_result_text(call.result), reported=True)
         for call in reported
     ]
     return ChatbotReply(content=value[text_key], tool_calls=calls)
+
+
+def with_world_calls(reply: ChatbotReply, world: DialogWorld | None) -> ChatbotReply:
+    """The reply with the calls the chatbot made on the dialog's world during its turn put first."""
+    made = world.taken() if world else []
+    return replace(reply, tool_calls=[*made, *reply.tool_calls]) if made else reply
 
 
 def _shape(value: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -42,10 +43,10 @@ def select_chatbot(ctx: RunContext) -> Chatbot:
         return PythonChatbot(function, name=config.target or "")
     if config.type == "langgraph":
         graph = import_target(config.target or "")
-        if not hasattr(graph, "ainvoke"):
+        if not (hasattr(graph, "ainvoke") or callable(graph)):
             raise UsageError(
-                f"chatbot.target: {config.target} is a {type(graph).__name__}, not a compiled graph; "
-                "point it at the result of StateGraph(...).compile()"
+                f"chatbot.target: {config.target} is a {type(graph).__name__}, not a compiled graph; point it "
+                "at the result of StateGraph(...).compile(), or at a function build(tools) that returns one"
             )
         return LangGraphChatbot(graph, name=config.target or "")
     if config.type == "http":
@@ -61,7 +62,8 @@ def select_chatbot(ctx: RunContext) -> Chatbot:
 
 
 def adapt(chatbot: Any) -> Chatbot:
-    """A chatbot object given through the Python API: an adapter, a compiled LangGraph graph, or a callable.
+    """A chatbot object given through the Python API: an adapter, a compiled LangGraph graph, a graph factory
+    (a callable whose first parameter is named `tools`), or a chatbot callable.
 
     Raises:
         UsageError: it is none of these.
@@ -71,11 +73,23 @@ def adapt(chatbot: Any) -> Chatbot:
     if isinstance(chatbot, Pregel):
         return LangGraphChatbot(chatbot, name=chatbot.name or "the LangGraph chatbot")
     if callable(chatbot):
-        return PythonChatbot(chatbot, name=getattr(chatbot, "__qualname__", None) or repr(chatbot))
+        name = getattr(chatbot, "__qualname__", None) or repr(chatbot)
+        if first_parameter(chatbot) == "tools":
+            return LangGraphChatbot(chatbot, name=name)
+        return PythonChatbot(chatbot, name=name)
     raise UsageError(
         f"chatbot= got a {type(chatbot).__name__}; pass a callable, a compiled LangGraph graph, "
         "or an object with an open(session) method"
     )
+
+
+def first_parameter(function: Any) -> str | None:
+    """The name of a callable's first parameter, if it has a signature and parameters."""
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # some builtins have no signature
+        return None
+    return parameters[0] if parameters else None
 
 
 def uses_native_tools(config: Config) -> bool:

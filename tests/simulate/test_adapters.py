@@ -11,9 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from langchain_core.tools import tool
 from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
 
-from examples.chatbots.graph_desk import graph as desk_graph
+from examples.chatbots.graph_desk import build as build_desk_graph
 from examples.chatbots.server import make_server
 from intellagent.chatbots import ChatbotReply, ChatbotSession
 from intellagent.errors import UsageError
@@ -83,7 +84,7 @@ def test_python_target_from_the_config(tmp_path, run_folder, script):
         tmp_path, run_folder, script, chatbot_settings={"type": "python", "target": "examples.chatbots.desk:reply"}
     )
     assert dialog.status == "pass"
-    assert replies(dialog) == ["I can help with that. What is your user id, and the reservation id if you have one?"]
+    assert replies(dialog) == ["I can help with that. What is your reservation id?"]
 
 
 def test_a_callable_gets_the_public_conversation_and_the_session_id(tmp_path, run_folder, script):
@@ -126,24 +127,38 @@ def test_a_reply_of_the_wrong_shape_is_an_error(tmp_path, run_folder, script):
     assert dialog.status == "error" and "a mapping with a string 'content'" in dialog.reason
 
 
-def test_langgraph_target_records_the_graphs_tool_calls_and_results(tmp_path, run_folder, script):
-    settings = {"type": "langgraph", "target": "examples.chatbots.graph_desk:graph"}
-    dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("Hello.", "It is ABC123."))
+def test_langgraph_factory_target_from_the_config(tmp_path, run_folder, script):
+    settings = {"type": "langgraph", "target": "examples.chatbots.graph_desk:build"}
+    dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("Hello.", "I want to cancel."))
+    assert replies(dialog) == [
+        "Could you tell me what you need: a booking, a change, a cancellation or a refund?",
+        "I can help with that. What is your reservation id?",
+    ]
+
+
+@tool
+def get_reservation_details(reservation_id: str) -> str:
+    """Look a reservation up in the desk's own records.
+
+    Args:
+        reservation_id: six letters and digits.
+    """
+    return f"no record of {reservation_id} at this desk"
+
+
+def test_a_compiled_graph_can_be_passed_as_the_chatbot_and_its_own_tool_calls_are_recorded(
+    tmp_path, run_folder, script
+):
+    graph = build_desk_graph([get_reservation_details])
+    dialog = play(tmp_path, run_folder, script, chatbot=graph, user_says=("Hello.", "It is XYZ789."))
     first, second = dialog.transcript[2], dialog.transcript[4]
     assert not first.tool_calls
     (recorded,) = second.tool_calls
-    assert (recorded.id, recorded.name, recorded.arguments) == (
-        "lookup-ABC123",
-        "find_reservation",
-        {"reservation_id": "ABC123"},
+    assert (recorded.name, recorded.arguments, recorded.result, recorded.reported) == (
+        "get_reservation_details", {"reservation_id": "XYZ789"}, "no record of XYZ789 at this desk", True
     )
-    assert recorded.result.startswith("no record of ABC123")
-    assert second.content.startswith("I checked: no record of ABC123")
-
-
-def test_a_compiled_graph_can_be_passed_as_the_chatbot(tmp_path, run_folder, script):
-    dialog = play(tmp_path, run_folder, script, chatbot=desk_graph, user_says=("It is XYZ789.",))
-    assert dialog.transcript[2].tool_calls[0].arguments == {"reservation_id": "XYZ789"}
+    assert recorded.id.startswith("get_reservation_details-")
+    assert second.content.startswith("I found reservation XYZ789")
 
 
 def test_an_adapter_object_can_be_passed_as_the_chatbot(tmp_path, run_folder, script):
@@ -162,7 +177,7 @@ def test_http_endpoint_of_the_example_desk(tmp_path, run_folder, script, desk_se
     settings = {"type": "http", "url": f"{desk_server}/chat"}
     dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("It is ABC123.",))
     assert dialog.status == "pass"
-    assert replies(dialog) == ["Thank you. I have noted reservation ABC123; a human agent will follow up by email."]
+    assert replies(dialog) == ["Thank you. I have noted reservation ABC123; a human agent will follow up."]
 
 
 def test_http_sends_session_messages_and_key_and_records_reported_tool_calls(
@@ -211,7 +226,7 @@ def test_an_http_timeout_is_a_dialog_error(tmp_path, run_folder, script, server)
 def test_openai_compatible_endpoint_of_the_example_desk(tmp_path, run_folder, script, desk_server):
     settings = {"type": "openai", "model": "desk", "base_url": f"{desk_server}/v1"}
     dialog = play(tmp_path, run_folder, script, chatbot_settings=settings)
-    assert replies(dialog) == ["I can help with that. What is your user id, and the reservation id if you have one?"]
+    assert replies(dialog) == ["I can help with that. What is your reservation id?"]
     assert dialog.usage["chatbot"].calls == 1
 
 

@@ -1,0 +1,55 @@
+"""The example help desks look a reservation up in the dialog's world and cancel it there after a yes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from examples.chatbots import desk, graph_desk
+from intellagent.chatbots import ChatbotSession, DialogWorld
+from intellagent.chatbots.langgraph_app import LangGraphChatbot
+from intellagent.chatbots.python_callable import PythonChatbot
+from intellagent.llm import Usage
+
+RESERVATION = "4WQ150"  # chen_jackson_3290's business reservation in τ-bench's data
+
+
+def reservation_status(airline, database) -> str | None:
+    with airline.session(database) as session:
+        found = airline.call_tool(session, "get_reservation_details", {"reservation_id": RESERVATION})
+    return json.loads(found).get("status")
+
+
+async def converse(conversation, says: list[str]) -> list:
+    messages = [{"role": "assistant", "content": "Hello! How can I help you today?"}]
+    replies = []
+    for text in says:
+        messages.append({"role": "user", "content": text})
+        reply = await conversation.reply(messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        replies.append(reply)
+    return replies
+
+
+@pytest.mark.parametrize("kind", ["python", "langgraph"])
+def test_the_example_desk_cancels_in_the_dialogs_world_after_a_yes(airline, tau_db, kind):
+    world = DialogWorld(airline, tau_db)
+    session = ChatbotSession(id="E001", database=tau_db, usage=Usage(), world=world)
+    if kind == "python":
+        chatbot = PythonChatbot(desk.reply, name="desk")
+    else:
+        chatbot = LangGraphChatbot(graph_desk.build, name="graph_desk")
+    conversation = chatbot.open(session)
+    assert reservation_status(airline, tau_db) is None
+
+    found, cancelled = asyncio.run(converse(conversation, [f"Please cancel {RESERVATION}.", "yes"]))
+
+    assert found.content == f"I found reservation {RESERVATION}. Shall I cancel it? Please answer yes to confirm."
+    assert [(c.name, c.reported) for c in found.tool_calls] == [("get_reservation_details", False)]
+    assert json.loads(found.tool_calls[0].result)["user_id"] == "chen_jackson_3290"
+    assert cancelled.content.startswith(f"Reservation {RESERVATION} is cancelled")
+    assert [c.name for c in cancelled.tool_calls] == ["cancel_reservation"]
+    assert reservation_status(airline, tau_db) == "cancelled"
+
