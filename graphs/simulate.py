@@ -9,9 +9,11 @@ A resumed run reads dialogs.jsonl first and plays only the events that have no d
 from __future__ import annotations
 
 import operator
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, TypedDict
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -22,12 +24,15 @@ from graphs.dialog import DialogDeps, run_dialog
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
-from intellagent.context import RunContext
+from intellagent.context import RunContext, log
 from intellagent.errors import UsageError
 from intellagent.llm import Usage
 from intellagent.simulate.accounting import counted
 from intellagent.simulate.databases import fresh_copy
 from intellagent.stage import StageItems
+
+if TYPE_CHECKING:
+    from intellagent.chatbots.mcp_world import WorldServer
 
 EVENTS = "events.jsonl"
 DIALOGS = "dialogs.jsonl"
@@ -53,6 +58,7 @@ class SimulateDeps:
     ctx: RunContext
     chatbot: Chatbot
     items: StageItems[Dialog]
+    world_server: WorldServer | None = None
 
 
 def dispatch(state: SimulateState) -> list[Send]:
@@ -68,13 +74,21 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
     def failed(reason: str) -> Dialog:
         return Dialog(id=event.id, status="error", reason=reason, policies=event.policies, challenge=event.challenge)
 
-    recorded = await deps.items.run(lambda: simulate_event(deps.ctx, deps.chatbot, event), failed=failed)
+    recorded = await deps.items.run(
+        lambda: simulate_event(deps.ctx, deps.chatbot, event, world_server=deps.world_server), failed=failed
+    )
     return {"recorded": [recorded.id]}
 
 
-async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dialog:
+async def simulate_event(
+    ctx: RunContext, chatbot: Chatbot, event: Event, *, world_server: WorldServer | None = None
+) -> Dialog:
     """Copy the event's database for the dialog, play the dialog on it, note the database's digest, and run
-    the deterministic checks on what happened."""
+    the deterministic checks on what happened.
+
+    Args:
+        world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
+    """
     database = None
     if event.database is not None:
         database = f"dialogs/{event.id}.sqlite"
@@ -83,18 +97,20 @@ async def simulate_event(ctx: RunContext, chatbot: Chatbot, event: Event) -> Dia
     environment = ctx.environment
     path = ctx.folder.path(database) if database else None
     world = DialogWorld(environment, path) if path else None
-    session = ChatbotSession(id=event.id, database=path, usage=usage, world=world)
-    deps = DialogDeps(
-        event=event,
-        policy=environment.policy,
-        conversation=chatbot.open(session),
-        user=counted(ctx.llms["user"], usage),
-        critique=counted(ctx.llms["critique"], usage),
-        greeting=ctx.config.chatbot.greeting,
-        max_turns=ctx.config.simulate.max_turns,
-        max_critiques=ctx.config.simulate.max_critiques,
-    )
-    played = await run_dialog(deps)
+    with ExitStack() as hosted:
+        mcp_url = hosted.enter_context(world_server.hosting(event.id, world)) if world_server and world else None
+        session = ChatbotSession(id=event.id, database=path, usage=usage, world=world, mcp_url=mcp_url)
+        deps = DialogDeps(
+            event=event,
+            policy=environment.policy,
+            conversation=chatbot.open(session),
+            user=counted(ctx.llms["user"], usage),
+            critique=counted(ctx.llms["critique"], usage),
+            greeting=ctx.config.chatbot.greeting,
+            max_turns=ctx.config.simulate.max_turns,
+            max_critiques=ctx.config.simulate.max_critiques,
+        )
+        played = await run_dialog(deps)
     digest = None
     if session.database is not None:
         with environment.session(session.database) as db:
@@ -126,8 +142,26 @@ async def run(ctx: RunContext) -> None:
     if todo:
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
         items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo))
-        deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items)
-        await build_graph().ainvoke(
-            SimulateState(events=todo, recorded=[]), {"max_concurrency": ctx.config.workers}, context=deps
-        )
+        async with served_world(ctx, chatbot) as world_server:
+            deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, world_server=world_server)
+            await build_graph().ainvoke(
+                SimulateState(events=todo, recorded=[]), {"max_concurrency": ctx.config.workers}, context=deps
+            )
     artifact.finalize()
+
+
+@asynccontextmanager
+async def served_world(ctx: RunContext, chatbot: Chatbot) -> AsyncIterator[WorldServer | None]:
+    """The run's MCP server while the stage runs, if the chatbot is an endpoint that may reach the world by it."""
+    if not getattr(chatbot, "reaches_world_over_mcp", False):
+        yield None
+        return
+    try:
+        from intellagent.chatbots.mcp_world import WorldServer
+    except ImportError:
+        log.warning("the dialogs' worlds are not served to the chatbot: install the mcp extra "
+                    "(pip install 'intellagent[mcp]') for an endpoint chatbot to use the domain's tools")
+        yield None
+        return
+    async with WorldServer(ctx.environment).serving() as server:
+        yield server

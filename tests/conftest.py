@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from examples.chatbots.server import make_server
 from intellagent.config import Config, load_config
 from intellagent.llm import ScriptedLLM
 
@@ -53,3 +56,13 @@ def scripted_config(tmp_path: Path, policy_file: Path) -> Config:
         },
         base_dir=tmp_path,
     )
+
+
+@pytest.fixture
+def desk_server() -> Iterator[str]:
+    """The example help desk's server (examples/chatbots/server.py) on a free port of 127.0.0.1."""
+    server = make_server(port=0)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

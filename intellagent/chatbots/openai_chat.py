@@ -3,14 +3,17 @@
 It is sent the public conversation as assistant and user messages, the greeting first, and its answer's
 text is the reply. Calls go through the run's LLM layer as the `chatbot` role: retried on transient
 errors, counted, and cached, so a resumed or replayed run asks the endpoint nothing it already answered.
-Such an endpoint does not report the tools it used internally, so no tool calls are recorded.
+Such an endpoint does not report the tools it used internally; the calls it makes on the dialog's world
+through the run's MCP server (whose address it gets in the `X-IntellAgent-MCP` header) are recorded.
+Since that address differs from run to run, a resumed dialog asks such an endpoint again rather than
+replaying answers whose world writes would be missing.
 """
 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from intellagent.chatbots.protocol import ChatbotReply, ChatbotSession, ChatMessage
+from intellagent.chatbots.protocol import MCP_HEADER, ChatbotReply, ChatbotSession, ChatMessage, with_world_calls
 from intellagent.llm import LLM
 from intellagent.simulate.accounting import counted
 
@@ -24,21 +27,25 @@ class OpenAIChatbot:
         llm: the endpoint as the run's `chatbot` role (see `selection.endpoint_llm`).
     """
 
+    reaches_world_over_mcp = True
+
     def __init__(self, llm: LLM) -> None:
         self.llm = llm
 
     def open(self, session: ChatbotSession) -> _EndpointConversation:
         """A conversation counted in the dialog's accounting."""
-        return _EndpointConversation(counted(self.llm, session.usage))
+        return _EndpointConversation(counted(self.llm, session.usage), session)
 
 
 class _EndpointConversation:
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, session: ChatbotSession) -> None:
         self.llm = llm
+        self.session = session
+        self.options = {"extra_headers": {MCP_HEADER: session.mcp_url}} if session.mcp_url else {}
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
         history: list[BaseMessage] = [
             HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in messages
         ]
-        answer = await self.llm.complete(history, step=STEP)
-        return ChatbotReply(content=answer.text)
+        answer = await self.llm.complete(history, step=STEP, **self.options)
+        return with_world_calls(ChatbotReply(content=answer.text), self.session.world)

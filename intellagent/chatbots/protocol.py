@@ -20,6 +20,9 @@ from intellagent.chatbots.world import DialogWorld
 from intellagent.errors import IntellAgentError
 from intellagent.llm import Usage
 
+MCP_HEADER = "X-IntellAgent-MCP"
+"""The request header that carries the dialog's MCP address (see `mcp_world`) to an endpoint chatbot."""
+
 ChatMessage = dict[str, str]
 """One message of the public conversation: {"role": "assistant" | "user", "content": text}."""
 
@@ -37,12 +40,14 @@ class ChatbotSession:
         database: the dialog's own copy of the event database (None if the event has none).
         usage: the dialog's accounting; an adapter that calls an LLM of the run counts its calls here.
         world: the domain's tools on that database, which record every call (None without a database).
+        mcp_url: the address at which the run's MCP server serves that world, for an endpoint chatbot.
     """
 
     id: str
     database: Path | None
     usage: Usage
     world: DialogWorld | None = None
+    mcp_url: str | None = None
 
     @property
     def tools(self) -> list[BaseTool]:

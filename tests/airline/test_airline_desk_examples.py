@@ -9,7 +9,9 @@ import pytest
 
 from examples.chatbots import desk, graph_desk
 from intellagent.chatbots import ChatbotSession, DialogWorld
+from intellagent.chatbots.http_endpoint import HTTPChatbot
 from intellagent.chatbots.langgraph_app import LangGraphChatbot
+from intellagent.chatbots.mcp_world import WorldServer
 from intellagent.chatbots.python_callable import PythonChatbot
 from intellagent.llm import Usage
 
@@ -33,18 +35,25 @@ async def converse(conversation, says: list[str]) -> list:
     return replies
 
 
-@pytest.mark.parametrize("kind", ["python", "langgraph"])
-def test_the_example_desk_cancels_in_the_dialogs_world_after_a_yes(airline, tau_db, kind):
+async def talk(airline, tau_db, chatbot, says):
+    """Open the chatbot on a dialog whose world is the τ-bench database, served over MCP too, and converse."""
     world = DialogWorld(airline, tau_db)
-    session = ChatbotSession(id="E001", database=tau_db, usage=Usage(), world=world)
-    if kind == "python":
-        chatbot = PythonChatbot(desk.reply, name="desk")
-    else:
-        chatbot = LangGraphChatbot(graph_desk.build, name="graph_desk")
-    conversation = chatbot.open(session)
+    async with WorldServer(airline).serving() as server:
+        with server.hosting("E001", world) as url:
+            session = ChatbotSession(id="E001", database=tau_db, usage=Usage(), world=world, mcp_url=url)
+            return await converse(chatbot.open(session), says)
+
+
+@pytest.mark.parametrize("kind", ["python", "langgraph", "http"])
+def test_the_example_desk_cancels_in_the_dialogs_world_after_a_yes(airline, tau_db, desk_server, kind):
+    chatbot = {
+        "python": lambda: PythonChatbot(desk.reply, name="desk"),
+        "langgraph": lambda: LangGraphChatbot(graph_desk.build, name="graph_desk"),
+        "http": lambda: HTTPChatbot(url=f"{desk_server}/chat", timeout=30),
+    }[kind]()
     assert reservation_status(airline, tau_db) is None
 
-    found, cancelled = asyncio.run(converse(conversation, [f"Please cancel {RESERVATION}.", "yes"]))
+    found, cancelled = asyncio.run(talk(airline, tau_db, chatbot, [f"Please cancel {RESERVATION}.", "yes"]))
 
     assert found.content == f"I found reservation {RESERVATION}. Shall I cancel it? Please answer yes to confirm."
     assert [(c.name, c.reported) for c in found.tool_calls] == [("get_reservation_details", False)]

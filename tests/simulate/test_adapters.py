@@ -3,67 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 from langchain_core.tools import tool
 from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
 
 from examples.chatbots.graph_desk import build as build_desk_graph
-from examples.chatbots.server import make_server
 from intellagent.chatbots import ChatbotReply, ChatbotSession
 from intellagent.errors import UsageError
-
-Handler = Callable[[str, dict[str, Any], dict[str, str]], tuple[int, Any]]
-
-
-def serve(server: ThreadingHTTPServer) -> Iterator[str]:
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def desk_server() -> Iterator[str]:
-    """The example help desk, serving /chat and /v1/chat/completions on 127.0.0.1."""
-    yield from serve(make_server(port=0))
-
-
-@pytest.fixture
-def server() -> Iterator[Callable[[Handler], str]]:
-    """A local HTTP server answering each POST with `handler(path, body, headers) -> (status, payload)`."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(handler: Handler) -> str:
-        class Answer(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, payload = handler(self.path, body, dict(self.headers))
-                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
-        servers.append(httpd)
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return f"http://127.0.0.1:{httpd.server_address[1]}"
-
-    yield start
-    for httpd in servers:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def play(tmp_path, run_folder, script, *, chatbot_settings=None, user_says=("I want to cancel a flight.",), **options):
@@ -173,11 +121,16 @@ def test_an_adapter_object_can_be_passed_as_the_chatbot(tmp_path, run_folder, sc
     assert replies(dialog) == ["You said: Hi."]
 
 
-def test_http_endpoint_of_the_example_desk(tmp_path, run_folder, script, desk_server):
+def test_the_example_desk_over_http_reaches_the_dialogs_world_by_mcp(tmp_path, run_folder, script, desk_server):
     settings = {"type": "http", "url": f"{desk_server}/chat"}
     dialog = play(tmp_path, run_folder, script, chatbot_settings=settings, user_says=("It is ABC123.",))
     assert dialog.status == "pass"
-    assert replies(dialog) == ["Thank you. I have noted reservation ABC123; a human agent will follow up."]
+    (call,) = dialog.transcript[2].tool_calls  # the airline desk asks the shop's world for a tool it lacks
+    assert (call.name, call.reported) == ("get_reservation_details", False)
+    assert call.result.startswith("Error: unknown tool 'get_reservation_details'; the tools are get_order")
+    assert replies(dialog) == [
+        f"I could not do that for ABC123 ({call.result}). A human agent will follow up by email."
+    ]
 
 
 def test_http_sends_session_messages_and_key_and_records_reported_tool_calls(
@@ -187,23 +140,25 @@ def test_http_sends_session_messages_and_key_and_records_reported_tool_calls(
     seen = []
 
     def answer(path, body, headers):
-        seen.append((path, body, headers.get("Authorization")))
+        seen.append((path, body, headers.get("Authorization"), headers.get("X-IntellAgent-MCP")))
         return 200, {"reply": "Done.", "tool_calls": [{"name": "cancel", "arguments": {"id": "A1"}, "result": "ok"}]}
 
     url = server(answer) + "/bot"
     dialog = play(
         tmp_path, run_folder, script, chatbot_settings={"type": "http", "url": url, "api_key_env": "SHOP_BOT_KEY"}
     )
-    ((path, body, authorization),) = seen
+    ((path, body, authorization, mcp_url),) = seen
     assert (path, authorization) == ("/bot", "Bearer s3cret")
+    assert mcp_url.startswith("http://127.0.0.1:") and mcp_url.endswith("/dialogs/S001/mcp")
     assert body == {
         "session_id": "S001",
+        "mcp_url": mcp_url,
         "messages": [
             {"role": "assistant", "content": "Hello! How can I help you today?"},
             {"role": "user", "content": "I want to cancel a flight."},
         ],
     }
-    assert [(c.name, c.result) for c in dialog.transcript[2].tool_calls] == [("cancel", "ok")]
+    assert [(c.name, c.result, c.reported) for c in dialog.transcript[2].tool_calls] == [("cancel", "ok", True)]
     assert "s3cret" not in (tmp_path / "run" / "dialogs.jsonl").read_text()
 
 
