@@ -82,7 +82,8 @@ def conversation_text(dialog: Dialog) -> str:
         for call in message.tool_calls:
             arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
             result = one_line(call.result or "", TOOL_RESULT_CHARS)
-            lines.append(f"[{turn}] chatbot calls {call.name}({arguments}) -> {result}")
+            verb = "reports it called" if call.reported else "calls"  # a reported call was not seen to happen
+            lines.append(f"[{turn}] chatbot {verb} {call.name}({arguments}) -> {result}")
         lines.append(f"[{turn}] {message.role}: {message.content}")
     return "\n".join(lines)
 

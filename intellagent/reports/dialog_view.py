@@ -130,8 +130,13 @@ def _message(dialog_id: str, turn: int, message: Message, violates: list[str]) -
 def _tool_call(call: ToolCall) -> str:
     arguments = json.dumps(call.arguments, ensure_ascii=False, indent=1, sort_keys=True)
     result = "" if call.result is None else f'<pre class="result">{escape(call.result)}</pre>'
-    return (f'<div class="tool"><div class="call"><span>tool</span> <code>{escape(call.name)}</code></div>'
-            f'<pre class="args">{escape(arguments)}</pre>{result}</div>')
+    if call.reported:  # the chatbot only said it made the call
+        kind = ('<div class="tool reported"><div class="call" title="the chatbot reported this call itself; it did '
+                'not run on the dialog\'s world, so nothing checked it"><span>reported tool</span>')
+    else:
+        kind = '<div class="tool"><div class="call"><span>tool</span>'
+    return f'{kind} <code>{escape(call.name)}</code></div><pre class="args">{escape(arguments)}</pre>{result}</div>'
+
 
 
 def _policy_text(catalog: PolicyCatalog, pid: str) -> str:

@@ -85,6 +85,8 @@ ANSWERS: dict[str, dict[str, Any]] = {
 def transcript(dialog_id: str) -> list[Message]:
     """A short conversation whose first user line names the dialog (the scripted analysis keys on it)."""
     reply = f"Your order is ready. {INJECTED}" if dialog_id == "S001" else "Done, I changed it."
+    # S002's chatbot says it also emailed the customer: a call it reports, which nothing ran.
+    reported = [ToolCall(id="c2", name="send_email", arguments={"to": "ana"}, result="sent", reported=True)]
     return [
         Message(role="chatbot", content="Hello! How can I help you today?"),
         Message(role="user", content=f"Hi, this is about case {dialog_id}.", thought="Open with the goal <iframe>."),
@@ -92,7 +94,7 @@ def transcript(dialog_id: str) -> list[Message]:
                 tool_calls=[ToolCall(id="c1", name="get_order", arguments={"order_id": "O-1"},
                                      result='{"order_id": "O-1", "note": "</pre><b>bold</b>"}')]),
         Message(role="user", content="Please change the size to M."),
-        Message(role="chatbot", content=reply),
+        Message(role="chatbot", content=reply, tool_calls=reported if dialog_id == "S002" else []),
     ]
 
 

@@ -88,6 +88,7 @@ def test_the_prompt_holds_policies_numbered_turns_tool_calls_and_the_judgement(r
     text = request.text
     assert "P01: Verify the customer's identity" in text and "P02:" not in text
     assert '[2] chatbot calls get_order({"order_id": "O-1"}) -> {"order_id": "O-1"' in text
+    assert '[4] chatbot reports it called send_email({"to": "ana"}) -> sent' in text
     assert "[4] chatbot: Done, I changed it." in text
     assert "Simulation verdict: fail" in text and "The failure verdict at turn 2 was confirmed" in text
     assert "Open with the goal" not in text  # the user's private thoughts are not evidence

@@ -25,6 +25,13 @@ def test_markup_in_tool_results_and_thoughts_is_escaped(shop_report):
     assert "Open with the goal &lt;iframe&gt;." in html and "<iframe" not in html
 
 
+def test_a_call_the_chatbot_only_reported_is_marked_on_its_card(shop_report):
+    html = page(shop_report)
+    (card,) = [c for c in html.split('<details class="dialog"')[1:] if 'id="dialog-S002"' in c]
+    assert card.count('class="tool reported"') == 1 and "<span>reported tool</span> <code>send_email</code>" in card
+    assert html.count('class="tool reported"') == 1
+
+
 def test_the_page_has_one_script_and_loads_nothing(shop_report):
     html = page(shop_report)
     assert html.count("<script") == 1
