@@ -191,6 +191,11 @@ class ReportConfig(_Strict):
     min_policy: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict, description="Exit 1 when a policy's pass rate is below its minimum (ids of this run)."
     )
+    gate_on: Literal["point", "lower_bound"] = Field(
+        default="point",
+        description="What the minimums are compared with: the pass rate itself (point), or the low end of its "
+        "95% Wilson interval (lower_bound), so that a few lucky dialogs cannot pass a high bar.",
+    )
 
 
 class BudgetConfig(_Strict):
@@ -312,6 +317,7 @@ def apply_overrides(
     baseline: Path | None = None,
     min_category: dict[str, float] | None = None,
     min_policy: dict[str, float] | None = None,
+    gate_on: str | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -323,6 +329,7 @@ def apply_overrides(
         fail_under: the overall pass rate under which the run exits 1.
         baseline: an earlier run folder to compare against.
         min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
+        gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -342,6 +349,8 @@ def apply_overrides(
         data["report"]["min_category"] = min_category
     if min_policy is not None:
         data["report"]["min_policy"] = min_policy
+    if gate_on is not None:
+        data["report"]["gate_on"] = gate_on
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

@@ -11,15 +11,20 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
 
     Args:
         report: the run's report, compared with its baseline already when one is set.
-        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `baseline`, `significance`.
+        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `gate_on`, `baseline`,
+            `significance`.
     """
     failures = []
+
+    def below(what: str, rate: Rate, minimum: float, setting: str, unit: str) -> list[str]:
+        return shortfall(what, rate, minimum, setting=setting, unit=unit, gate_on=settings.gate_on)
+
     if settings.fail_under is not None:
-        failures += _below("pass rate", report.overall.pass_rate, settings.fail_under, "--fail-under", "dialogs")
+        failures += below("pass rate", report.overall.pass_rate, settings.fail_under, "--fail-under", "dialogs")
     categories = {group.id: group for group in report.categories}
     for category, minimum in sorted(settings.min_category.items()):
         rate = categories[category].pass_rate if category in categories else Rate(passed=0, total=0)
-        failures += _below(f"category {category}", rate, minimum, "report.min_category", "tests")
+        failures += below(f"category {category}", rate, minimum, "report.min_category", "tests")
     policies = {policy.id: policy for policy in report.policies}
     for policy_id, minimum in sorted(settings.min_policy.items()):
         if policy_id not in policies:
@@ -27,7 +32,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
             continue
         policy = policies[policy_id]
         label = f"{policy_id} ({policy.text[:60]})"
-        failures += _below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
+        failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:
@@ -40,15 +45,30 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         fail_under=settings.fail_under,
         min_category=dict(settings.min_category),
         min_policy=dict(settings.min_policy),
+        gate_on=settings.gate_on,
         baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,
         failures=failures,
     )
 
 
-def _below(what: str, rate: Rate, minimum: float, setting: str, unit: str) -> list[str]:
-    if rate.rate is None:
+def shortfall(what: str, rate: Rate, minimum: float, *, setting: str, unit: str, gate_on: str = "point") -> list[str]:
+    """Why `rate` misses `minimum` (one line), or nothing if it reaches it.
+
+    Args:
+        what: names the rate ("pass rate", "category payment").
+        setting: the threshold's name, as the user set it.
+        unit: what was counted ("dialogs", "tests").
+        gate_on: `point` compares the rate itself; `lower_bound` the low end of its 95% Wilson interval.
+    """
+    if rate.rate is None or rate.low is None:
         return [f"{what} has no verdict, so it cannot reach {setting} {minimum:g}"]
+    counts = f"{rate.passed}/{rate.total} {unit}"
+    if gate_on == "lower_bound":
+        if rate.low < minimum:
+            return [f"{what} {rate.rate:.1%} ({counts}) has a 95% lower bound of {rate.low:.1%}, below {setting} "
+                    f"{minimum:g} (report.gate_on: lower_bound)"]
+        return []
     if rate.rate < minimum:
-        return [f"{what} {rate.rate:.1%} ({rate.passed}/{rate.total} {unit}) is below {setting} {minimum:g}"]
+        return [f"{what} {rate.rate:.1%} ({counts}) is below {setting} {minimum:g}"]
     return []

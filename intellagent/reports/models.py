@@ -180,6 +180,9 @@ class Gate(BaseModel):
     fail_under: float | None
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
+    gate_on: str = Field(
+        default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
+    )
     baseline: str | None
     passed: bool
     failures: list[str]

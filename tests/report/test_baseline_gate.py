@@ -10,6 +10,7 @@ from shop_run import report_run
 
 from intellagent.cli import main
 from intellagent.reports.baseline import compare
+from intellagent.reports.gate import shortfall
 from intellagent.reports.models import Rate, Report
 
 
@@ -139,3 +140,29 @@ def test_a_policy_minimum_names_the_policy_and_an_unknown_id_is_a_failure(config
     result = report_run(config, run_folder, analysis_script, min_policy={worst.id: 1.0})
     assert len(result.gate_failures) == 1 and result.gate_failures[0].startswith(f"{worst.id} (")
     assert result.report.gate.min_policy == {worst.id: 1.0}
+
+
+@pytest.mark.parametrize(("passed", "total", "failures"), [
+    (3, 3, ["pass rate 100.0% (3/3 dialogs) has a 95% lower bound of 43.9%, below --fail-under 0.9 "
+            "(report.gate_on: lower_bound)"]),
+    (60, 60, []),
+    (0, 0, ["pass rate has no verdict, so it cannot reach --fail-under 0.9"]),
+])
+def test_gating_on_the_lower_bound_takes_many_clean_dialogs_to_pass_a_high_bar(passed, total, failures):
+    assert shortfall("pass rate", Rate.of(passed, total), 0.9, setting="--fail-under", unit="dialogs",
+                     gate_on="lower_bound") == failures
+    point = shortfall("pass rate", Rate.of(passed, total), 0.9, setting="--fail-under", unit="dialogs")
+    assert point == ([] if total else failures)  # on the rate itself, 3 of 3 pass
+
+
+def test_gate_on_lower_bound_from_the_config_applies_to_the_policy_minimums(config, run_folder, analysis_script):
+    on_rate = report_run(config, run_folder, analysis_script, min_policy={"P01": 0.5})
+    on_bound = report_run(config, run_folder, analysis_script, min_policy={"P01": 0.5}, gate_on="lower_bound")
+    p01 = next(policy for policy in on_bound.report.policies if policy.id == "P01")
+    assert p01.pass_rate.rate >= 0.5 > p01.pass_rate.low  # passes on its rate, not on its lower bound
+    assert on_rate.gate_failures == []
+    (failure,) = on_bound.gate_failures
+    assert failure.startswith("P01 (") and failure.endswith(
+        f"has a 95% lower bound of {p01.pass_rate.low:.1%}, below report.min_policy 0.5 (report.gate_on: lower_bound)"
+    )
+    assert on_bound.report.gate.gate_on == "lower_bound"
