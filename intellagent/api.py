@@ -70,7 +70,7 @@ async def arun(
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
-            `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on` — as in `apply_overrides`.
+            `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on`, `trials` — as in `apply_overrides`.
     """
     settings = apply_overrides(load_config(config), **overrides)
     return await execute(

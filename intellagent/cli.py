@@ -53,6 +53,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true",
                    help="replace an earlier run in DIR instead of resuming it (its recorded LLM calls are kept)")
     p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
+    p.add_argument("--trials", type=int, metavar="K",
+                   help="play every event K times, each with its own seed for the user; reports pass^k and the "
+                        "flip rate")
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
                    help="compare --fail-under and the minimums with the pass rate (point) or the low end of its "
                         "95%% interval (lower_bound)")
@@ -98,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
         fail_under=args.fail_under,
         baseline=args.baseline,
         gate_on=args.gate_on,
+        trials=args.trials,
     )
     default_stages = ("simulate", "report") if args.scenarios_from else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else default_stages

@@ -173,6 +173,11 @@ class SimulateConfig(_Strict):
     max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
     max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
     max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
+    trials: int = Field(
+        default=1, ge=1, le=100,
+        description="Dialogs per event, each with its own seed for the user; from 2, pass^k and the flip rate "
+        "say how repeatable the verdicts are.",
+    )
 
 
 class ReportConfig(_Strict):
@@ -190,6 +195,11 @@ class ReportConfig(_Strict):
     )
     min_policy: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict, description="Exit 1 when a policy's pass rate is below its minimum (ids of this run)."
+    )
+    min_pass_k: dict[Annotated[int, Field(ge=1)], Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict,
+        description="Exit 1 when pass^k (the chance that all k trials of an event pass) is below its minimum; "
+        "needs simulate.trials >= k.",
     )
     gate_on: Literal["point", "lower_bound"] = Field(
         default="point",
@@ -318,6 +328,7 @@ def apply_overrides(
     min_category: dict[str, float] | None = None,
     min_policy: dict[str, float] | None = None,
     gate_on: str | None = None,
+    trials: int | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -330,6 +341,7 @@ def apply_overrides(
         baseline: an earlier run folder to compare against.
         min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
+        trials: dialogs per event (`simulate.trials`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -351,6 +363,8 @@ def apply_overrides(
         data["report"]["min_policy"] = min_policy
     if gate_on is not None:
         data["report"]["gate_on"] = gate_on
+    if trials is not None:
+        data["simulate"]["trials"] = trials
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

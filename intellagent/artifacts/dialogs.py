@@ -67,7 +67,9 @@ class Finding(BaseModel):
 class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
-    id: str = Field(description="The event's id.")
+    id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials.")
+    event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
+    trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
     status: DialogStatus
     reason: str = Field(default="", description="Why it passed or failed, or what went wrong.")
     policies: list[str] = Field(default_factory=list)
@@ -85,3 +87,8 @@ class Dialog(BaseModel):
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
+
+    @property
+    def event_id(self) -> str:
+        """The id of the event (and scenario) the dialog played."""
+        return self.event or self.id

@@ -8,6 +8,7 @@ times and at a warmer temperature, before the step fails with `AnswerInvalid`.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -75,6 +76,14 @@ class LLM:
         self.replay = replay
         self.parse_retries = parse_retries
         self._prices = _prices(spec)
+        self.options: dict[str, Any] = {}  # request options every call carries (see `with_options`)
+
+    def with_options(self, **options: Any) -> LLM:
+        """The same model, cache and accounting, with these request options (seed, temperature) on every call;
+        they are part of each request, so of its cache key."""
+        view = copy.copy(self)
+        view.options = {**self.options, **options}
+        return view
 
     @property
     def model(self) -> BaseChatModel:
@@ -125,6 +134,7 @@ class LLM:
             step: 'stage/step' for accounting.
             **options: request options bound to the model (tools, tool_choice, response_format).
         """
+        options = {**self.options, **options}
         key, request = request_key(self.identity, messages, options)
         cached = self.cache.get(key)
         if cached is not None:

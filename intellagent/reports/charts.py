@@ -10,7 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from intellagent.reports.models import GroupCoverage, GroupResult, LevelResult, PolicyPair, PolicyResult, Rate
+from intellagent.reports.models import (
+    GroupCoverage,
+    GroupResult,
+    LevelResult,
+    PassK,
+    PolicyPair,
+    PolicyResult,
+    Rate,
+)
 from intellagent.reports.text import one_line, percent
 
 # Colours shared with the page's stylesheet (report.html).
@@ -75,6 +83,35 @@ def level_chart(levels: list[LevelResult]) -> str:
     body.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" class="axis" text-anchor="middle">'
                 "challenge level (dialogs at or above it)</text>")
     return _svg(width, height, body, "Pass rate against challenge level")
+
+
+def pass_k_chart(curve: list[PassK]) -> str:
+    """pass^k against k: how fast the chance that every trial passes falls as trials are added."""
+    width, height, left, right, top, bottom = 520, 220, 44, 16, 14, 44
+    plot_w, plot_h = width - left - right, height - top - bottom
+    step = plot_w / max(1, len(curve) - 1)
+
+    def x(i: int) -> float:
+        return left + i * step
+
+    def y(value: float) -> float:
+        return top + plot_h * (1 - value)
+
+    body = _y_grid(left, width - right, y)
+    known = [(i, point.value) for i, point in enumerate(curve) if point.value is not None]
+    if len(known) > 1:
+        line = " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in known)
+        body.append(f'<polyline points="{line}" fill="none" stroke="{ACCENT}" stroke-width="2.5"/>')
+    for i, point in enumerate(curve):
+        body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" class="axis" text-anchor="middle">'
+                    f"{point.k}</text>")
+        if point.value is not None:
+            title = f"pass^{point.k} = {point.value:.0%} over {point.events} events"
+            body.append(f'<circle cx="{x(i):.1f}" cy="{y(point.value):.1f}" r="5" fill="{_rate_colour(point.value)}" '
+                        f'stroke="#fff" stroke-width="1.5"><title>{escape(title)}</title></circle>')
+    body.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" class="axis" text-anchor="middle">'
+                "k: trials of an event that must all pass</text>")
+    return _svg(width, height, body, "pass^k against k")
 
 
 def _y_grid(x1: float, x2: float, y: Callable[[float], float]) -> list[str]:

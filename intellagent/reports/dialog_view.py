@@ -48,7 +48,7 @@ def _policy_chip(pid: str, catalog: PolicyCatalog, violated: set[str], tested: s
 
 
 def _situation(dialog: Dialog, artifacts: RunArtifacts) -> str:
-    event, scenario = artifacts.event(dialog.id), artifacts.scenario(dialog.id)
+    event, scenario = artifacts.event(dialog.event_id), artifacts.scenario(dialog.event_id)
     described = (event.scenario if event and event.scenario else scenario.description if scenario else "")
     expected = (event.expected_behaviour if event and event.expected_behaviour
                 else scenario.expected_behaviour if scenario else "")

@@ -33,6 +33,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         policy = policies[policy_id]
         label = f"{policy_id} ({policy.text[:60]})"
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
+    for k, minimum in sorted(settings.min_pass_k.items()):
+        failures += _pass_k_shortfall(report, k, minimum)
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:
@@ -45,6 +47,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         fail_under=settings.fail_under,
         min_category=dict(settings.min_category),
         min_policy=dict(settings.min_policy),
+        min_pass_k=dict(settings.min_pass_k),
         gate_on=settings.gate_on,
         baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,
@@ -71,4 +74,18 @@ def shortfall(what: str, rate: Rate, minimum: float, *, setting: str, unit: str,
         return []
     if rate.rate < minimum:
         return [f"{what} {rate.rate:.1%} ({counts}) is below {setting} {minimum:g}"]
+    return []
+
+
+def _pass_k_shortfall(report: Report, k: int, minimum: float) -> list[str]:
+    trials = report.trials.trials if report.trials else 1
+    if report.trials is None or k > trials:
+        return [f"report.min_pass_k asks for pass^{k}, but each event was played {trials} time"
+                f"{'' if trials == 1 else 's'}; set simulate.trials (--trials) to {k} or more"]
+    figure = report.trials.pass_k[k - 1]
+    if figure.value is None:
+        return [f"pass^{k} has no verdict (no event has {k} judged trials), so it cannot reach "
+                f"report.min_pass_k {minimum:g}"]
+    if figure.value < minimum:
+        return [f"pass^{k} {figure.value:.1%} (over {figure.events} events) is below report.min_pass_k {minimum:g}"]
     return []

@@ -16,13 +16,15 @@ from intellagent.reports.charts import (
     coverage_bars,
     group_bars,
     level_chart,
+    pass_k_chart,
     policy_graph,
     status_bar,
 )
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import BaselineComparison, PolicyResult, Rate, Report
+from intellagent.reports.models import BaselineComparison, PolicyResult, Rate, Report, TrialFigures
+from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import percent
 
 TEMPLATE = Path(__file__).with_name("report.html")
@@ -37,6 +39,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _headline(report),
         _charts(report),
         _baseline(report.baseline) if report.baseline else "",
+        _trials(report.trials) if report.trials else "",
         _policy_table(report),
         _dialogs(report, artifacts, analyses),
         _footer(report),
@@ -55,7 +58,8 @@ def _header(report: Report) -> str:
         reasons = "".join(f"<li>{escape(reason)}</li>" for reason in gate.failures)
         verdict = f'<div class="gate failed">✗ Quality gate failed<ul>{reasons}</ul></div>'
     return (f'<header><div><p class="kicker">IntellAgent · policy adherence report</p>'
-            f"<h1>{escape(report.name or 'run')}</h1></div>{verdict}</header>")
+            f"<h1>{escape(report.name or 'run')}</h1>"
+            f'<p class="reliability">{escape(reliability_line(report))}</p></div>{verdict}</header>')
 
 
 def _headline(report: Report) -> str:
@@ -81,6 +85,18 @@ def _headline(report: Report) -> str:
               f"{escape(cost)}"),
     ]
     return f'<section class="cards">{"".join(cards)}</section>'
+
+
+def _trials(figures: TrialFigures) -> str:
+    flips = (f"Verdicts flipped on {figures.flipped} of {figures.pairs} event × policy pairs tested in two or "
+             f"more trials ({percent(figures.flip_rate)})." if figures.pairs else
+             "No policy was tested in two trials of one event, so no flip could be seen.")
+    return (
+        f'<section class="panel"><h2>Repeated trials: pass^k</h2>'
+        f'<p class="hint">Each event was played {figures.trials} times. pass^k is the chance that all k trials of '
+        f"an event pass (τ-bench's estimate, averaged over events). {escape(flips)}</p>"
+        f"{pass_k_chart(figures.pass_k)}</section>"
+    )
 
 
 def _card(title: str, figure: str, note: str, extra: str = "", css: str = "") -> str:

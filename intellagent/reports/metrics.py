@@ -27,6 +27,7 @@ from intellagent.reports.models import (
     RunUsage,
     StageUsage,
 )
+from intellagent.reports.trials import trial_figures
 from intellagent.runner import STAGES
 
 STATUSES = ("pass", "fail", "incomplete", "error")
@@ -79,7 +80,8 @@ def build_report(
         ],
         challenge_levels=challenge_levels(rated, challenge),
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
-        dialogs=[_dialog_result(dialog, by_id[dialog.id], artifacts.event(dialog.id)) for dialog in artifacts.dialogs],
+        trials=trial_figures(artifacts.dialogs, rated),
+        dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
     )
 
 

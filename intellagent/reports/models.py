@@ -180,6 +180,7 @@ class Gate(BaseModel):
     fail_under: float | None
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
+    min_pass_k: dict[int, float] = Field(default_factory=dict)
     gate_on: str = Field(
         default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
     )
@@ -190,7 +191,8 @@ class Gate(BaseModel):
     @property
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given (else there is no gate to show)."""
-        return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy)
+        return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
+                    or self.min_pass_k)
 
 
 class DialogResult(BaseModel):
@@ -211,6 +213,25 @@ class DialogResult(BaseModel):
     judge_error: str | None = Field(default=None, description="Why the judge gave no verdict (the others stand).")
 
 
+class PassK(BaseModel):
+    """pass^k: the estimated chance that all k trials of an event pass."""
+
+    k: int
+    value: float | None = Field(description="The mean over `events` of C(c, k) / C(n, k); None if no event had k.")
+    events: int = Field(description="Events with at least k judged trials.")
+
+
+class TrialFigures(BaseModel):
+    """How repeatable the verdicts were, when every event was played more than once (simulate.trials)."""
+
+    trials: int = Field(description="Trials per event.")
+    pass_k: list[PassK] = Field(description="Overall, for k = 1..trials.")
+    policies: dict[str, list[PassK]] = Field(description="Per policy id, over the trials that tested it.")
+    flipped: int = Field(description="Event × policy pairs on which the trials disagreed.")
+    pairs: int = Field(description="Event × policy pairs with two or more trials that tested the policy.")
+    flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -223,4 +244,5 @@ class Report(BaseModel):
     challenge_levels: list[LevelResult]
     coverage: Coverage
     baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
+    trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
     dialogs: list[DialogResult]

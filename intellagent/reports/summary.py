@@ -33,6 +33,7 @@ def summary_text(result: RunResult) -> str:
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
     ]
+    lines.append(reliability_line(report))
     worst = [p for p in worst_first(report.policies) if p.tested][:WORST]
     if worst:
         lines.append("worst policies:")
@@ -46,6 +47,20 @@ def summary_text(result: RunResult) -> str:
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def reliability_line(report: Report) -> str:
+    """How far the report can be trusted, in one line: what was measured of the evaluation, or that nothing was."""
+    figures = report.trials
+    if figures is None:
+        return "reliability: not measured; one trial per event (--trials K plays each event K times)"
+    curve = ", ".join(f"pass^{point.k} {percent(point.value)}" for point in figures.pass_k)
+    if figures.pairs:
+        flips = (f"verdicts flipped on {figures.flipped} of {figures.pairs} event×policy pairs "
+                 f"({percent(figures.flip_rate)})")
+    else:
+        flips = "no policy was tested in two trials of one event"
+    return f"reliability: {figures.trials} trials per event; {curve}; {flips}"
 
 
 def _scenarios(count: int) -> str:

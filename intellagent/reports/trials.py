@@ -1,0 +1,69 @@
+"""How repeatable the verdicts are when every event is played several times (`simulate.trials`).
+
+pass^k, as τ-bench defines it, is the chance that all k trials of an event pass. From n ≥ k judged
+trials of which c passed, C(c, k) / C(n, k) estimates it without bias: the share of the k-subsets of
+those trials in which every trial passed. A run's pass^k is the mean over its events with at least k
+judged trials. Per policy, a trial counts when the judge found the policy tested in it, and passes
+when no violation of it was found. The flip rate is the share of event × policy pairs with two or more
+such trials on which the trials disagree: the part of the verdict that is luck of the simulation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from math import comb
+
+from intellagent.artifacts import Analysis, Dialog
+from intellagent.reports.models import PassK, TrialFigures
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of pass^k from `n` trials of which `c` passed.
+
+    Raises:
+        ValueError: not 0 ≤ c ≤ n, or not 1 ≤ k ≤ n.
+    """
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"pass^k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+    return comb(c, k) / comb(n, k)
+
+
+def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures | None:
+    """pass^1..pass^K overall and per policy, and the flip rate; None when each event was played once.
+
+    Args:
+        dialogs: every dialog of the run (they say which event and trial they are).
+        rated: the analyses with a verdict (pass or fail).
+    """
+    trials = max((dialog.trial for dialog in dialogs), default=1)
+    if trials < 2:
+        return None
+    event_of = {dialog.id: dialog.event_id for dialog in dialogs}
+    overall: dict[str, list[bool]] = defaultdict(list)  # event → each judged trial passed?
+    per_policy: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))  # policy → event → held?
+    for analysis in rated:
+        event = event_of[analysis.id]
+        overall[event].append(analysis.status == "pass")
+        violated = {violation.policy for violation in analysis.violations}
+        for policy in analysis.tested:
+            per_policy[policy][event].append(policy not in violated)
+    pairs = [held for events in per_policy.values() for held in events.values() if len(held) >= 2]
+    flipped = sum(len(set(held)) > 1 for held in pairs)
+    return TrialFigures(
+        trials=trials,
+        pass_k=_curve(overall, trials),
+        policies={policy: _curve(events, trials) for policy, events in sorted(per_policy.items())},
+        flipped=flipped,
+        pairs=len(pairs),
+        flip_rate=round(flipped / len(pairs), 4) if pairs else None,
+    )
+
+
+def _curve(outcomes: dict[str, list[bool]], trials: int) -> list[PassK]:
+    """pass^k for k = 1..trials, each the mean over the events with at least k trials."""
+    curve = []
+    for k in range(1, trials + 1):
+        estimates = [pass_hat_k(len(held), sum(held), k) for held in outcomes.values() if len(held) >= k]
+        value = round(sum(estimates) / len(estimates), 4) if estimates else None
+        curve.append(PassK(k=k, value=value, events=len(estimates)))
+    return curve
