@@ -64,12 +64,12 @@ class SimulateDeps:
 
 
 def dispatch(state: SimulateState) -> list[Send]:
-    """One dialog per event (run concurrently up to `workers`)."""
+    """One dialog per event and trial (run concurrently up to `workers`)."""
     return [Send("dialog", task) for task in state["tasks"]]
 
 
 async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[str, list[str]]:
-    """Play one event's dialog and record it; a failure is recorded as a dialog with status `error`."""
+    """Play one trial of an event and record its dialog; a failure is recorded as a dialog with status `error`."""
     deps = runtime.context
     event, trial = state["event"], state["trial"]
 
