@@ -5,8 +5,8 @@ text is the reply. Calls go through the run's LLM layer as the `chatbot` role: r
 errors, counted, and cached, so a resumed or replayed run asks the endpoint nothing it already answered.
 Such an endpoint does not report the tools it used internally; the calls it makes on the dialog's world
 through the run's MCP server (whose address it gets in the `X-IntellAgent-MCP` header) are recorded.
-Since that address differs from run to run, a resumed dialog asks such an endpoint again rather than
-replaying answers whose world writes would be missing.
+The address is not part of the cached request, so a re-run or `--replay` still finds the endpoint's
+recorded replies; the world calls it made to write them are not made again.
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ class _EndpointConversation:
     def __init__(self, llm: LLM, session: ChatbotSession) -> None:
         self.llm = llm
         self.session = session
-        self.options = {"extra_headers": {MCP_HEADER: session.mcp_url}} if session.mcp_url else {}
+        self.headers = {MCP_HEADER: session.mcp_url} if session.mcp_url else None
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
         history: list[BaseMessage] = [
             HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in messages
         ]
-        answer = await self.llm.complete(history, step=STEP, **self.options)
+        answer = await self.llm.complete(history, step=STEP, headers=self.headers)
         return with_world_calls(ChatbotReply(content=answer.text), self.session.world)

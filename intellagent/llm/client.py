@@ -126,12 +126,16 @@ class LLM:
             f"{self.parse_retries + 1} tries: {problem}"
         )
 
-    async def complete(self, messages: list[BaseMessage], *, step: str, **options: Any) -> AIMessage:
+    async def complete(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None = None, **options: Any
+    ) -> AIMessage:
         """A raw answer, e.g. with `tools=[...]` bound for native tool calls.
 
         Args:
             messages: the conversation to answer.
             step: 'stage/step' for accounting.
+            headers: HTTP headers sent with the request but not part of its cache key (an address that
+                changes from run to run must not make a recorded answer unreachable).
             **options: request options bound to the model (tools, tool_choice, response_format).
         """
         options = {**self.options, **options}
@@ -146,7 +150,8 @@ class LLM:
                 "run once without --replay to record it"
             )
         self.usage.check_budget()
-        model = self.model.bind(**options) if options else self.model
+        sent = {**options, "extra_headers": headers} if headers else options
+        model = self.model.bind(**sent) if sent else self.model
         try:
             reply = await model.ainvoke(messages)
         except PERMANENT as error:

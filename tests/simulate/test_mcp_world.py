@@ -86,3 +86,9 @@ def test_an_openai_endpoint_acts_on_the_dialogs_world_and_its_calls_are_recorded
     environment = load_environment(config.environment)
     with environment.session(folder / "dialogs/S001.sqlite") as session:
         assert session.get(environment.table("orders"), "A1").status == "cancelled"
+
+    # Played again (another run, another port): the recorded reply is found, as the address is not in its key.
+    (folder / "dialogs.jsonl").unlink()
+    again = simulate(config, folder, script)
+    assert again.exit_code == 0 and dialogs(folder)[0].transcript[2].content == "Done: order A1 cancelled"
+    assert len(seen) == 1  # the endpoint was not asked again
