@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -92,3 +93,22 @@ def test_an_openai_endpoint_acts_on_the_dialogs_world_and_its_calls_are_recorded
     again = simulate(config, folder, script)
     assert again.exit_code == 0 and dialogs(folder)[0].transcript[2].content == "Done: order A1 cancelled"
     assert len(seen) == 1  # the endpoint was not asked again
+
+
+def test_without_the_mcp_extra_an_endpoint_runs_without_a_world_and_the_run_says_so(
+    tmp_path, run_folder, script, server, monkeypatch, caplog
+):
+    monkeypatch.setitem(sys.modules, "intellagent.chatbots.mcp_world", None)  # as if mcp were not installed
+    bodies = []
+
+    def answer(path, body, headers):
+        bodies.append(body)
+        return 200, {"reply": "Noted."}
+
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "ok")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    config = shop_config(tmp_path, chatbot={"type": "http", "url": server(answer)})
+    folder = run_folder(config, [event()])
+    simulate(config, folder, script)
+    assert dialogs(folder)[0].status == "pass" and "mcp_url" not in bodies[0]
+    assert "install the mcp extra (pip install 'intellagent[mcp]')" in caplog.text
