@@ -23,7 +23,7 @@ from intellagent.artifacts import Category, Flow, Policy
 
 # Bounds that keep a small model from listing sub-steps as flows or rambling through one flow.
 MAX_FLOWS = 8
-MAX_POLICIES_PER_FLOW = 15
+MAX_POLICIES_PER_FLOW = 12
 
 
 class TaskAnswer(BaseModel):
