@@ -91,11 +91,23 @@ def _trials(figures: TrialFigures) -> str:
     flips = (f"Verdicts flipped on {figures.flipped} of {figures.pairs} event × policy pairs tested in two or "
              f"more trials ({percent(figures.flip_rate)})." if figures.pairs else
              "No policy was tested in two trials of one event, so no flip could be seen.")
+    heads = "".join(f"<th>pass^{k}</th>" for k in range(1, figures.trials + 1))
+    rows = "".join(
+        f'<tr><td><a href="#policy-{escape(pid)}">{escape(pid)}</a></td>'
+        + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
+        for pid, curve in figures.policies.items()
+    )
     return (
-        f'<section class="panel"><h2>Repeated trials: pass^k</h2>'
+        '<section class="grid two">'
+        f'<div class="panel"><h2>Repeated trials: pass^k</h2>'
         f'<p class="hint">Each event was played {figures.trials} times. pass^k is the chance that all k trials of '
         f"an event pass (τ-bench's estimate, averaged over events). {escape(flips)}</p>"
-        f"{pass_k_chart(figures.pass_k)}</section>"
+        f"{pass_k_chart(figures.pass_k)}</div>"
+        f'<div class="panel"><h2>pass^k per policy</h2>'
+        f'<p class="hint">Over the trials in which the judge found the policy tested; – where no event had k '
+        f"such trials.</p>"
+        f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
+        "</section>"
     )
 
 

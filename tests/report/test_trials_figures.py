@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from intellagent.artifacts import Analysis, Dialog, Violation
 from intellagent.config import ReportConfig
 from intellagent.reports.gate import evaluate_gate
+from intellagent.reports.html import report_html
+from intellagent.reports.inputs import load_artifacts
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.trials import pass_hat_k, trial_figures
 
@@ -86,3 +90,16 @@ def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_re
         "reliability: 3 trials per event; pass^1 83%, pass^2 67%, pass^3 50%; "
         "verdicts flipped on 1 of 2 event×policy pairs (50%)"
     )
+
+
+def test_the_html_report_draws_the_pass_k_curve_and_a_row_per_policy(shop_report, three_trials):
+    result, folder = shop_report
+    artifacts = load_artifacts(folder)
+    analyses = {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+    measured = result.report.model_copy(update={"trials": trial_figures(*three_trials)})
+    html = report_html(measured, artifacts, analyses)
+    assert html.count('aria-label="pass^k against k"') == 1 and "Each event was played 3 times" in html
+    rows = re.findall(r'<tr><td><a href="#policy-(P\d)">P\d</a></td>(.*?)</tr>', html)
+    assert [(pid, re.findall(r">([^<]+)</td>", cells)) for pid, cells in rows] == [
+        ("P1", ["83%", "67%", "50%"]), ("P2", ["100%", "–", "–"])
+    ]
