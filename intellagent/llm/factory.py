@@ -16,6 +16,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import httpx2
 from langchain_core.language_models import BaseChatModel
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
@@ -64,6 +65,10 @@ def build_chat_model(
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
         return script.chat_model(role=role, **common)
+    # Each model gets an HTTP client of its own: LangChain's default one is shared process-wide, and its
+    # pooled connections belong to the event loop of the first run, so a second run in the same process
+    # (evaluate twice, freeze then evaluate) failed with "Event loop is closed".
+    common["http_async_client"] = httpx2.AsyncClient()
     if spec.provider == "azure":
         return AzureChatOpenAI(
             azure_deployment=spec.model,
@@ -107,6 +112,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI
     return _StreamedChat(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
         max_tokens=answer_cap(spec), seed=seed, max_retries=0, streaming=True, stream_usage=True,
+        http_async_client=httpx2.AsyncClient(),  # not the process-wide default: see build_chat_model
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
         timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},

@@ -34,6 +34,8 @@ def server():
     seen: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real providers do: the client pools its connections
+
         def do_POST(self):
             seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             status, body = queue.pop(0)
@@ -84,3 +86,16 @@ def test_bad_key_stops_at_once_without_retrying(server, tmp_path):
     with pytest.raises(PermanentLLMError, match="Incorrect API key"):
         asyncio.run(llm_for(base_url, tmp_path, retries=2).answer([HumanMessage("x")], Answer, step="s/x"))
     assert len(seen) == 1
+
+
+def test_a_second_run_in_the_same_process_gets_its_own_connections(server, tmp_path):
+    """Each asyncio.run is a run (evaluate twice, freeze then evaluate); a client pooled by the first one
+    belongs to a closed event loop."""
+    base_url, queue, seen = server
+    queue += [(200, completion('{"text": "first"}')), (200, completion('{"text": "second"}'))]
+    answers = [
+        asyncio.run(llm_for(base_url, tmp_path / str(run), retries=0).answer([HumanMessage(f"run {run}")], Answer,
+                                                                            step="simulate/user"))
+        for run in (1, 2)
+    ]
+    assert [answer.text for answer in answers] == ["first", "second"] and len(seen) == 2
