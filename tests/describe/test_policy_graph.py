@@ -10,8 +10,9 @@ from intellagent.llm import HTTPError
 
 @pytest.mark.parametrize(("count", "block_size", "calls"), [(10, 1, 10), (30, 1, 30), (10, 4, 3), (30, 4, 8)])
 def test_scoring_calls_grow_linearly_with_the_policies(scripted_config, script, folder, count, block_size, calls):
-    half = count // 2
-    script_document(script, flows={"Orders": rules(half), "Refunds": rules(count - half, start=half + 1)})
+    third = count // 3  # a flow holds at most MAX_POLICIES_PER_FLOW rules
+    script_document(script, flows={"Orders": rules(third), "Refunds": rules(third, start=third + 1),
+                                   "Returns": rules(count - 2 * third, start=2 * third + 1)})
     run_describe(configure(scripted_config, samples=1, edge_block_size=block_size), folder, script)
     assert len(script.calls(schema="EdgeScores")) == calls
     assert len(graph_of(folder)["edges"]) == count * (count - 1) // 2
