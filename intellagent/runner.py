@@ -136,22 +136,45 @@ def run(config: Config, **options: Any) -> RunResult:
     return asyncio.run(execute(config, **options))
 
 
+# The file each stage appends its items to, one record per line, each with a `status`.
+OUTPUTS = {"describe": "scenarios.jsonl", "populate": "events.jsonl", "simulate": "dialogs.jsonl",
+           "report": "analysis.jsonl"}
+
+
 async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
     module = importlib.import_module(f"graphs.{name}")
-    info.stages[name] = StageInfo(started_at=now())
+    stage = info.stages[name] = StageInfo(started_at=now())
+    stage.skipped = len(_statuses(ctx.folder, name))
     _save(ctx.folder, info, ctx.usage)
     try:
         await module.run(ctx)
     except RunAborted:
-        info.stages[name].status = "aborted"
+        stage.status = "aborted"
         raise
     except BaseException:
-        info.stages[name].status = "failed"
+        stage.status = "failed"
         raise
     finally:
-        info.stages[name].finished_at = now()
-    info.stages[name].status = "done"
+        stage.finished_at = now()
+        statuses = _statuses(ctx.folder, name)
+        stage.items, stage.errors = len(statuses), statuses.count("error")
+    stage.status = "done"
     _save(ctx.folder, info, ctx.usage)
+
+
+def _statuses(folder: RunFolder, stage: str) -> list[str]:
+    """The status of every whole record in a stage's output file (none if it is not there yet).
+
+    A line cut short by a crash is not a record: the stage drops it when it resumes.
+    """
+    path = folder.path(OUTPUTS[stage])
+    statuses = []
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        try:
+            statuses.append(json.loads(line).get("status", ""))
+        except ValueError:
+            continue
+    return statuses
 
 
 def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:

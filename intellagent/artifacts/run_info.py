@@ -12,13 +12,14 @@ RunStatus = Literal["running", "done", "gate_failed", "aborted", "failed"]
 
 
 class StageInfo(BaseModel):
-    """How one stage went."""
+    """How one stage went; the counts are of its output file when it last stopped, whatever it did this time."""
 
     status: Literal["running", "done", "aborted", "failed"] = "running"
     started_at: str
     finished_at: str | None = None
-    items: int = 0
-    errors: int = 0
+    items: int = Field(default=0, description="Records in the stage's output file (dialogs.jsonl for simulate, ...).")
+    errors: int = Field(default=0, description="Of those, the records whose status is `error`.")
+    skipped: int = Field(default=0, description="Of those, the records an earlier invocation had already made.")
 
 
 class RunInfo(BaseModel):

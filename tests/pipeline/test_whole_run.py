@@ -16,7 +16,7 @@ from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInf
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
-from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, write_config
+from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
 
 
 def lines(path: Path, model: type) -> list:
@@ -108,3 +108,23 @@ def test_evaluate_inside_a_running_event_loop_says_to_await_aevaluate(tmp_path: 
     with pytest.raises(UsageError, match=r"await intellagent\.aevaluate"):
         asyncio.run(notebook_cell())
     assert not script.requests
+
+
+def test_run_json_counts_each_stages_records_on_a_first_run_and_on_a_resume(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    outputs = {"describe": ("scenarios.jsonl", Scenario), "populate": ("events.jsonl", Event),
+               "simulate": ("dialogs.jsonl", Dialog), "report": ("analysis.jsonl", Analysis)}
+
+    def counts() -> dict[str, tuple[int, int, int]]:
+        info = RunInfo.model_validate_json((folder / "run.json").read_text())
+        return {name: (stage.items, stage.errors, stage.skipped) for name, stage in info.stages.items()}
+
+    intellagent.evaluate(config(), output=folder, script=pipeline_script())
+    records = {name: lines(folder / file, model) for name, (file, model) in outputs.items()}
+    assert counts() == {name: (len(items), sum(i.status == "error" for i in items), 0)
+                        for name, items in records.items()}
+    assert counts()["simulate"][0] == 2  # the figures are the files', not zero
+
+    intellagent.evaluate(config(), output=folder, script=pipeline_script())  # everything is found done
+    assert counts() == {name: (len(items), sum(i.status == "error" for i in items), len(items))
+                        for name, items in records.items()}
