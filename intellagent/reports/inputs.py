@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeVar
 
 import networkx as nx
@@ -27,12 +28,21 @@ class RunArtifacts:
     info: RunInfo | None
 
     def scenario(self, item_id: str) -> Scenario | None:
-        """The scenario of a dialog or event id, if any."""
-        return next((s for s in self.scenarios if s.id == item_id), None)
+        """The scenario of an event id, if any."""
+        return self._scenarios.get(item_id)
 
     def event(self, item_id: str) -> Event | None:
-        """The event of a dialog id, if any."""
-        return next((e for e in self.events if e.id == item_id), None)
+        """The event of that id, if any."""
+        return self._events.get(item_id)
+
+    # By id, so that a report's lookups take the same time per dialog at any size (the first id wins).
+    @cached_property
+    def _scenarios(self) -> dict[str, Scenario]:
+        return {s.id: s for s in reversed(self.scenarios)}
+
+    @cached_property
+    def _events(self) -> dict[str, Event]:
+        return {e.id: e for e in reversed(self.events)}
 
 
 def load_artifacts(folder: RunFolder) -> RunArtifacts:
