@@ -8,6 +8,7 @@ traceback is shown only with --debug.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import logging
 import sys
 from pathlib import Path
@@ -32,6 +33,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message}; see --help")
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("intellagent")
+    except importlib.metadata.PackageNotFoundError:  # a checkout run without installing
+        return "(not installed)"
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `run.py` (and of the installed `intellagent` command)."""
     p = _Parser(
@@ -39,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"intellagent {_version()}")
     p.add_argument("--config", required=True, metavar="CONFIG",
                    help="a config file, or the name of an example config in configs/")
     p.add_argument("--output", type=Path, metavar="DIR", help="run folder (default: results/<config name>)")

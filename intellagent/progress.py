@@ -34,6 +34,11 @@ class _UsageColumn(ProgressColumn):
         return Text(f"{tokens:,} tok ${tally.cost_usd:.4f}{cached}", style="dim")
 
 
+def errors_text(count: int) -> str:
+    """A bar's error count, in words ("1 error", "3 errors")."""
+    return f"{count} error{'' if count == 1 else 's'}"
+
+
 class StageProgress:
     """The bar of one stage."""
 
@@ -48,7 +53,7 @@ class StageProgress:
         self.done += 1
         self.errors += int(error)
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, advance=1, errors=self.errors)
+            self._progress.update(self._task, advance=1, errors=errors_text(self.errors))
 
     def set_total(self, total: int) -> None:
         """Change how many items the stage expects (e.g. when a sample is redrawn)."""
@@ -66,7 +71,7 @@ class RunProgress:
                 TextColumn("{task.description:<9}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("{task.fields[errors]} errors", style="red"),
+                TextColumn("{task.fields[errors]}", style="red"),
                 _UsageColumn(usage),
                 TimeElapsedColumn(),
                 console=console or Console(stderr=True),
@@ -85,5 +90,5 @@ class RunProgress:
         """A new bar for a stage expecting `total` items."""
         if self._progress is None:
             return StageProgress(None, None)
-        task = self._progress.add_task(name, total=total, errors=0, stage=name)
+        task = self._progress.add_task(name, total=total, errors=errors_text(0), stage=name)
         return StageProgress(self._progress, task)

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from intellagent.cli import main, parser
+from intellagent.llm import Usage
+from intellagent.progress import RunProgress
 
 ROOT = Path(__file__).resolve().parents[2]
 
 OPTIONS = ["--config", "--output", "--llm", "--chatbot-llm", "--samples", "--seed", "--workers", "--max-cost",
-           "--replay", "--fresh", "--fail-under", "--baseline", "--debug", "--help"]
+           "--replay", "--fresh", "--fail-under", "--baseline", "--trials", "--gate-on", "--debug", "--help",
+           "--version"]
 
 
 def test_help_documents_every_option():
@@ -55,3 +60,20 @@ def test_run_py_is_the_command_line(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.startswith("error: config file nowhere.yml not found")
+
+
+def test_version_prints_the_installed_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"intellagent {importlib.metadata.version('intellagent')}"
+
+
+@pytest.mark.parametrize(("failed", "shown"), [(0, "0 errors"), (1, "1 error"), (2, "2 errors")])
+def test_a_progress_bar_counts_its_errors_in_words(failed, shown):
+    console = Console(record=True, width=160, force_terminal=False)
+    with RunProgress(Usage(), console=console) as progress:
+        bar = progress.stage("simulate", total=3)
+        for number in range(3):
+            bar.advance(error=number < failed)
+    assert f" {shown} " in console.export_text()
