@@ -30,7 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
-from intellagent.chatbots import ChatbotConversation, ChatbotReply
+from intellagent.chatbots import ChatbotConversation, ChatbotReply, DialogWorld
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
@@ -94,6 +94,7 @@ class DialogDeps:
         greeting: the chatbot's first message.
         max_turns: user turns after which the dialog ends as `incomplete`.
         max_critiques: times the critique may send the dialog back.
+        world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
     """
 
     event: Event
@@ -104,6 +105,7 @@ class DialogDeps:
     greeting: str
     max_turns: int
     max_critiques: int
+    world: DialogWorld | None = None
     started: float = field(default_factory=time.monotonic)
 
     def clock(self) -> float:
@@ -148,8 +150,12 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
         reply = ChatbotReply(content=deps.greeting)
     else:
         reply = await deps.conversation.reply(public_messages(state["transcript"]))
+    # The calls made on the world during the turn that the adapter did not hand back itself (a Python
+    # callable's through its tools, an endpoint's over MCP) come first: they happened; reported ones are
+    # only said to have.
+    ran = deps.world.taken() if deps.world else []
     made = sum(len(message.tool_calls) for message in state["transcript"])
-    calls = [_numbered(call, made + n) for n, call in enumerate(reply.tool_calls, start=1)]
+    calls = [_numbered(call, made + n) for n, call in enumerate([*ran, *reply.tool_calls], start=1)]
     update: Update = {
         "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
         "user_view": [agent_line(reply.content)],

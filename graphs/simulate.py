@@ -116,6 +116,7 @@ async def simulate_event(
             greeting=ctx.config.chatbot.greeting,
             max_turns=ctx.config.simulate.max_turns,
             max_critiques=ctx.config.simulate.max_critiques,
+            world=world,
         )
         played = await run_dialog(deps)
     digest = None

@@ -26,7 +26,6 @@ from intellagent.chatbots.protocol import (
     ChatbotSession,
     ChatMessage,
     reported_reply,
-    with_world_calls,
 )
 from intellagent.errors import UsageError
 
@@ -88,4 +87,4 @@ class _HTTPConversation:
             raise ChatbotError(
                 f"{chatbot.label} answered something that is not JSON: {response.text[:SHOWN_BODY]}"
             ) from None
-        return with_world_calls(reported_reply(answer, text_key="reply", source=chatbot.label), self.session.world)
+        return reported_reply(answer, text_key="reply", source=chatbot.label)

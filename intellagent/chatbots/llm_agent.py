@@ -17,6 +17,7 @@ from pydantic import RootModel
 from intellagent.artifacts import ToolCall
 from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep, describe_tools, step_schema
+from intellagent.chatbots.world import DialogWorld
 from intellagent.llm import LLM
 from intellagent.prompts import render
 from intellagent.simulate.accounting import counted
@@ -56,15 +57,14 @@ class LLMAgent:
         """A conversation on the dialog's database, counted in the dialog's accounting."""
         if session.world is None:
             raise ChatbotError(f"the llm_agent chatbot needs a database, and event {session.id} has none")
-        return _AgentConversation(self, session)
+        return _AgentConversation(self, session.world, counted(self.llm, session.usage))
 
 
 class _AgentConversation:
-    def __init__(self, agent: LLMAgent, session: ChatbotSession) -> None:
+    def __init__(self, agent: LLMAgent, world: DialogWorld, llm: LLM) -> None:
         self.agent = agent
-        self.session = session
-        self.llm = counted(agent.llm, session.usage)
-        self.world = session.world
+        self.world = world
+        self.llm = llm
         self.history: list[BaseMessage] = list(agent.prefix)
         self.seen = 0  # public messages already in the history
 
@@ -99,7 +99,7 @@ class _AgentConversation:
                 raise ChatbotError(f"the chatbot kept calling tools after {len(calls)} calls, though told to reply")
             for request in message.tool_calls:
                 allowed = len(calls) < self.agent.max_tool_steps
-                result = await self._run(request["name"], request["args"]) if allowed else self._refusal()
+                result = await self.world.arun(request["name"], request["args"]) if allowed else self._refusal()
                 self.history.append(ToolMessage(result, tool_call_id=request["id"] or ""))
                 calls.append(
                     ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result)
@@ -115,12 +115,9 @@ class _AgentConversation:
             self.history.append(AIMessage(step.model_dump_json()))
             if isinstance(step, ReplyStep):
                 return ChatbotReply(content=step.message, tool_calls=calls, ends_dialog=self._ended(calls))
-            result = await self._run(step.action, step.arguments)
+            result = await self.world.arun(step.action, step.arguments)
             self.history += render("simulate/chatbot_tool_result", tool=step.action, result=result)
             calls.append(ToolCall(id="", name=step.action, arguments=step.arguments, result=result))
-
-    async def _run(self, name: str, arguments: dict[str, Any]) -> str:
-        return await self.world.arun(name, arguments)  # type: ignore[union-attr]
 
     def _refusal(self) -> str:
         return (

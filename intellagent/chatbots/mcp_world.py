@@ -27,6 +27,7 @@ from intellagent.chatbots.world import DialogWorld
 if TYPE_CHECKING:
     from intellagent.environment import Environment
 
+
 class WorldServer:
     """Serves every running dialog's world at its own MCP address.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from intellagent.chatbots.protocol import MCP_HEADER, ChatbotReply, ChatbotSession, ChatMessage, with_world_calls
+from intellagent.chatbots.protocol import MCP_HEADER, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.llm import LLM
 from intellagent.simulate.accounting import counted
 
@@ -40,7 +40,6 @@ class OpenAIChatbot:
 class _EndpointConversation:
     def __init__(self, llm: LLM, session: ChatbotSession) -> None:
         self.llm = llm
-        self.session = session
         self.headers = {MCP_HEADER: session.mcp_url} if session.mcp_url else None
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
@@ -48,4 +47,4 @@ class _EndpointConversation:
             HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in messages
         ]
         answer = await self.llm.complete(history, step=STEP, headers=self.headers)
-        return with_world_calls(ChatbotReply(content=answer.text), self.session.world)
+        return ChatbotReply(content=answer.text)

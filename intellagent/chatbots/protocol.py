@@ -8,7 +8,7 @@ method that fits it can also be passed as the chatbot through the Python API.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -84,7 +84,12 @@ class ChatbotConversation(Protocol):
 
 @runtime_checkable
 class Chatbot(Protocol):
-    """A chatbot under test: opens one conversation per dialog."""
+    """A chatbot under test: opens one conversation per dialog.
+
+    An adapter whose chatbot reaches its tools over the network sets a class attribute
+    `reaches_world_over_mcp = True` (as the `http` and `openai` ones do): the run then serves each
+    dialog's world over MCP and hands its address in `ChatbotSession.mcp_url`.
+    """
 
     def open(self, session: ChatbotSession) -> ChatbotConversation:
         """Start a conversation for one dialog."""
@@ -131,12 +136,6 @@ def reported_reply(value: Any, *, text_key: str, source: str) -> ChatbotReply:
         for call in reported
     ]
     return ChatbotReply(content=value[text_key], tool_calls=calls)
-
-
-def with_world_calls(reply: ChatbotReply, world: DialogWorld | None) -> ChatbotReply:
-    """The reply with the calls the chatbot made on the dialog's world during its turn put first."""
-    made = world.taken() if world else []
-    return replace(reply, tool_calls=[*made, *reply.tool_calls]) if made else reply
 
 
 def _shape(value: Any) -> str:

@@ -17,14 +17,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from intellagent.chatbots.protocol import (
-    ChatbotError,
-    ChatbotReply,
-    ChatbotSession,
-    ChatMessage,
-    reported_reply,
-    with_world_calls,
-)
+from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSession, ChatMessage, reported_reply
 
 
 class PythonChatbot:
@@ -50,7 +43,6 @@ class PythonChatbot:
 class _CallableConversation:
     def __init__(self, chatbot: PythonChatbot, session: ChatbotSession) -> None:
         self.chatbot = chatbot
-        self.session = session
         self.arguments: dict[str, object] = {}
         if chatbot.takes_session_id:
             self.arguments["session_id"] = session.id
@@ -69,12 +61,16 @@ class _CallableConversation:
                     value = await value
         except Exception as error:
             raise ChatbotError(f"{self.chatbot.name} raised {type(error).__name__}: {error}") from error
-        return with_world_calls(reported_reply(value, text_key="content", source=self.chatbot.name), self.session.world)
+        return reported_reply(value, text_key="content", source=self.chatbot.name)
+
+
+def parameters(function: Callable[..., Any]) -> list[inspect.Parameter]:
+    """A callable's parameters, in order; none for one without a signature (some builtins), called plainly."""
+    try:
+        return list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return []
 
 
 def _accepts(function: Callable[..., Any], name: str) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):  # some builtins have no signature: call them plainly
-        return False
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters(function))

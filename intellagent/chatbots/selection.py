@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from intellagent.chatbots.langgraph_app import LangGraphChatbot
 from intellagent.chatbots.llm_agent import LLMAgent
 from intellagent.chatbots.openai_chat import OpenAIChatbot
 from intellagent.chatbots.protocol import Chatbot
-from intellagent.chatbots.python_callable import PythonChatbot
+from intellagent.chatbots.python_callable import PythonChatbot, parameters
 from intellagent.config import Config
 from intellagent.errors import UsageError
 from intellagent.imports import import_user_module
@@ -74,22 +73,13 @@ def adapt(chatbot: Any) -> Chatbot:
         return LangGraphChatbot(chatbot, name=chatbot.name or "the LangGraph chatbot")
     if callable(chatbot):
         name = getattr(chatbot, "__qualname__", None) or repr(chatbot)
-        if first_parameter(chatbot) == "tools":
+        if [p.name for p in parameters(chatbot)][:1] == ["tools"]:
             return LangGraphChatbot(chatbot, name=name)
         return PythonChatbot(chatbot, name=name)
     raise UsageError(
         f"chatbot= got a {type(chatbot).__name__}; pass a callable, a compiled LangGraph graph, "
         "or an object with an open(session) method"
     )
-
-
-def first_parameter(function: Any) -> str | None:
-    """The name of a callable's first parameter, if it has a signature and parameters."""
-    try:
-        parameters = list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):  # some builtins have no signature
-        return None
-    return parameters[0] if parameters else None
 
 
 def uses_native_tools(config: Config) -> bool:

@@ -68,7 +68,6 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
     )
 
 
-
 def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:
     """The schema of the constraints answer: rules per planned row, each on a column of its table.
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from examples.chatbots import desk, graph_desk
-from intellagent.chatbots import ChatbotSession, DialogWorld
+from intellagent.chatbots import ChatbotReply, ChatbotSession, DialogWorld
 from intellagent.chatbots.http_endpoint import HTTPChatbot
 from intellagent.chatbots.langgraph_app import LangGraphChatbot
 from intellagent.chatbots.mcp_world import WorldServer
@@ -24,14 +24,15 @@ def reservation_status(airline, database) -> str | None:
     return json.loads(found).get("status")
 
 
-async def converse(conversation, says: list[str]) -> list:
+async def converse(conversation, world: DialogWorld, says: list[str]) -> list[ChatbotReply]:
+    """The replies, each with its tool calls as the dialog records them: the world's, then the reported ones."""
     messages = [{"role": "assistant", "content": "Hello! How can I help you today?"}]
     replies = []
     for text in says:
         messages.append({"role": "user", "content": text})
         reply = await conversation.reply(messages)
         messages.append({"role": "assistant", "content": reply.content})
-        replies.append(reply)
+        replies.append(ChatbotReply(content=reply.content, tool_calls=[*world.taken(), *reply.tool_calls]))
     return replies
 
 
@@ -41,7 +42,7 @@ async def talk(airline, tau_db, chatbot, says):
     async with WorldServer(airline).serving() as server:
         with server.hosting("E001", world) as url:
             session = ChatbotSession(id="E001", database=tau_db, usage=Usage(), world=world, mcp_url=url)
-            return await converse(chatbot.open(session), says)
+            return await converse(chatbot.open(session), world, says)
 
 
 @pytest.mark.parametrize("kind", ["python", "langgraph", "http"])

@@ -11,7 +11,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
 
-from intellagent.chatbots import DialogWorld
+from intellagent.chatbots import ChatbotReply, DialogWorld
 from intellagent.environment import Environment, load_environment
 from intellagent.environment import tool as domain_tool
 
@@ -146,3 +146,19 @@ def test_a_tool_that_does_not_finish_in_time_is_answered_with_an_error(tmp_path)
     assert world.call("wait", {"seconds": 0}) == "waited"
     assert [call.result for call in world.taken()] == [late, "waited"]
     assert world.taken() == []
+
+
+def test_calls_of_any_adapter_through_the_sessions_tools_are_recorded(tmp_path, run_folder, script):
+    class OwnAdapter:  # a chatbot passed as an object with open(session), not one of the built-in kinds
+        def open(self, session):
+            self.tools = {t.name: t for t in session.tools}
+            return self
+
+        async def reply(self, messages):
+            found = await self.tools["get_order"].ainvoke({"order_id": "B2"})
+            return ChatbotReply(content=f"Found: {found}")
+
+    _, dialog = play(tmp_path, run_folder, script, OwnAdapter(), user_says=("Where is B2?",))
+    (call,) = dialog.transcript[2].tool_calls
+    assert (call.id, call.name, call.arguments, call.reported) == ("call_1", "get_order", {"order_id": "B2"}, False)
+    assert dialog.transcript[2].content == f"Found: {call.result}" and '"shipped"' in call.result
