@@ -18,7 +18,10 @@ def test_in_process_examples_name_an_importable_chatbot(kind):
     config = load_config(EXAMPLES / f"{kind}.yml")
     assert config.chatbot.type == kind
     chatbot = import_target(config.chatbot.target)
-    assert callable(chatbot)  # the langgraph example is a factory, build(tools)
+    if kind == "langgraph":  # a factory, build(tools), that returns a compiled graph
+        assert hasattr(chatbot([]), "ainvoke")
+    else:
+        assert callable(chatbot)
 
 
 @pytest.mark.parametrize(("kind", "address"), [("http", "chatbot.url"), ("openai", "chatbot.base_url")])
