@@ -3,6 +3,9 @@ the event's database, appended to dialogs.jsonl as it finishes.
 
     START ──dispatch (Send per event and trial still to do)──→ dialog ──→ END
 
+A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
+few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, marked
+with the mutant's name, and mutants.json says how each was made.
 A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet.
 """
 
@@ -11,7 +14,7 @@ from __future__ import annotations
 import operator
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, TypedDict
 
@@ -21,7 +24,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from graphs.dialog import DialogDeps, run_dialog
-from intellagent.artifacts import Dialog, Event
+from intellagent.artifacts import Dialog, Event, PolicyCatalog
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
 from intellagent.context import RunContext, log
@@ -29,6 +32,7 @@ from intellagent.errors import UsageError
 from intellagent.llm import Usage
 from intellagent.simulate.accounting import counted
 from intellagent.simulate.databases import fresh_copy
+from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
 from intellagent.simulate.trials import trial_id, trial_user
 from intellagent.stage import StageItems
 
@@ -37,13 +41,15 @@ if TYPE_CHECKING:
 
 EVENTS = "events.jsonl"
 DIALOGS = "dialogs.jsonl"
+POLICIES = "policies.json"
 
 
 class DialogTask(TypedDict):
-    """One event and trial, sent to the dialog node."""
+    """One event and trial, sent to the dialog node, played by the chatbot or by one of its mutants."""
 
     event: Event
     trial: int
+    mutant: str | None
 
 
 class SimulateState(TypedDict):
@@ -60,6 +66,7 @@ class SimulateDeps:
     ctx: RunContext
     chatbot: Chatbot
     items: StageItems[Dialog]
+    mutants: dict[str, Chatbot] = field(default_factory=dict)
     world_server: WorldServer | None = None
 
 
@@ -71,41 +78,54 @@ def dispatch(state: SimulateState) -> list[Send]:
 async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[str, list[str]]:
     """Play one trial of an event and record its dialog; a failure is recorded as a dialog with status `error`."""
     deps = runtime.context
-    event, trial = state["event"], state["trial"]
+    event, trial, mutant = state["event"], state["trial"], state["mutant"]
+    chatbot = deps.mutants[mutant] if mutant else deps.chatbot
 
     def failed(reason: str) -> Dialog:
-        return Dialog(id=trial_id(event.id, trial), event=event.id, trial=trial, status="error", reason=reason,
-                      policies=event.policies, challenge=event.challenge)
+        return Dialog(id=dialog_id(event.id, trial, mutant), event=event.id, trial=trial, mutant=mutant,
+                      status="error", reason=reason, policies=event.policies, challenge=event.challenge)
 
     recorded = await deps.items.run(
-        lambda: simulate_event(deps.ctx, deps.chatbot, event, trial=trial, world_server=deps.world_server),
+        lambda: simulate_event(deps.ctx, chatbot, event, trial=trial, mutant=mutant, world_server=deps.world_server),
         failed=failed,
     )
     return {"recorded": [recorded.id]}
 
 
+def dialog_id(event_id: str, trial: int, mutant: str | None) -> str:
+    """The id of a trial of an event, or of a mutant's dialog on it."""
+    return mutant_dialog_id(event_id, mutant) if mutant else trial_id(event_id, trial)
+
+
 async def simulate_event(
-    ctx: RunContext, chatbot: Chatbot, event: Event, *, trial: int = 1, world_server: WorldServer | None = None
+    ctx: RunContext,
+    chatbot: Chatbot,
+    event: Event,
+    *,
+    trial: int = 1,
+    mutant: str | None = None,
+    world_server: WorldServer | None = None,
 ) -> Dialog:
     """Copy the event's database for the dialog, play the dialog on it, note the database's digest, and run
     the deterministic checks on what happened.
 
     Args:
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
+        mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
     """
-    dialog_id = trial_id(event.id, trial)
+    played_id = dialog_id(event.id, trial, mutant)
     database = None
     if event.database is not None:
-        database = f"dialogs/{dialog_id}.sqlite"
+        database = f"dialogs/{played_id}.sqlite"
         fresh_copy(ctx.folder.path(event.database), ctx.folder.path(database))
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
     environment = ctx.environment
     path = ctx.folder.path(database) if database else None
     world = DialogWorld(environment, path) if path else None
     with ExitStack() as hosted:
-        mcp_url = hosted.enter_context(world_server.hosting(dialog_id, world)) if world_server and world else None
-        session = ChatbotSession(id=dialog_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
+        mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
+        session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
         deps = DialogDeps(
             event=event,
             policy=environment.policy,
@@ -125,7 +145,7 @@ async def simulate_event(
             digest = environment.digest(db)
     before = ctx.folder.path(event.database) if event.database else None
     checks, findings = run_checks(environment, played.transcript, before=before, database=session.database)
-    return played.model_copy(update={"id": dialog_id, "event": event.id, "trial": trial,
+    return played.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
                                      "usage": usage.report().roles, "database": database, "digest": digest,
                                      "checks": checks, "findings": findings})
 
@@ -148,23 +168,39 @@ async def run(ctx: RunContext) -> None:
     artifact = ctx.folder.jsonl(DIALOGS, Dialog)
     done = {recorded.id for recorded in artifact.load()}
     trials = range(1, ctx.config.simulate.trials + 1)
-    todo = [DialogTask(event=event, trial=trial) for event in events for trial in trials
+    todo = [DialogTask(event=event, trial=trial, mutant=None) for event in events for trial in trials
             if trial_id(event.id, trial) not in done]
+    mutants = await calibration_mutants(ctx, events)
+    limit = ctx.config.calibrate.events_per_mutant
+    todo += [DialogTask(event=event, trial=1, mutant=m.record.name) for m in mutants if m.chatbot is not None
+             for event in mutant_events(m.record, events, limit)
+             if mutant_dialog_id(event.id, m.record.name) not in done]
     if todo:
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
+        playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
         items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo))
-        async with served_world(ctx, chatbot) as world_server:
-            deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, world_server=world_server)
+        async with served_world(ctx, [chatbot, *playing.values()]) as world_server:
+            deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, mutants=playing, world_server=world_server)
             await build_graph().ainvoke(
                 SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers}, context=deps
             )
     artifact.finalize()
 
 
+async def calibration_mutants(ctx: RunContext, events: list[Event]) -> list[PlayableMutant]:
+    """The mutants a calibrated run plays (recorded in mutants.json); none when the run does not calibrate."""
+    if not (ctx.config.calibrate.active or ctx.mutants):
+        return []
+    catalog = ctx.folder.load(POLICIES, PolicyCatalog)
+    if catalog is None:
+        raise UsageError(f"{ctx.folder.path(POLICIES)} not found; calibration needs the describe stage's policies")
+    return await prepare_mutants(ctx, catalog, events, ctx.mutants)
+
+
 @asynccontextmanager
-async def served_world(ctx: RunContext, chatbot: Chatbot) -> AsyncIterator[WorldServer | None]:
-    """The run's MCP server while the stage runs, if the chatbot is an endpoint that may reach the world by it."""
-    if not getattr(chatbot, "reaches_world_over_mcp", False):
+async def served_world(ctx: RunContext, chatbots: list[Chatbot]) -> AsyncIterator[WorldServer | None]:
+    """The run's MCP server while the stage runs, if a chatbot is an endpoint that may reach the world by it."""
+    if not any(getattr(chatbot, "reaches_world_over_mcp", False) for chatbot in chatbots):
         yield None
         return
     try:

@@ -9,11 +9,12 @@ Stage by stage (artifacts in, artifacts out): `intellagent.api.describe`, `popul
 
 from typing import Any
 
-__all__ = ["Config", "Report", "aevaluate", "afreeze", "evaluate", "freeze", "load_config"]
+__all__ = ["Config", "Mutant", "Report", "aevaluate", "afreeze", "evaluate", "freeze", "load_config"]
 
 _EXPORTS = {
     "Config": "intellagent.config",
     "load_config": "intellagent.config",
+    "Mutant": "intellagent.simulate.mutants",
     "Report": "intellagent.reports.models",
     "aevaluate": "intellagent.api",
     "afreeze": "intellagent.api",

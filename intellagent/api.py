@@ -28,9 +28,9 @@ from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
 from intellagent.run_folder import RunFolder
 from intellagent.runner import STAGES, RunResult, execute
+from intellagent.simulate.mutants import Mutant
 
 T = TypeVar("T")
-
 
 
 @dataclass
@@ -47,6 +47,7 @@ async def arun(
     *,
     stages: tuple[str, ...] = STAGES,
     chatbot: Any = None,
+    mutants: dict[str, Mutant] | None = None,
     output: str | Path | None = None,
     scenarios_from: str | Path | None = None,
     fresh: bool = False,
@@ -63,6 +64,8 @@ async def arun(
         chatbot: the chatbot under test as an object — a callable (sync or async) that takes the
             conversation and returns the reply, a compiled LangGraph graph with a `messages` state,
             or a chatbot adapter — instead of the config's `chatbot:`.
+        mutants: chatbots like `chatbot` that each break one rule on purpose, by name, as
+            `Mutant(chatbot, breaks=...)`; the run plays them too and reports whether it caught them.
         output: the run folder (default results/<config name>); an earlier run there is resumed.
         scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`).
         fresh: replace an earlier run in the output folder instead of resuming it (its LLM cache is kept).
@@ -70,7 +73,8 @@ async def arun(
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
-            `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on`, `trials` — as in `apply_overrides`.
+            `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on`, `trials`, `calibrate`,
+            `min_detection` — as in `apply_overrides`.
     """
     settings = apply_overrides(load_config(config), **overrides)
     return await execute(
@@ -82,6 +86,7 @@ async def arun(
         scenarios_from=Path(scenarios_from) if scenarios_from is not None else None,
         script=script,
         chatbot=chatbot,
+        mutants=mutants,
         progress=progress,
     )
 

@@ -65,6 +65,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, metavar="K",
                    help="play every event K times, each with its own seed for the user; reports pass^k and the "
                         "flip rate")
+    p.add_argument("--calibrate", action="store_true", default=None,
+                   help="also play mutants of the chatbot that each break one rule on purpose, and report how many "
+                        "the run caught (automatic for the llm_agent chatbot; see calibrate: in the config)")
+    p.add_argument("--min-detection", type=float, metavar="RATE",
+                   help="exit 1 if the share of mutants caught (0-1) is below RATE (with --calibrate)")
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
                    help="compare --fail-under and the minimums with the pass rate (point) or the low end of its "
                         "95%% interval (lower_bound)")
@@ -111,6 +116,8 @@ def _run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         gate_on=args.gate_on,
         trials=args.trials,
+        calibrate=args.calibrate,
+        min_detection=args.min_detection,
     )
     default_stages = ("simulate", "report") if args.scenarios_from else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else default_stages

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from intellagent.artifacts.policies import Category
 from intellagent.errors import UsageError
@@ -180,6 +180,43 @@ class SimulateConfig(_Strict):
     )
 
 
+MutantName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+
+
+class MutantConfig(ChatbotConfig):
+    """A chatbot like the one under test, but for one rule it breaks on purpose (calibration)."""
+
+    breaks: str = Field(
+        min_length=1,
+        description="The policy it breaks: a policy id (P03), a deterministic check's name, or words of the rule.",
+    )
+
+
+class CalibrateConfig(_Strict):
+    """Seeded violations: mutants of the chatbot that each break one rule, to see whether the run catches them."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Play the mutants beside the chatbot (--calibrate); on too whenever mutants are supplied.",
+    )
+    automatic: list[Literal["omit", "opposite"]] = Field(
+        default_factory=lambda: ["omit", "opposite"],
+        description="llm_agent only: per sampled policy, a mutant whose prompt lacks the rule's passage (omit) "
+        "and one whose prompt states its opposite.",
+    )
+    mutants: dict[MutantName, MutantConfig] = Field(
+        default_factory=dict, description="Mutants you supply: name → a chatbot section plus `breaks`."
+    )
+    events_per_mutant: int = Field(
+        default=2, ge=1, description="Events a mutant plays, among those whose scenario samples its rule."
+    )
+
+    @property
+    def active(self) -> bool:
+        """Whether the run calibrates: asked for, or given mutants to play."""
+        return self.enabled or bool(self.mutants)
+
+
 class ReportConfig(_Strict):
     """Settings of the report stage and of the quality gate."""
 
@@ -200,6 +237,11 @@ class ReportConfig(_Strict):
         default_factory=dict,
         description="Exit 1 when pass^k (the chance that all k trials of an event pass) is below its minimum; "
         "needs simulate.trials >= k.",
+    )
+    min_detection: float | None = Field(
+        default=None, ge=0, le=1,
+        description="Exit 1 when the share of mutants caught is below this (needs --calibrate): the evaluation "
+        "itself is not good enough to trust.",
     )
     gate_on: Literal["point", "lower_bound"] = Field(
         default="point",
@@ -233,6 +275,7 @@ class Config(_Strict):
     populate: PopulateConfig = Field(default_factory=PopulateConfig)
     simulate: SimulateConfig = Field(default_factory=SimulateConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
+    calibrate: CalibrateConfig = Field(default_factory=CalibrateConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
 
     def chatbot_llm(self) -> ModelSpec:
@@ -329,6 +372,8 @@ def apply_overrides(
     min_policy: dict[str, float] | None = None,
     gate_on: str | None = None,
     trials: int | None = None,
+    calibrate: bool | None = None,
+    min_detection: float | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -342,6 +387,8 @@ def apply_overrides(
         min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
         trials: dialogs per event (`simulate.trials`).
+        calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
+        min_detection: the share of mutants caught under which the run exits 1.
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -365,6 +412,10 @@ def apply_overrides(
         data["report"]["gate_on"] = gate_on
     if trials is not None:
         data["simulate"]["trials"] = trials
+    if calibrate is not None:
+        data["calibrate"]["enabled"] = calibrate
+    if min_detection is not None:
+        data["report"]["min_detection"] = min_detection
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

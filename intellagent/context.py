@@ -25,6 +25,7 @@ class RunContext:
     Attributes:
         chatbot: a chatbot object given through the Python API (a callable, a compiled LangGraph
             graph or an adapter); None means the config's `chatbot:` decides.
+        mutants: calibration mutants given through the Python API, by name (`simulate.mutants.Mutant`).
         report: set by the report stage: the report of the run.
         gate_failures: set by the report stage: why the quality gate failed (empty if it passed).
     """
@@ -35,6 +36,7 @@ class RunContext:
     usage: Usage
     progress: RunProgress
     chatbot: Any = None
+    mutants: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
     report: Any = None
     gate_failures: list[str] = field(default_factory=list)

@@ -29,8 +29,9 @@ from intellagent.run_folder import RunFolder
 
 STAGES = ("describe", "populate", "simulate", "report")
 
-# Settings that do not change what the artifacts contain: a run may resume with other values.
-RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report"}
+# Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
+# only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards.
+RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate"}
 
 # The run's LLM cache: every answered request, kept across --fresh so that no work is paid for twice.
 CACHE_FILE = "llm_cache.sqlite"
@@ -68,6 +69,7 @@ async def execute(
     scenarios_from: Path | None = None,
     script: ScriptedLLM | None = None,
     chatbot: Any = None,
+    mutants: dict[str, Any] | None = None,
     progress: bool = True,
     debug: bool = False,
 ) -> RunResult:
@@ -83,6 +85,7 @@ async def execute(
             databases are copied in, and its LLM cache records and replays this run's calls.
         script: the scripted test double, for configs whose provider is `scripted`.
         chatbot: a chatbot object that replaces the config's `chatbot:` (Python API).
+        mutants: calibration mutants by name (`Mutant`s, Python API); giving any makes the run calibrate.
         progress: show the live progress bars.
         debug: keep tracebacks of failed items in the log.
     """
@@ -105,6 +108,7 @@ async def execute(
             usage=usage,
             progress=display,
             chatbot=chatbot,
+            mutants=dict(mutants or {}),
             debug=debug,
         )
         try:

@@ -1,12 +1,14 @@
 """The artifacts a run writes, one typed model per file: the contract between the stages.
 
 describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.sqlite;
-simulate → dialogs.jsonl; report → analysis.jsonl, report.json, report.html, junit.xml.
+simulate → dialogs.jsonl (and mutants.json when calibrating);
+report → analysis.jsonl, report.json, report.html, junit.xml.
 """
 
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
+from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
 from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
 from intellagent.artifacts.run_info import RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
@@ -24,6 +26,9 @@ __all__ = [
     "Finding",
     "Flow",
     "Message",
+    "MutantKind",
+    "MutantList",
+    "MutantRecord",
     "Policy",
     "PolicyCatalog",
     "RunInfo",

@@ -41,5 +41,6 @@ class Analysis(BaseModel):
     violations: list[Violation] = Field(default_factory=list, description="Per source, at most one per policy.")
     checked: list[str] = Field(default_factory=list, description="Policies a deterministic check enforced here.")
     disputed: list[str] = Field(default_factory=list, description="Policies on which the judge and a check disagree.")
+    agreed: list[str] = Field(default_factory=list, description="Policies on which the judge and a check agree.")
     judge_error: str | None = Field(default=None, description="Why the judge gave no verdict (the others stand).")
     source: str = Field(description="Digest of the dialog analysed; a changed dialog is analysed again.")

@@ -67,9 +67,14 @@ class Finding(BaseModel):
 class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
-    id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials.")
+    id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials, "
+                    "or by ~<mutant> for a mutant's dialog.")
     event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
     trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
+    mutant: str | None = Field(
+        default=None,
+        description="The mutant of the chatbot that played it (calibration); None: the chatbot under test.",
+    )
     status: DialogStatus
     reason: str = Field(default="", description="Why it passed or failed, or what went wrong.")
     policies: list[str] = Field(default_factory=list)

@@ -36,21 +36,23 @@ class LLMAgent:
         environment: the domain (policy, tools, databases).
         native_tools: send tools to the API (True) or ask for a JSON choice per step (False).
         max_tool_steps: tool calls allowed between two user messages.
+        policy: the system prompt's policy, when not the domain's own (a calibration mutant's edited copy).
     """
 
-    def __init__(self, *, llm: LLM, environment: Environment, native_tools: bool, max_tool_steps: int) -> None:
+    def __init__(
+        self, *, llm: LLM, environment: Environment, native_tools: bool, max_tool_steps: int, policy: str | None = None
+    ) -> None:
         self.llm = llm
         self.environment = environment
         self.native_tools = native_tools
         self.max_tool_steps = max_tool_steps
         self.ending_tools = {tool.name for tool in environment.tools if tool.ends_dialog}
+        policy = environment.policy if policy is None else policy
         if native_tools:
-            self.prefix: list[BaseMessage] = [SystemMessage(environment.policy)]
+            self.prefix: list[BaseMessage] = [SystemMessage(policy)]
             self.tool_schemas = environment.tool_schemas()
         else:
-            self.prefix = render(
-                "simulate/chatbot_steps", policy=environment.policy, tools=describe_tools(environment.tools)
-            )
+            self.prefix = render("simulate/chatbot_steps", policy=policy, tools=describe_tools(environment.tools))
             self.step_schema = step_schema(environment.tools)
 
     def open(self, session: ChatbotSession) -> _AgentConversation:

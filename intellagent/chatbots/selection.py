@@ -14,7 +14,7 @@ from intellagent.chatbots.llm_agent import LLMAgent
 from intellagent.chatbots.openai_chat import OpenAIChatbot
 from intellagent.chatbots.protocol import Chatbot
 from intellagent.chatbots.python_callable import PythonChatbot, parameters
-from intellagent.config import Config
+from intellagent.config import ChatbotConfig
 from intellagent.errors import UsageError
 from intellagent.imports import import_user_module
 from intellagent.llm import LLM, ModelSpec
@@ -34,29 +34,48 @@ def select_chatbot(ctx: RunContext) -> Chatbot:
     """
     if ctx.chatbot is not None:
         return adapt(ctx.chatbot)
-    config = ctx.config.chatbot
+    return configured_chatbot(ctx, ctx.config.chatbot)
+
+
+def configured_chatbot(ctx: RunContext, config: ChatbotConfig, *, where: str = "chatbot") -> Chatbot:
+    """The chatbot a config section describes (`chatbot:`, or a mutant's under `calibrate.mutants`).
+
+    Args:
+        where: the section's key, named in errors.
+
+    Raises:
+        UsageError: the target cannot be imported or is not a chatbot, or a key is missing.
+    """
     if config.type == "python":
-        function = import_target(config.target or "")
+        function = import_target(config.target or "", where=f"{where}.target")
         if not callable(function):
-            raise UsageError(f"chatbot.target: {config.target} is a {type(function).__name__}, not a callable")
+            raise UsageError(f"{where}.target: {config.target} is a {type(function).__name__}, not a callable")
         return PythonChatbot(function, name=config.target or "")
     if config.type == "langgraph":
-        graph = import_target(config.target or "")
+        graph = import_target(config.target or "", where=f"{where}.target")
         if not (hasattr(graph, "ainvoke") or callable(graph)):
             raise UsageError(
-                f"chatbot.target: {config.target} is a {type(graph).__name__}, not a compiled graph; point it "
+                f"{where}.target: {config.target} is a {type(graph).__name__}, not a compiled graph; point it "
                 "at the result of StateGraph(...).compile(), or at a function build(tools) that returns one"
             )
         return LangGraphChatbot(graph, name=config.target or "")
     if config.type == "http":
         return HTTPChatbot(url=config.url or "", timeout=config.timeout, api_key_env=config.api_key_env)
     if config.type == "openai":
-        return OpenAIChatbot(endpoint_llm(ctx))
+        return OpenAIChatbot(endpoint_llm(ctx, config))
+    return llm_agent(ctx, config)
+
+
+def llm_agent(ctx: RunContext, config: ChatbotConfig, *, policy: str | None = None) -> LLMAgent:
+    """The `llm_agent` chatbot of a config section, on the domain's policy or on the `policy` text given."""
+    spec = config.llm or ctx.config.chatbot_llm()
+    llm = ctx.llms["chatbot"] if spec == ctx.config.chatbot_llm() else ctx.llms.build("chatbot", spec)
     return LLMAgent(
-        llm=ctx.llms["chatbot"],
+        llm=llm,
         environment=ctx.environment,
-        native_tools=uses_native_tools(ctx.config),
+        native_tools=uses_native_tools(config, llm.spec),
         max_tool_steps=ctx.config.simulate.max_tool_steps,
+        policy=policy,
     )
 
 
@@ -82,28 +101,26 @@ def adapt(chatbot: Any) -> Chatbot:
     )
 
 
-def uses_native_tools(config: Config) -> bool:
+def uses_native_tools(config: ChatbotConfig, spec: ModelSpec) -> bool:
     """Whether the llm_agent sends its tools to the API (`auto`: for OpenAI and Azure models)."""
-    setting = config.chatbot.native_tools
-    if setting == "auto":
-        return config.chatbot_llm().provider in NATIVE_TOOL_PROVIDERS
-    return setting == "yes"
+    if config.native_tools == "auto":
+        return spec.provider in NATIVE_TOOL_PROVIDERS
+    return config.native_tools == "yes"
 
 
-def endpoint_llm(ctx: RunContext) -> LLM:
-    """The `openai` chatbot's endpoint as an LLM of the run: cached, counted and budgeted like any role."""
-    config = ctx.config
+def endpoint_llm(ctx: RunContext, config: ChatbotConfig) -> LLM:
+    """An `openai` chatbot's endpoint as an LLM of the run: cached, counted and budgeted like any role."""
     spec = ModelSpec(
         provider="openai",
-        model=config.chatbot.model,
-        base_url=config.chatbot.base_url,
-        api_key_env=config.chatbot.api_key_env,
-        timeout=config.chatbot.timeout,
+        model=config.model,
+        base_url=config.base_url,
+        api_key_env=config.api_key_env,
+        timeout=config.timeout,
     )
     return ctx.llms.build("chatbot", spec)
 
 
-def import_target(target: str) -> Any:
+def import_target(target: str, *, where: str = "chatbot.target") -> Any:
     """The object named by `package.module:attribute`, importable from the current folder too.
 
     Raises:
@@ -111,16 +128,16 @@ def import_target(target: str) -> Any:
     """
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise UsageError(f"chatbot.target {target!r}: write it as package.module:attribute")
+        raise UsageError(f"{where} {target!r}: write it as package.module:attribute")
     if os.getcwd() not in sys.path:  # like uvicorn: the user's own modules are found from where they run
         sys.path.insert(0, os.getcwd())
     module = import_user_module(
-        module_name, where="chatbot.target",
+        module_name, where=where,
         not_found="run from the folder that holds it or add that folder to PYTHONPATH",
     )
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise UsageError(f"chatbot.target: {module_name} has no attribute {attribute}; check the name")
+            raise UsageError(f"{where}: {module_name} has no attribute {attribute}; check the name")
         value = getattr(value, part)
     return value

@@ -11,8 +11,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
 
     Args:
         report: the run's report, compared with its baseline already when one is set.
-        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `gate_on`, `baseline`,
-            `significance`.
+        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_pass_k`, `min_detection`,
+            `gate_on`, `baseline`, `significance`.
     """
     failures = []
 
@@ -35,6 +35,13 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
     for k, minimum in sorted(settings.min_pass_k.items()):
         failures += _pass_k_shortfall(report, k, minimum)
+    if settings.min_detection is not None:
+        if report.calibration is None:
+            failures.append(f"report.min_detection {settings.min_detection:g} is set, but no mutant was played; "
+                            "run with --calibrate (or supply mutants)")
+        else:
+            failures += below("detection of seeded violations", report.calibration.detection,
+                              settings.min_detection, "report.min_detection", "mutants caught")
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:
@@ -48,6 +55,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         min_category=dict(settings.min_category),
         min_policy=dict(settings.min_policy),
         min_pass_k=dict(settings.min_pass_k),
+        min_detection=settings.min_detection,
         gate_on=settings.gate_on,
         baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,

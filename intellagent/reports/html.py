@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
-from intellagent.artifacts import Analysis
+from intellagent.artifacts import Analysis, MutantRecord
 from intellagent.reports.charts import (
     coverage_bars,
     group_bars,
@@ -23,12 +23,14 @@ from intellagent.reports.charts import (
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import BaselineComparison, PolicyResult, Rate, Report, TrialFigures
+from intellagent.reports.models import BaselineComparison, Calibration, PolicyResult, Rate, Report, TrialFigures
 from intellagent.reports.summary import reliability_line
-from intellagent.reports.text import percent
+from intellagent.reports.text import one_line, percent
 
 TEMPLATE = Path(__file__).with_name("report.html")
 
+# A caught mutant is the instrument passing its test; one it missed is the instrument failing.
+OUTCOME_BADGES = {"caught": "pass", "missed": "fail", "unjudged": "incomplete", "error": "error"}
 STATUS_WORDS = {"pass": "passed", "fail": "failed", "incomplete": "incomplete", "error": "error"}
 
 
@@ -40,6 +42,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _charts(report),
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
+        _calibration(report.calibration, artifacts) if report.calibration else "",
         _policy_table(report),
         _dialogs(report, artifacts, analyses),
         _footer(report),
@@ -93,7 +96,7 @@ def _trials(figures: TrialFigures) -> str:
              "No policy was tested in two trials of one event, so no flip could be seen.")
     heads = "".join(f"<th>pass^{k}</th>" for k in range(1, figures.trials + 1))
     rows = "".join(
-        f'<tr><td><a href="#policy-{escape(pid)}">{escape(pid)}</a></td>'
+        f"<tr><td>{_policy_link(pid)}</td>"
         + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
         for pid, curve in figures.policies.items()
     )
@@ -109,6 +112,38 @@ def _trials(figures: TrialFigures) -> str:
         f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
         "</section>"
     )
+
+
+def _calibration(calibration: Calibration, artifacts: RunArtifacts) -> str:
+    detection, alarms = calibration.detection, calibration.false_alarms
+    changes = {record.name: record for record in artifacts.mutants}
+    rows = "".join(
+        f'<tr><td>{escape(m.name)}</td><td>{", ".join(_policy_link(p) for p in m.policies)}</td>'
+        f'<td><span class="badge {OUTCOME_BADGES[m.outcome]}">{m.outcome}</span></td>'
+        f'<td>{escape(", ".join(m.caught_in or m.dialogs))}</td><td>{escape(", ".join(m.caught_by))}</td>'
+        f"<td>{_change(changes.get(m.name), m.reason)}</td></tr>"
+        for m in calibration.mutants
+    )
+    return (
+        '<section class="panel"><h2>Seeded violations</h2>'
+        f'<p class="hint">Mutants of the chatbot each broke one rule on purpose. Caught: '
+        f"{detection.passed} of {detection.total} judged mutants ({percent(detection.rate)}, {_interval(detection)}). "
+        f"False alarms on the chatbot under test: {alarms.count} of {alarms.total} tests of the mutated rules "
+        f"({percent(alarms.rate)}; an upper bound, since the chatbot may really break them).</p>"
+        '<table class="compact"><thead><tr><th>Mutant</th><th>Breaks</th><th>Outcome</th><th>Dialogs</th>'
+        f"<th>Caught by</th><th>How it was made</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _policy_link(policy_id: str) -> str:
+    return f'<a href="#policy-{escape(policy_id)}">{escape(policy_id)}</a>'
+
+
+def _change(record: MutantRecord | None, reason: str) -> str:
+    if reason or record is None or record.removed is None:
+        return escape(reason or "supplied")
+    removed = f"<del>{escape(one_line(record.removed, 160))}</del>"
+    return removed + (f" <ins>{escape(one_line(record.inserted, 160))}</ins>" if record.inserted else "")
 
 
 def _card(title: str, figure: str, note: str, extra: str = "", css: str = "") -> str:
@@ -169,7 +204,7 @@ def _baseline(comparison: BaselineComparison) -> str:
     changed = [c for c in comparison.policies if c.change or c.significantly_worse]
     rows = "".join(
         f'<tr class="{"worse" if c.significantly_worse else ""}">'
-        f'<td><a href="#policy-{escape(c.id)}">{escape(c.id)}</a></td>'
+        f"<td>{_policy_link(c.id)}</td>"
         f"<td>{c.before.passed}/{c.before.total}</td><td>{c.after.passed}/{c.after.total}</td>"
         f'<td>{"–" if c.change is None else f"{c.change * 100:+.0f} pts"}</td><td>{c.p_value:.3f}</td></tr>'
         for c in sorted(changed, key=lambda c: (c.p_value, c.id))

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import Dialog, Event, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import Dialog, Event, MutantList, MutantRecord, PolicyCatalog, RunInfo, Scenario
 from intellagent.errors import UsageError
 from intellagent.run_folder import RunFolder
 
@@ -18,7 +18,11 @@ T = TypeVar("T", Scenario, Event, Dialog)
 
 @dataclass
 class RunArtifacts:
-    """The artifacts of describe, populate and simulate, plus run.json."""
+    """The artifacts of describe, populate and simulate, plus run.json.
+
+    `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
+    figure of the chatbot ever counts a mutant's dialog.
+    """
 
     catalog: PolicyCatalog
     graph: nx.Graph
@@ -26,6 +30,8 @@ class RunArtifacts:
     events: list[Event]
     dialogs: list[Dialog]
     info: RunInfo | None
+    mutants: list[MutantRecord] = field(default_factory=list)
+    mutant_dialogs: list[Dialog] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -56,13 +62,17 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
     assert catalog is not None  # checked above
     events = _latest(folder.jsonl("events.jsonl", Event).load())
     by_id = {event.id: event for event in events}
+    dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(folder.jsonl("dialogs.jsonl", Dialog).load())]
+    mutants = folder.load("mutants.json", MutantList)
     return RunArtifacts(
         catalog=catalog,
         graph=load_graph(folder),
         scenarios=_latest(folder.jsonl("scenarios.jsonl", Scenario).load()),
         events=events,
-        dialogs=[_with_event(d, by_id.get(d.id)) for d in _latest(folder.jsonl("dialogs.jsonl", Dialog).load())],
+        dialogs=[d for d in dialogs if d.mutant is None],
         info=folder.load("run.json", RunInfo),
+        mutants=mutants.mutants if mutants else [],
+        mutant_dialogs=[d for d in dialogs if d.mutant is not None],
     )
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, Dialog, Event, Policy, RunInfo
 from intellagent.llm import UsageReport
 from intellagent.reports.analysis import RATED
+from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.models import (
@@ -45,7 +46,7 @@ def build_report(
 
     Args:
         artifacts: the earlier stages' artifacts.
-        analyses: one analysis per dialog.
+        analyses: one analysis per dialog (the mutants' too, in a calibrated run).
         name: the run's name.
         strong_edge: graph weight from which a policy pair counts as strongly linked.
         usage: calls, tokens, cost and time of the run.
@@ -81,6 +82,8 @@ def build_report(
         challenge_levels=challenge_levels(rated, challenge),
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
         trials=trial_figures(artifacts.dialogs, rated),
+        calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
+        agreement=agreement(analyses),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
     )
 

@@ -27,11 +27,29 @@ class Rate(BaseModel):
     @classmethod
     def of(cls, passed: int, total: int) -> Rate:
         """The rate of `passed` out of `total`, rounded to four places for a stable file."""
-        interval = wilson_interval(passed, total)
-        if interval is None:
-            return cls(passed=passed, total=total)
-        return cls(passed=passed, total=total, rate=round(passed / total, 4),
-                   low=round(interval[0], 4), high=round(interval[1], 4))
+        return cls(passed=passed, total=total, **_estimate(passed, total))
+
+
+class Share(BaseModel):
+    """How often something happened (a false alarm, an agreement): counts, share and 95% Wilson interval."""
+
+    count: int
+    total: int
+    rate: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, count: int, total: int) -> Share:
+        """The share of `count` out of `total`, rounded to four places for a stable file."""
+        return cls(count=count, total=total, **_estimate(count, total))
+
+
+def _estimate(count: int, total: int) -> dict[str, float]:
+    interval = wilson_interval(count, total)
+    if interval is None:
+        return {}
+    return {"rate": round(count / total, 4), "low": round(interval[0], 4), "high": round(interval[1], 4)}
 
 
 class StageUsage(Tally):
@@ -181,6 +199,7 @@ class Gate(BaseModel):
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
     min_pass_k: dict[int, float] = Field(default_factory=dict)
+    min_detection: float | None = None
     gate_on: str = Field(
         default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
     )
@@ -192,7 +211,7 @@ class Gate(BaseModel):
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given (else there is no gate to show)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k)
+                    or self.min_pass_k or self.min_detection is not None)
 
 
 class DialogResult(BaseModel):
@@ -232,6 +251,41 @@ class TrialFigures(BaseModel):
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
 
 
+class MutantResult(BaseModel):
+    """One mutant of a calibrated run, and whether the run caught it."""
+
+    name: str
+    kind: str = Field(description="omit, opposite (automatic, llm_agent) or supplied.")
+    policies: list[str] = Field(description="The policies it breaks.")
+    outcome: Literal["caught", "missed", "unjudged", "error"] = Field(
+        description="caught: a dialog of it recorded a violation of one of its policies; missed: its judged dialogs "
+        "did not; unjudged: none of its dialogs got a verdict; error: it could not be made (see reason)."
+    )
+    dialogs: list[str] = Field(description="Its dialogs' ids.")
+    caught_in: list[str] = Field(default_factory=list, description="The dialogs that recorded the violation.")
+    caught_by: list[str] = Field(default_factory=list, description="Who recorded it: judge and/or check names.")
+    reason: str = ""
+
+
+class PolicyDetection(BaseModel):
+    """How many of the mutants that break one policy the run caught."""
+
+    policy: str
+    detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
+
+
+class Calibration(BaseModel):
+    """Seeded violations: whether the run notices a chatbot that breaks a rule on purpose."""
+
+    mutants: list[MutantResult]
+    detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
+    policies: list[PolicyDetection] = Field(description="Detection per mutated policy.")
+    false_alarms: Share = Field(
+        description="On the chatbot under test: violations recorded among the tests of the mutated policies. The "
+        "chatbot may really break them, so this bounds the false alarms from above."
+    )
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -245,4 +299,10 @@ class Report(BaseModel):
     coverage: Coverage
     baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
     trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
+    calibration: Calibration | None = Field(default=None, description="Set when the run played mutants.")
+    agreement: Share | None = Field(
+        default=None,
+        description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "
+        "the two gave the same verdict (None when they never both ruled).",
+    )
     dialogs: list[DialogResult]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import Report
+from intellagent.reports.models import Calibration, Report, TrialFigures
 from intellagent.reports.text import one_line, percent
 
 if TYPE_CHECKING:
@@ -50,17 +50,40 @@ def summary_text(result: RunResult) -> str:
 
 
 def reliability_line(report: Report) -> str:
-    """How far the report can be trusted, in one line: what was measured of the evaluation, or that nothing was."""
-    figures = report.trials
+    """How far the report can be trusted, in one line: what was measured of the evaluation, and what was not."""
+    parts = [_repeatability(report.trials), _detection(report.calibration)]
+    if report.agreement is not None:
+        agreement = report.agreement
+        parts.append(f"judge and checks agreed on {agreement.count} of {agreement.total} policy verdicts "
+                     f"({percent(agreement.rate)})")
+    if report.trials is None and report.calibration is None:
+        parts[0] = "not measured; " + parts[0]
+    return "reliability: " + "; ".join(parts)
+
+
+def _repeatability(figures: TrialFigures | None) -> str:
     if figures is None:
-        return "reliability: not measured; one trial per event (--trials K plays each event K times)"
+        return "one trial per event (--trials K plays each event K times)"
     curve = ", ".join(f"pass^{point.k} {percent(point.value)}" for point in figures.pass_k)
     if figures.pairs:
         flips = (f"verdicts flipped on {figures.flipped} of {figures.pairs} event×policy pairs "
                  f"({percent(figures.flip_rate)})")
     else:
         flips = "no policy was tested in two trials of one event"
-    return f"reliability: {figures.trials} trials per event; {curve}; {flips}"
+    return f"{figures.trials} trials per event; {curve}; {flips}"
+
+
+def _detection(calibration: Calibration | None) -> str:
+    if calibration is None:
+        return "no seeded violations (--calibrate plays mutants that break a rule on purpose)"
+    detection, alarms = calibration.detection, calibration.false_alarms
+    if not detection.total:
+        return f"seeded violations: none of {len(calibration.mutants)} mutants got a verdict"
+    caught = (f"seeded violations caught in {detection.passed} of {detection.total} mutants "
+              f"({percent(detection.rate)}, 95% CI {percent(detection.low)}–{percent(detection.high)})")
+    if not alarms.total:
+        return f"{caught}; the chatbot itself was never judged on those rules, so false alarms are unknown"
+    return f"{caught}; false alarms on {alarms.count} of {alarms.total} tests of those rules ({percent(alarms.rate)})"
 
 
 def _scenarios(count: int) -> str:

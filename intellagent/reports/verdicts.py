@@ -3,7 +3,8 @@
 A check's finding is a violation of every policy the check enforces (describe's mapping), with its
 evidence. The judge rules on every policy. Where a check enforces a policy and the judge tested it,
 they may disagree (the check found a breach the judge calls held, or the reverse): both violations
-are kept and the policy is marked disputed. When the judge's answer failed, the simulation's verdict
+are kept and the policy is marked disputed; where they gave the same verdict it is marked agreed,
+which the report counts as the two judges' agreement. When the judge's answer failed, the simulation's verdict
 stands beside the checks' findings, with the failure recorded.
 """
 
@@ -38,13 +39,16 @@ def combine(
         tested = set(broken_by_checks)
         violations = by_checks
         disputed: list[str] = []
+        agreed: list[str] = []
         status = _standing(dialog, violations)
     else:
         by_judge = judged.violations
         broken_by_judge = {v.policy for v in by_judge}
         tested = set(judged.tested) | broken_by_checks
         violations = by_checks + by_judge
-        disputed = [p for p in checked if p in judged.tested and (p in broken_by_checks) != (p in broken_by_judge)]
+        compared = [p for p in checked if p in judged.tested]
+        disputed = [p for p in compared if (p in broken_by_checks) != (p in broken_by_judge)]
+        agreed = [p for p in compared if p not in disputed]
         status = "fail" if violations else "pass"
     return Analysis(
         id=dialog.id,
@@ -54,6 +58,7 @@ def combine(
         violations=sorted(violations, key=lambda v: (dialog.policies.index(v.policy), v.source != "check")),
         checked=checked,
         disputed=disputed,
+        agreed=agreed,
         judge_error=judge_error,
         source=dialog_digest(dialog),
     )

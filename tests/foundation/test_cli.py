@@ -17,8 +17,8 @@ from intellagent.progress import RunProgress
 ROOT = Path(__file__).resolve().parents[2]
 
 OPTIONS = ["--config", "--output", "--llm", "--chatbot-llm", "--samples", "--seed", "--workers", "--max-cost",
-           "--replay", "--fresh", "--fail-under", "--baseline", "--trials", "--gate-on", "--debug", "--help",
-           "--version"]
+           "--replay", "--fresh", "--fail-under", "--baseline", "--trials", "--gate-on", "--calibrate",
+           "--min-detection", "--debug", "--help", "--version"]
 
 
 def test_help_documents_every_option():
@@ -37,6 +37,7 @@ def test_help_documents_every_option():
         (["--config", "airline.yml", "--samples", "zero"], "invalid int value"),
         (["--config", "airline.yml", "--fail-under", "1.5"], "report.fail_under"),
         (["--config", "airline.yml", "--stages", "judge"], "unknown stage"),
+        (["--config", "airline.yml", "--min-detection", "2"], "report.min_detection"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(argv, expected, capsys, tmp_path):

@@ -82,13 +82,15 @@ def test_min_pass_k_gates_on_the_curve_and_says_when_it_was_not_measured(shop_re
 def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_report, three_trials):
     report = shop_report[0].report
     assert reliability_line(report) == (
-        "reliability: not measured; one trial per event (--trials K plays each event K times)"
+        "reliability: not measured; one trial per event (--trials K plays each event K times); "
+        "no seeded violations (--calibrate plays mutants that break a rule on purpose)"
     )
     assert "reliability: not measured" in shop_report[1].path("report.html").read_text()
     measured = report.model_copy(update={"trials": trial_figures(*three_trials)})
     assert reliability_line(measured) == (
         "reliability: 3 trials per event; pass^1 83%, pass^2 67%, pass^3 50%; "
-        "verdicts flipped on 1 of 2 event×policy pairs (50%)"
+        "verdicts flipped on 1 of 2 event×policy pairs (50%); "
+        "no seeded violations (--calibrate plays mutants that break a rule on purpose)"
     )
 
 

@@ -123,4 +123,4 @@ def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
 )
 def test_native_tools_auto_means_yes_for_openai_models_only(tmp_path, llm, setting, native):
     config = shop_config(tmp_path, chatbot={"llm": llm, "native_tools": setting})
-    assert uses_native_tools(config) is native
+    assert uses_native_tools(config.chatbot, config.chatbot_llm()) is native

@@ -1,0 +1,85 @@
+"""How far the instrument can be trusted: whether it catches rules broken on purpose, and whether its judges agree.
+
+- **Detection.** A mutant is caught when one of its dialogs with a verdict records a violation of a
+  policy it breaks. Detection is the share of mutants caught among those with such a dialog, overall
+  and per policy (a mutant counts for every policy it breaks), with 95% Wilson intervals.
+- **False alarms.** On the chatbot under test, the tests of the mutated policies (a dialog with a
+  verdict × a mutated policy it tested) that record a violation. The chatbot may really break those
+  rules, so this bounds the instrument's false alarms from above.
+- **Agreement.** Of the policies that a deterministic check enforced and the judge tested in one
+  dialog, the share on which both gave the same verdict; over every dialog with a verdict, the
+  mutants' too, since it measures the instrument and not the chatbot.
+"""
+
+from __future__ import annotations
+
+from intellagent.artifacts import Analysis, Dialog, MutantRecord
+from intellagent.reports.analysis import RATED
+from intellagent.reports.models import Calibration, MutantResult, PolicyDetection, Rate, Share
+
+
+def calibration(
+    mutants: list[MutantRecord], mutant_dialogs: list[Dialog], dialogs: list[Dialog], analyses: dict[str, Analysis]
+) -> Calibration | None:
+    """Detection per mutant, per policy and overall, and the false alarms; None when no mutant was made.
+
+    Args:
+        mutants: mutants.json's records.
+        mutant_dialogs: the mutants' dialogs.
+        dialogs: the chatbot's own dialogs.
+        analyses: every dialog's analysis, by dialog id.
+    """
+    if not mutants:
+        return None
+    results = [_outcome(record, [d for d in mutant_dialogs if d.mutant == record.name], analyses)
+               for record in mutants]
+    judged = [result for result in results if result.outcome in ("caught", "missed")]
+    mutated = sorted({policy for result in judged for policy in result.policies})
+    per_policy = []
+    for policy in mutated:
+        breaking = [result for result in judged if policy in result.policies]
+        per_policy.append(PolicyDetection(
+            policy=policy, detection=Rate.of(sum(r.outcome == "caught" for r in breaking), len(breaking))
+        ))
+    return Calibration(
+        mutants=results,
+        detection=Rate.of(sum(result.outcome == "caught" for result in judged), len(judged)),
+        policies=per_policy,
+        false_alarms=_false_alarms(set(mutated), dialogs, analyses),
+    )
+
+
+def _outcome(record: MutantRecord, dialogs: list[Dialog], analyses: dict[str, Analysis]) -> MutantResult:
+    result = MutantResult(name=record.name, kind=record.kind, policies=record.policies, outcome="error",
+                          dialogs=[d.id for d in dialogs], reason=record.reason)
+    if record.status == "error":
+        return result
+    rated = [analyses[d.id] for d in dialogs if d.id in analyses and analyses[d.id].status in RATED]
+    caught = {a.id: [v for v in a.violations if v.policy in record.policies] for a in rated}
+    result.caught_in = [dialog for dialog, found in caught.items() if found]
+    result.caught_by = sorted({v.check or v.source for found in caught.values() for v in found})
+    result.outcome = "caught" if result.caught_in else "missed" if rated else "unjudged"
+    if result.outcome == "unjudged":
+        result.reason = "none of its dialogs got a verdict" if dialogs else "no event samples its policies"
+    return result
+
+
+def _false_alarms(mutated: set[str], dialogs: list[Dialog], analyses: dict[str, Analysis]) -> Share:
+    alarms = tests = 0
+    for dialog in dialogs:
+        analysis = analyses.get(dialog.id)
+        if analysis is None or analysis.status not in RATED:
+            continue
+        violated = {violation.policy for violation in analysis.violations}
+        for policy in mutated.intersection(analysis.tested):
+            tests += 1
+            alarms += policy in violated
+    return Share.of(alarms, tests)
+
+
+def agreement(analyses: list[Analysis]) -> Share | None:
+    """How often the judge and the checks agreed where both ruled on a policy; None when they never did."""
+    rated = [analysis for analysis in analyses if analysis.status in RATED]
+    agreed = sum(len(analysis.agreed) for analysis in rated)
+    compared = agreed + sum(len(analysis.disputed) for analysis in rated)
+    return Share.of(agreed, compared) if compared else None

@@ -1,0 +1,208 @@
+"""Calibration's mutants: the chatbot under test with one rule broken on purpose, to see whether the run catches it.
+
+- **Automatic** (the `llm_agent` chatbot, `calibrate.automatic`): for every policy the run's events
+  sample, `omit-<id>` is the agent with the rule's passage taken out of its policy document, and
+  `opposite-<id>` the agent with that passage replaced by the rule reversed, written by the `policies`
+  model (one reversed instruction is a task a small model does well; a rewritten paragraph is not).
+  The passage is the document's block — a list item, a paragraph, a table row — that covers most of
+  the rule's words; words are compared by their first `STEM` letters, so that "confirm" and
+  "confirmation" match. A rule no block covers to `MIN_COVERAGE` gets no automatic mutant, and the
+  record says why.
+- **Supplied** (`calibrate.mutants`, or `mutants=` in the API): any chatbot, with `breaks` naming a
+  policy id, a deterministic check (the policies it enforces) or words of the rule's text (every
+  policy whose text contains them).
+
+A mutant plays up to `calibrate.events_per_mutant` of the events whose scenario samples one of its
+policies, once each; it is caught when a dialog of it records a violation of one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from intellagent.artifacts import Event, MutantList, MutantRecord, Policy, PolicyCatalog
+from intellagent.chatbots import Chatbot, adapt
+from intellagent.chatbots.selection import configured_chatbot, llm_agent
+from intellagent.context import log
+from intellagent.errors import failure_reason
+from intellagent.llm import LLMError
+from intellagent.prompts import render
+
+if TYPE_CHECKING:
+    from intellagent.context import RunContext
+
+MUTANTS = "mutants.json"
+STEM = 5
+MIN_COVERAGE = 0.4
+# Words too common in policy documents to say which passage states a rule.
+_COMMON = frozenset({"that", "this", "with", "from", "they", "their", "them", "will", "must", "when", "have",
+                     "been", "only", "user", "users", "any", "the", "and", "for", "not", "are", "you", "your", "can"})
+_WORD = re.compile(r"[a-z0-9$%]+")
+# A line that starts a block of its own: a list item, a heading, a table row.
+_BLOCK_START = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|#{1,6}\s|\|)")
+
+
+@dataclass
+class Mutant:
+    """A mutant supplied through the API: a chatbot like the one under test that breaks one rule on purpose.
+
+    Args:
+        chatbot: anything `chatbot=` takes (a callable, a compiled LangGraph graph, an adapter).
+        breaks: the policy it breaks: a policy id (P03), a deterministic check's name, or words of the rule.
+    """
+
+    chatbot: Any
+    breaks: str
+
+
+@dataclass
+class PlayableMutant:
+    """A mutant's record (mutants.json) and, when it could be made, the chatbot that plays it."""
+
+    record: MutantRecord
+    chatbot: Chatbot | None
+
+
+class OppositeRule(BaseModel):
+    """One rule of a policy, reversed."""
+
+    opposite: str = Field(min_length=1, description="The instruction that reverses the rule, in one or two sentences.")
+
+
+def mutant_dialog_id(event_id: str, mutant: str) -> str:
+    """The id of a mutant's dialog on an event."""
+    return f"{event_id}~{mutant}"
+
+
+def resolve_breaks(catalog: PolicyCatalog, breaks: str) -> list[str]:
+    """The ids of the policies `breaks` names: an id, a check's name, or words found in the rules' text."""
+    wanted = breaks.strip()
+    if any(policy.id == wanted for policy in catalog.policies):
+        return [wanted]
+    if wanted in catalog.checks:
+        return list(catalog.checks[wanted])
+    return [policy.id for policy in catalog.policies if wanted.lower() in policy.text.lower()]
+
+
+def blocks(document: str) -> list[tuple[int, int]]:
+    """The document's blocks as [start, end) line ranges: list items with their continuation lines,
+    paragraphs, headings, table rows."""
+    lines = document.splitlines()
+    found: list[tuple[int, int]] = []
+    start: int | None = None
+    for number, line in enumerate([*lines, ""]):
+        starts_block = not line.strip() or _BLOCK_START.match(line) is not None
+        after_one_liner = start is not None and lines[start].lstrip().startswith(("#", "|"))
+        if starts_block or after_one_liner:
+            if start is not None:
+                found.append((start, number))
+            start = number if line.strip() else None
+        elif start is None:
+            start = number
+    return found
+
+
+def _stems(text: str) -> set[str]:
+    return {word[:STEM] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _COMMON}
+
+
+def rule_passage(document: str, rule: str) -> tuple[int, int] | None:
+    """The block that states the rule: the one covering most of its words, if it covers `MIN_COVERAGE`."""
+    wanted = _stems(rule)
+    if not wanted:
+        return None
+    lines = document.splitlines()
+    scored = [(len(wanted & _stems("\n".join(lines[a:b]))) / len(wanted), (a, b)) for a, b in blocks(document)]
+    coverage, best = max(scored, default=(0.0, None), key=lambda item: item[0])
+    return best if coverage >= MIN_COVERAGE else None
+
+
+def _replaced(document: str, span: tuple[int, int], passage: str | None) -> str:
+    lines = document.splitlines()
+    inserted = [] if passage is None else passage.splitlines()
+    return "\n".join([*lines[: span[0]], *inserted, *lines[span[1] :]]) + "\n"
+
+
+async def automatic_mutants(ctx: RunContext, policies: list[Policy]) -> list[PlayableMutant]:
+    """The `llm_agent`'s automatic mutants of each policy, per `calibrate.automatic`."""
+    document = ctx.environment.policy
+    lines = document.splitlines()
+    made: list[PlayableMutant] = []
+    for policy in policies:
+        span = rule_passage(document, policy.text)
+        for kind in ctx.config.calibrate.automatic:
+            record = MutantRecord(name=f"{kind}-{policy.id}", kind=kind, breaks=policy.id, policies=[policy.id])
+            if span is None:
+                record.status, record.reason = "error", "no passage of the policy document states this rule clearly"
+                made.append(PlayableMutant(record, None))
+                continue
+            record.removed = "\n".join(lines[span[0] : span[1]])
+            if kind == "opposite":
+                try:
+                    record.inserted = await _opposite(ctx, policy)
+                except LLMError as error:
+                    record.status, record.reason = "error", f"its opposite was not written: {failure_reason(error)}"
+                    made.append(PlayableMutant(record, None))
+                    continue
+            prompt = _replaced(document, span, record.inserted)
+            made.append(PlayableMutant(record, llm_agent(ctx, ctx.config.chatbot, policy=prompt)))
+    return made
+
+
+async def _opposite(ctx: RunContext, policy: Policy) -> str:
+    """The rule reversed, as an instruction (the `policies` model writes it)."""
+    messages = render("simulate/opposite_rule", rule=policy.text)
+    answer = await ctx.llms["policies"].answer(messages, OppositeRule, step="simulate/opposite_rule")
+    if _stems(answer.opposite) == _stems(policy.text):
+        raise LLMError("the model gave the rule back unchanged")
+    return answer.opposite.strip()
+
+
+def supplied_mutants(ctx: RunContext, catalog: PolicyCatalog, given: dict[str, Mutant]) -> list[PlayableMutant]:
+    """The mutants of the config (`calibrate.mutants`) and of the API (`mutants=`), the API's winning on a name."""
+    sources: dict[str, tuple[str, Any]] = {
+        name: (config.breaks, config) for name, config in ctx.config.calibrate.mutants.items()
+    }
+    sources.update({name: (mutant.breaks, mutant) for name, mutant in given.items()})
+    made = []
+    for name, (breaks, source) in sources.items():
+        record = MutantRecord(name=name, kind="supplied", breaks=breaks, policies=resolve_breaks(catalog, breaks))
+        if not record.policies:
+            record.status = "error"
+            record.reason = f"breaks {breaks!r} names no policy of this run (not an id, a check, or words of a rule)"
+            made.append(PlayableMutant(record, None))
+            continue
+        chatbot = adapt(source.chatbot) if isinstance(source, Mutant) else configured_chatbot(
+            ctx, source, where=f"calibrate.mutants.{name}"
+        )
+        made.append(PlayableMutant(record, chatbot))
+    return made
+
+
+async def prepare_mutants(
+    ctx: RunContext, catalog: PolicyCatalog, events: list[Event], given: dict[str, Mutant]
+) -> list[PlayableMutant]:
+    """Every mutant of a calibrated run, recorded in mutants.json (those that could not be made, with why).
+
+    Args:
+        events: the valid events; their policies are the ones given automatic mutants.
+        given: the mutants passed through the API.
+    """
+    sampled = {policy for event in events for policy in event.policies}
+    made = supplied_mutants(ctx, catalog, given)
+    if ctx.chatbot is None and ctx.config.chatbot.type == "llm_agent":
+        made += await automatic_mutants(ctx, [p for p in catalog.policies if p.id in sampled])
+    elif ctx.config.calibrate.enabled and not made:
+        log.warning("--calibrate: only the llm_agent chatbot gets automatic mutants; supply your own "
+                    "(calibrate.mutants, or mutants= in the API) to measure detection")
+    ctx.folder.save(MUTANTS, MutantList(mutants=[m.record for m in made]))
+    return made
+
+
+def mutant_events(record: MutantRecord, events: list[Event], limit: int) -> list[Event]:
+    """The events a mutant plays: the first `limit` whose scenario samples one of its policies."""
+    return [event for event in events if set(event.policies) & set(record.policies)][:limit]
