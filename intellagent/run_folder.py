@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -19,6 +20,15 @@ from pydantic import BaseModel, ValidationError
 from intellagent.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def id_order(item_id: str) -> tuple[tuple[int, str], ...]:
+    """The sort key of an id: its numbers compared as numbers, so S999 comes before S1000 and S001-t2
+    before S001-t10, whether the ids were zero-padded or not (folders of earlier versions read alike)."""
+    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(item_id) if part)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -78,7 +88,7 @@ class JsonlArtifact(Generic[M]):
         """Rewrite the file in id order, keeping the last line written for each id."""
         with self._lock:
             by_id = {item.id: item for item in self.load()}  # type: ignore[attr-defined]
-            items = [by_id[key] for key in sorted(by_id)]
+            items = [by_id[key] for key in sorted(by_id, key=id_order)]
             write_atomic(self.path, "".join(item.model_dump_json() + "\n" for item in items))
         return items
 

@@ -11,7 +11,7 @@ import networkx as nx
 
 from intellagent.artifacts import Dialog, Event, MutantList, MutantRecord, PolicyCatalog, RunInfo, Scenario
 from intellagent.errors import UsageError
-from intellagent.run_folder import RunFolder
+from intellagent.run_folder import RunFolder, id_order
 
 T = TypeVar("T", Scenario, Event, Dialog)
 
@@ -90,7 +90,7 @@ def _with_event(dialog: Dialog, event: Event | None) -> Dialog:
 def _latest(items: list[T]) -> list[T]:
     """One item per id, the last written (a file not yet finalized may repeat an id), in id order."""
     by_id = {item.id: item for item in items}  # type: ignore[attr-defined]
-    return [by_id[key] for key in sorted(by_id)]
+    return [by_id[key] for key in sorted(by_id, key=id_order)]
 
 
 def load_graph(folder: RunFolder) -> nx.Graph:

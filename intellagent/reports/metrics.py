@@ -29,6 +29,7 @@ from intellagent.reports.models import (
     StageUsage,
 )
 from intellagent.reports.trials import trial_figures
+from intellagent.run_folder import id_order
 from intellagent.runner import STAGES
 
 STATUSES = ("pass", "fail", "incomplete", "error")
@@ -118,7 +119,7 @@ def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]
 
 def worst_first(policies: list[PolicyResult]) -> list[PolicyResult]:
     """Tested policies from the lowest pass rate up (most violations first on ties), then untested ones."""
-    return sorted(policies, key=lambda p: (p.tested == 0, p.pass_rate.rate or 0, -p.violated, p.id))
+    return sorted(policies, key=lambda p: (p.tested == 0, p.pass_rate.rate or 0, -p.violated, id_order(p.id)))
 
 
 def challenge_levels(rated: list[Analysis], challenge: dict[str, int]) -> list[LevelResult]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
+import networkx as nx
 import pytest
 
-from intellagent.artifacts import Scenario
+from intellagent.artifacts import Dialog, PolicyCatalog, Scenario
 from intellagent.errors import UsageError
-from intellagent.run_folder import RunFolder
+from intellagent.reports.inputs import load_artifacts
+from intellagent.run_folder import RunFolder, id_order
 
 
 def scenario(identifier: str) -> Scenario:
@@ -63,3 +67,31 @@ def test_json_artifacts_round_trip_and_reject_corruption(tmp_path):
     folder.path("s.json").write_text("{}")
     with pytest.raises(UsageError, match="--fresh"):
         folder.load("s.json", Scenario)
+
+
+def test_ids_sort_by_their_numbers_at_any_count(tmp_path):
+    artifact = RunFolder(tmp_path).jsonl("scenarios.jsonl", Scenario)
+    numbers = list(range(1, 1201))
+    random.Random(3).shuffle(numbers)
+    for number in numbers:
+        artifact.append(scenario(f"S{number:03d}"))
+    ordered = [s.id for s in artifact.finalize()]
+    assert ordered.index("S999") + 1 == ordered.index("S1000")
+    assert ordered == [f"S{n:03d}" for n in range(1, 1201)]
+
+
+def test_trial_and_mutant_ids_follow_their_event_in_number_order():
+    ids = ["S010", "S002-t10", "S002~omit-P05", "S002-t2", "S002", "S1000", "S999"]
+    assert sorted(ids, key=id_order) == ["S002", "S002-t2", "S002-t10", "S002~omit-P05", "S010", "S999", "S1000"]
+
+
+def test_the_report_reads_dialogs_in_number_order(tmp_path):
+    folder = RunFolder(tmp_path)
+    folder.save("policies.json", PolicyCatalog(task_description="t", flows=[], policies=[]))
+    folder.save_json("graph.json", nx.node_link_data(nx.Graph(), edges="edges"))
+    for name in ("scenarios.jsonl", "events.jsonl"):
+        folder.path(name).write_text("")
+    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    for identifier in ("S1000", "S999", "S100"):
+        dialogs.append(Dialog(id=identifier, status="pass"))
+    assert [d.id for d in load_artifacts(folder).dialogs] == ["S100", "S999", "S1000"]
