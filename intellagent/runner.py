@@ -147,7 +147,11 @@ OUTPUTS = {"describe": "scenarios.jsonl", "populate": "events.jsonl", "simulate"
 
 async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
     module = importlib.import_module(f"graphs.{name}")
-    stage = info.stages[name] = StageInfo(started_at=now())
+    previous = info.stages.get(name)
+    earlier = 0.0
+    if previous is not None:  # a stage killed before it stopped has no end: its last run is not counted
+        earlier = previous.total_s(datetime.now(UTC)) if previous.finished_at else previous.earlier_s
+    stage = info.stages[name] = StageInfo(started_at=now(), earlier_s=earlier)
     stage.skipped = len(_statuses(ctx.folder, name))
     _save(ctx.folder, info, ctx.usage)
     try:

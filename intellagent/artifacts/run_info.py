@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,16 @@ class StageInfo(BaseModel):
     items: int = Field(default=0, description="Records in the stage's output file (dialogs.jsonl for simulate, ...).")
     errors: int = Field(default=0, description="Of those, the records whose status is `error`.")
     skipped: int = Field(default=0, description="Of those, the records an earlier invocation had already made.")
+    earlier_s: float = Field(default=0.0, description="Seconds the stage ran in the run's earlier invocations.")
+
+    def last_s(self, now: datetime) -> float:
+        """Seconds of its last run; one still running counts up to `now`."""
+        end = datetime.fromisoformat(self.finished_at) if self.finished_at else now
+        return round(max(0.0, (end - datetime.fromisoformat(self.started_at)).total_seconds()), 1)
+
+    def total_s(self, now: datetime) -> float:
+        """Seconds the stage ran over every invocation of the run."""
+        return round(self.earlier_s + self.last_s(now), 1)
 
 
 class RunInfo(BaseModel):

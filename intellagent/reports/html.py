@@ -73,6 +73,8 @@ def _headline(report: Report) -> str:
                       for s, n in overall.by_status.items())
     usage = overall.usage
     duration = "–" if usage.duration_s is None else _duration(usage.duration_s)
+    resumed = usage.invocation_s is not None and usage.invocation_s != usage.duration_s
+    this_time = f" · {_duration(usage.invocation_s or 0)} this invocation" if resumed else ""
     cost = f"${usage.cost_usd:.4f}" + (" + unpriced" if usage.unpriced_models else "")
     cards = [
         _card("Pass rate", percent(rate.rate),
@@ -85,7 +87,7 @@ def _headline(report: Report) -> str:
         _card("Policies violated", str(len(violated)),
               f"{sum(p.violated for p in violated)} violations in {overall.by_status['fail']} dialogs"),
         _card("Run", duration, f"{usage.calls:,} LLM calls · {usage.input_tokens + usage.output_tokens:,} tokens · "
-              f"{escape(cost)}"),
+              f"{escape(cost)}{this_time}"),
     ]
     return f'<section class="cards">{"".join(cards)}</section>'
 

@@ -135,30 +135,34 @@ def challenge_levels(rated: list[Analysis], challenge: dict[str, int]) -> list[L
 
 
 def run_usage(usage: UsageReport, info: RunInfo | None, *, now: datetime) -> RunUsage:
-    """Calls, tokens and cost per stage (from the accounting) with each stage's wall time in its last run."""
-    durations = stage_durations(info, now=now)
+    """Calls, tokens and cost per stage (from the accounting), with each stage's wall time over every
+    invocation of the run and in this one."""
+    times = stage_times(info, now=now)
     stages = {
-        name: StageUsage(**usage.stages[name].model_dump(), duration_s=durations.get(name))
-        if name in usage.stages else StageUsage(duration_s=durations.get(name))
-        for name in sorted(set(usage.stages) | set(durations), key=_stage_order)
+        name: StageUsage(**(usage.stages[name].model_dump() if name in usage.stages else {}),
+                         duration_s=times[name][0] if name in times else None,
+                         invocation_s=times[name][1] if name in times else None)
+        for name in sorted(set(usage.stages) | set(times), key=_stage_order)
     }
     return RunUsage(
         **usage.total.model_dump(),
-        duration_s=round(sum(durations.values()), 1) if durations else None,
+        duration_s=round(sum(total for total, _ in times.values()), 1) if times else None,
+        invocation_s=round(sum(this for _, this in times.values()), 1) if times else None,
         unpriced_models=usage.unpriced_models,
         stages=stages,
     )
 
 
-def stage_durations(info: RunInfo | None, *, now: datetime) -> dict[str, float]:
-    """Seconds each stage took in its last run; a stage still running (this one) counts up to `now`."""
+def stage_times(info: RunInfo | None, *, now: datetime) -> dict[str, tuple[float, float]]:
+    """Per stage: seconds over every invocation of the run, and in this invocation (0 for a stage it did not
+    run); a stage still running (this one) counts up to `now`."""
     if info is None:
         return {}
-    durations = {}
-    for name, stage in info.stages.items():
-        end = datetime.fromisoformat(stage.finished_at) if stage.finished_at else now
-        durations[name] = round(max(0.0, (end - datetime.fromisoformat(stage.started_at)).total_seconds()), 1)
-    return durations
+    started = datetime.fromisoformat(info.started_at)
+    return {
+        name: (stage.total_s(now), stage.last_s(now) if datetime.fromisoformat(stage.started_at) >= started else 0.0)
+        for name, stage in info.stages.items()
+    }
 
 
 def _stage_order(name: str) -> tuple[int, str]:

@@ -53,9 +53,10 @@ def _estimate(count: int, total: int) -> dict[str, float]:
 
 
 class StageUsage(Tally):
-    """What one stage took: LLM calls, tokens, cost and wall time of its last run."""
+    """What one stage took: LLM calls, tokens, cost, and wall time over all invocations of the run and in the last."""
 
-    duration_s: float | None = None
+    duration_s: float | None = Field(default=None, description="Seconds over every invocation of the run.")
+    invocation_s: float | None = Field(default=None, description="Seconds in the invocation that wrote the report.")
 
 
 class RunUsage(StageUsage):

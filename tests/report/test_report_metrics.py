@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
-from shop_run import report_run
+from shop_run import answer_for, report_run
 
+from intellagent.artifacts import RunInfo, StageInfo
+from intellagent.llm import ScriptedLLM, UsageReport
+from intellagent.reports.metrics import run_usage
 from intellagent.reports.models import Report
 
 
@@ -111,3 +115,31 @@ def test_usage_holds_the_calls_tokens_and_time_of_each_stage(shop_report):
     assert usage.calls == 4 and usage.input_tokens > 0 and usage.output_tokens > 0
     assert list(usage.stages) == ["report"] and usage.stages["report"].calls == 4
     assert usage.duration_s is not None and usage.duration_s >= 0
+
+
+def test_durations_count_every_invocation_and_say_what_this_one_took():
+    info = RunInfo(name="r", seed=1, config={}, fingerprint="f", started_at="2026-01-01T10:00:00+00:00", stages={
+        "describe": StageInfo(status="done", started_at="2026-01-01T09:00:00+00:00",
+                              finished_at="2026-01-01T09:01:40+00:00"),
+        "simulate": StageInfo(status="done", started_at="2026-01-01T10:00:00+00:00",
+                              finished_at="2026-01-01T10:00:30+00:00", earlier_s=50),
+        "report": StageInfo(started_at="2026-01-01T10:00:30+00:00"),
+    })
+    usage = run_usage(UsageReport(), info, now=datetime(2026, 1, 1, 10, 0, 32, tzinfo=UTC))
+    assert {name: (s.duration_s, s.invocation_s) for name, s in usage.stages.items()} == {
+        "describe": (100, 0), "simulate": (80, 30), "report": (2, 2)}
+    assert (usage.duration_s, usage.invocation_s) == (182, 32)
+
+
+def test_a_resumed_run_adds_its_time_to_the_earlier_invocations(config, reported):
+    _, folder = reported
+    info = json.loads(folder.path("run.json").read_text())
+    info["stages"]["report"]["started_at"] = "2020-01-01T00:00:00+00:00"  # as if it had run for years
+    info["stages"]["report"]["finished_at"] = "2020-01-01T01:00:00+00:00"
+    folder.path("run.json").write_text(json.dumps(info))
+
+    result = report_run(config, folder, ScriptedLLM().on(role="analysis", reply=answer_for))
+
+    usage = result.report.overall.usage
+    assert usage.stages["report"].duration_s >= 3600 > usage.stages["report"].invocation_s
+    assert json.loads(folder.path("run.json").read_text())["stages"]["report"]["earlier_s"] == 3600
