@@ -8,6 +8,7 @@ finished run is answered entirely from here.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -42,6 +43,9 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
+        # Requests being answered now, by key: an identical request waits for that answer instead of
+        # paying for its own (the futures belong to the run's event loop, like the cache itself).
+        self.in_flight: dict[str, asyncio.Future[AIMessage]] = {}
         # A frozen test set's cache may be shared by runs in parallel: wait for a writer, never fail.
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")

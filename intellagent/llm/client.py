@@ -8,6 +8,7 @@ times and at a warmer temperature, before the step fails with `AnswerInvalid`.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import re
@@ -141,6 +142,8 @@ class LLM:
         options = {**self.options, **options}
         key, request = request_key(self.identity, messages, options)
         cached = self.cache.get(key)
+        if cached is None and key in self.cache.in_flight:  # the same request is on its way: share its answer
+            cached = await asyncio.shield(self.cache.in_flight[key])
         if cached is not None:
             self._count(cached, step, cached=True)
             return cached
@@ -150,17 +153,32 @@ class LLM:
                 "run once without --replay to record it"
             )
         self.usage.check_budget()
+        answered: asyncio.Future[AIMessage] = asyncio.get_running_loop().create_future()
+        self.cache.in_flight[key] = answered
+        try:
+            reply = await self._send(messages, step=step, headers=headers, options=options)
+        except BaseException as error:
+            answered.set_exception(error)
+            answered.exception()  # retrieved here: the waiters, if any, get it raised too
+            raise
+        finally:
+            del self.cache.in_flight[key]
+        answered.set_result(reply)
+        self._count(reply, step, cached=False)
+        self.cache.put(key, role=self.role, step=step, request=request, answer=reply)
+        return reply
+
+    async def _send(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
+    ) -> AIMessage:
         sent = {**options, "extra_headers": headers} if headers else options
         model = self.model.bind(**sent) if sent else self.model
         try:
-            reply = await model.ainvoke(messages)
+            return await model.ainvoke(messages)
         except PERMANENT as error:
             raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
         except (openai.OpenAIError, ValueError) as error:
             raise LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}") from error
-        self._count(reply, step, cached=False)
-        self.cache.put(key, role=self.role, step=step, request=request, answer=reply)
-        return reply
 
     def _count(self, reply: AIMessage, step: str, *, cached: bool) -> None:
         tokens = reply.usage_metadata or {}

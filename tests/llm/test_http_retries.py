@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -29,8 +30,9 @@ def completion(content: str) -> dict:
 
 @pytest.fixture
 def server():
-    """A local server speaking the Chat Completions API that answers from a queue of (status, body)."""
-    queue: list[tuple[int, dict]] = []
+    """A local server speaking the Chat Completions API that answers from a queue of (status, body), or of
+    (status, body, seconds to wait before answering)."""
+    queue: list[tuple] = []
     seen: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -38,7 +40,8 @@ def server():
 
         def do_POST(self):
             seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            status, body = queue.pop(0)
+            status, body, *delay = queue.pop(0)
+            time.sleep(delay[0] if delay else 0)
             payload = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -99,3 +102,17 @@ def test_a_second_run_in_the_same_process_gets_its_own_connections(server, tmp_p
         for run in (1, 2)
     ]
     assert [answer.text for answer in answers] == ["first", "second"] and len(seen) == 2
+
+
+def test_identical_requests_in_flight_are_sent_once(server, tmp_path):
+    base_url, queue, seen = server
+    queue += [(200, completion('{"text": "shared"}'), 0.3), (200, completion('{"text": "other"}'))]
+    llm = llm_for(base_url, tmp_path, retries=0)
+
+    async def both():
+        return await asyncio.gather(*(llm.answer([HumanMessage("same")], Answer, step="simulate/user")
+                                      for _ in range(2)))
+
+    answers = asyncio.run(both())
+    assert [answer.text for answer in answers] == ["shared", "shared"] and len(seen) == 1
+    assert (llm.usage.total.calls, llm.usage.total.cached) == (1, 1)  # the second paid nothing
