@@ -33,6 +33,7 @@ from intellagent.llm import Usage
 from intellagent.simulate.accounting import counted
 from intellagent.simulate.databases import fresh_copy
 from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
+from intellagent.simulate.seeds import dialog_model
 from intellagent.simulate.trials import trial_id, trial_user
 from intellagent.stage import StageItems
 
@@ -130,9 +131,9 @@ async def simulate_event(
             event=event,
             policy=environment.policy,
             conversation=chatbot.open(session),
-            user=counted(trial_user(ctx.llms["user"], seed=ctx.config.seed, trial=trial,
-                                    trials=ctx.config.simulate.trials), usage),
-            critique=counted(ctx.llms["critique"], usage),
+            user=counted(dialog_model(trial_user(ctx.llms["user"], trials=ctx.config.simulate.trials),
+                                      seed=ctx.config.seed, dialog_id=played_id), usage),
+            critique=counted(dialog_model(ctx.llms["critique"], seed=ctx.config.seed, dialog_id=played_id), usage),
             greeting=ctx.config.chatbot.greeting,
             max_turns=ctx.config.simulate.max_turns,
             max_critiques=ctx.config.simulate.max_critiques,

@@ -21,6 +21,7 @@ from intellagent.chatbots.world import DialogWorld
 from intellagent.llm import LLM
 from intellagent.prompts import render
 from intellagent.simulate.accounting import counted
+from intellagent.simulate.seeds import dialog_model
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -37,12 +38,21 @@ class LLMAgent:
         native_tools: send tools to the API (True) or ask for a JSON choice per step (False).
         max_tool_steps: tool calls allowed between two user messages.
         policy: the system prompt's policy, when not the domain's own (a calibration mutant's edited copy).
+        seed: the run's seed, from which each dialog's own is drawn when the model samples (see `seeds`).
     """
 
     def __init__(
-        self, *, llm: LLM, environment: Environment, native_tools: bool, max_tool_steps: int, policy: str | None = None
+        self,
+        *,
+        llm: LLM,
+        environment: Environment,
+        native_tools: bool,
+        max_tool_steps: int,
+        policy: str | None = None,
+        seed: int = 0,
     ) -> None:
         self.llm = llm
+        self.seed = seed
         self.environment = environment
         self.native_tools = native_tools
         self.max_tool_steps = max_tool_steps
@@ -59,7 +69,8 @@ class LLMAgent:
         """A conversation on the dialog's database, counted in the dialog's accounting."""
         if session.world is None:
             raise ChatbotError(f"the llm_agent chatbot needs a database, and event {session.id} has none")
-        return _AgentConversation(self, session.world, counted(self.llm, session.usage))
+        llm = dialog_model(self.llm, seed=self.seed, dialog_id=session.id)
+        return _AgentConversation(self, session.world, counted(llm, session.usage))
 
 
 class _AgentConversation:

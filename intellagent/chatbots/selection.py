@@ -76,6 +76,7 @@ def llm_agent(ctx: RunContext, config: ChatbotConfig, *, policy: str | None = No
         native_tools=uses_native_tools(config, llm.spec),
         max_tool_steps=ctx.config.simulate.max_tool_steps,
         policy=policy,
+        seed=ctx.config.seed,
     )
 
 

@@ -1,9 +1,10 @@
 """Repeated trials of one event (`simulate.trials`): their dialog ids and the user each one is played by.
 
-One dialog per event measures a chatbot once; several, each with its own seed for the simulated user,
-show whether the verdict would hold again (pass^k, the flip rate). Trial 1 keeps the event's id, so a
-run of one trial per event is exactly what it was; trial t is `<event>-t<t>`. A user at temperature 0
-would play every trial alike, so from two trials on it is sampled at `TRIAL_TEMPERATURE` at least.
+One dialog per event measures a chatbot once; several, each with its own seed for the simulated user
+(see `seeds`), show whether the verdict would hold again (pass^k, the flip rate). Trial 1 keeps the
+event's id, so a run of one trial per event is exactly what it was; trial t is `<event>-t<t>`. A user
+at temperature 0 would play every trial alike, so from two trials on it is sampled at
+`TRIAL_TEMPERATURE` at least.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ def trial_id(event_id: str, trial: int) -> str:
     return event_id if trial == 1 else f"{event_id}-t{trial}"
 
 
-def trial_user(llm: LLM, *, seed: int, trial: int, trials: int) -> LLM:
-    """The user model of one trial: as configured for a single trial, else sampled with a seed of its own."""
+def trial_user(llm: LLM, *, trials: int) -> LLM:
+    """The user model of a run's trials: as configured for a single trial, else sampled (with each dialog's
+    seed, given by `seeds.dialog_model`)."""
     if trials == 1:
         return llm
-    return llm.with_options(seed=seed + trial, temperature=max(llm.spec.temperature, TRIAL_TEMPERATURE))
+    return llm.with_options(temperature=max(llm.spec.temperature, TRIAL_TEMPERATURE))
