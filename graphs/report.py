@@ -120,7 +120,8 @@ def build_graph(ctx: RunContext) -> Any:
         analyses = {a.id: a for a in state["analyses"]}
         ctx.folder.save("report.json", report)
         write_atomic(ctx.folder.path("report.html"), report_html(report, state["artifacts"], analyses))
-        write_atomic(ctx.folder.path("junit.xml"), junit_xml(report))
+        durations = {dialog.id: dialog.duration_s for dialog in state["artifacts"].dialogs}
+        write_atomic(ctx.folder.path("junit.xml"), junit_xml(report, durations))
         return {}
 
     graph = StateGraph(ReportState)

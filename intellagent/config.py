@@ -243,6 +243,11 @@ class ReportConfig(_Strict):
         description="Exit 1 when the share of mutants caught is below this (needs --calibrate): the evaluation "
         "itself is not good enough to trust.",
     )
+    require_verdict: bool = Field(
+        default=True,
+        description="Exit 1 when no dialog got a verdict: a run that tested nothing is never a silent pass "
+        "(false: accept it).",
+    )
     gate_on: Literal["point", "lower_bound"] = Field(
         default="point",
         description="What the minimums are compared with: the pass rate itself (point), or the low end of its "

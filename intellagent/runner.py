@@ -25,7 +25,7 @@ from intellagent.context import RunContext
 from intellagent.errors import RunAborted, UsageError
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.progress import RunProgress
-from intellagent.run_folder import RunFolder
+from intellagent.run_folder import RunFolder, write_atomic
 
 STAGES = ("describe", "populate", "simulate", "report")
 
@@ -118,6 +118,10 @@ async def execute(
                 await _run_stage(ctx, info, name)
         except RunAborted as error:
             _finish(folder, info, usage, status="aborted", error=str(error))
+            # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.
+            from intellagent.reports.junit import aborted_junit  # the reports import this module
+
+            write_atomic(folder.path("junit.xml"), aborted_junit(config.name, str(error)))
             raise
         except BaseException as error:
             _finish(folder, info, usage, status="failed", error=f"{type(error).__name__}: {error}")

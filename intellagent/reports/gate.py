@@ -15,6 +15,9 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
             `gate_on`, `baseline`, `significance`.
     """
     failures = []
+    if settings.require_verdict and not report.overall.pass_rate.total:
+        failures.append("no dialog got a verdict, so nothing was tested (the dialogs' reasons are in the report; "
+                        "report.require_verdict: false accepts such a run)")
 
     def below(what: str, rate: Rate, minimum: float, setting: str, unit: str) -> list[str]:
         return shortfall(what, rate, minimum, setting=setting, unit=unit, gate_on=settings.gate_on)

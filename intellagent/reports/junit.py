@@ -1,7 +1,11 @@
 """junit.xml: one test case per policy, so that CI systems list policy failures as failed tests.
 
 A policy fails when any dialog with a verdict violated it (the message lists every reason); a policy
-that no such dialog tested is skipped, so never-tested policies stay visible instead of passing.
+that no such dialog tested is skipped, so never-tested policies stay visible instead of passing. A
+dialog that could not go on is an `<error>` case of its own, and the quality gate is a case too: it
+fails exactly when the run exits 1, so the CI's test view and the job's status always agree. A run
+that aborts still writes the file, with the abort as an error. Times are the dialogs' own: a policy's
+is the time of the dialogs that tested it, the suite's the run's.
 """
 
 from __future__ import annotations
@@ -18,35 +22,74 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 NAME_CHARS = 80
 
 
-def junit_xml(report: Report) -> str:
-    """The JUnit XML document of a report."""
-    cases = [_case(report.name, policy) for policy in report.policies]
-    failures = sum(p.violated > 0 for p in report.policies)
-    skipped = sum(p.tested == 0 for p in report.policies)
-    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
-    suites = ET.Element("testsuites", {"name": "intellagent", **counts})
-    suite = ET.SubElement(suites, "testsuite", {"name": _clean(report.name or "run"), **counts, "time": "0"})
-    properties = ET.SubElement(suite, "properties")
-    rate = report.overall.pass_rate
-    for name, value in (
-        ("dialogs", report.overall.dialogs),
-        *((f"dialogs_{status}", count) for status, count in report.overall.by_status.items()),
-        ("pass_rate", "" if rate.rate is None else rate.rate),
-        ("coverage", "" if report.coverage.share is None else report.coverage.share),
-    ):
-        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
+    """The JUnit XML document of a report.
+
+    Args:
+        durations: seconds per dialog id (dialogs.jsonl's; report.json keeps no timings, so that the same
+            work gives the same file).
+    """
+    took = durations or {}
+    seconds = {p.id: sum(took.get(d.id, 0.0) for d in report.dialogs if p.id in d.tested) for p in report.policies}
+    cases = [_case(report.name, policy, seconds[policy.id]) for policy in report.policies]
+    cases += [_error_case(report.name, d.id, d.error or "the dialog could not go on", took.get(d.id, 0.0))
+              for d in report.dialogs if d.status == "error"]
+    gate = report.gate
+    if gate is not None and gate.is_set:
+        cases.append(_gate_case(report.name, gate.failures))
+    properties = {"dialogs": report.overall.dialogs,
+                  **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
+                  "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
+                  "coverage": "" if report.coverage.share is None else report.coverage.share}
+    return _document(report.name, cases, properties, report.overall.usage.duration_s or 0.0)
+
+
+def aborted_junit(name: str, reason: str) -> str:
+    """The JUnit XML document of a run that aborted before its report: the abort, as an error."""
+    return _document(name, [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0)
+
+
+def _document(name: str, cases: list[ET.Element], properties: dict[str, object], seconds: float) -> str:
+    counts = {"tests": str(len(cases)),
+              "failures": str(sum(case.find("failure") is not None for case in cases)),
+              "errors": str(sum(case.find("error") is not None for case in cases)),
+              "skipped": str(sum(case.find("skipped") is not None for case in cases))}
+    suites = ET.Element("testsuites", {"name": "intellagent", **counts, "time": _time(seconds)})
+    suite = ET.SubElement(suites, "testsuite", {"name": _clean(name or "run"), **counts, "time": _time(seconds)})
+    listed = ET.SubElement(suite, "properties")
+    for key, value in properties.items():
+        ET.SubElement(listed, "property", {"name": key, "value": str(value)})
     suite.extend(cases)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def _case(suite: str, policy: PolicyResult) -> ET.Element:
+def _gate_case(suite: str, failures: list[str]) -> ET.Element:
+    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.gate"), "name": "quality gate", "time": "0"})
+    if failures:
+        failure = ET.SubElement(case, "failure", {"type": "QualityGate", "message": _clean(failures[0])})
+        failure.text = _clean("\n".join(failures))
+    return case
+
+
+def _error_case(suite: str, name: str, reason: str, seconds: float) -> ET.Element:
+    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.dialogs"), "name": _clean(name),
+                                   "time": _time(seconds)})
+    ET.SubElement(case, "error", {"type": "DialogError", "message": _clean(one_line(reason))})
+    return case
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds:.3f}"
+
+
+def _case(suite: str, policy: PolicyResult, seconds: float) -> ET.Element:
     text = one_line(policy.text)
     title = one_line(text, NAME_CHARS)
     case = ET.Element("testcase", {
         "classname": _clean(f"{suite or 'run'}.{policy.category}"),
         "name": _clean(f"{policy.id}: {title}"),
-        "time": "0",
+        "time": _time(seconds),
     })
     if policy.violated:
         failure = ET.SubElement(case, "failure", {

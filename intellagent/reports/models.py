@@ -210,9 +210,9 @@ class Gate(BaseModel):
 
     @property
     def is_set(self) -> bool:
-        """Whether any threshold or baseline was given (else there is no gate to show)."""
+        """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k or self.min_detection is not None)
+                    or self.min_pass_k or self.min_detection is not None or self.failures)
 
 
 class DialogResult(BaseModel):
