@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import logging
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from intellagent.config import apply_overrides, load_config
@@ -85,10 +87,16 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# The shell's code for a process stopped by Ctrl-C (128 + SIGINT); SIGTERM ends the same way.
+INTERRUPTED = 130
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="%(levelname)s %(message)s")
+    on_main_thread = threading.current_thread() is threading.main_thread()  # where signals can be handled
+    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
         args = parser().parse_args(argv)
         return _run(args)
@@ -100,7 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _run(args: argparse.Namespace) -> int:

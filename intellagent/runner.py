@@ -123,6 +123,9 @@ async def execute(
 
             write_atomic(folder.path("junit.xml"), aborted_junit(config.name, str(error)))
             raise
+        except (KeyboardInterrupt, asyncio.CancelledError):  # asyncio.run cancels the run's task on Ctrl-C
+            _finish(folder, info, usage, status="interrupted", error="interrupted; run again to resume")
+            raise
         except BaseException as error:
             _finish(folder, info, usage, status="failed", error=f"{type(error).__name__}: {error}")
             raise
@@ -162,6 +165,9 @@ async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
         await module.run(ctx)
     except RunAborted:
         stage.status = "aborted"
+        raise
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        stage.status = "interrupted"
         raise
     except BaseException:
         stage.status = "failed"

@@ -9,13 +9,13 @@ from pydantic import BaseModel, Field
 
 from intellagent.llm.usage import UsageReport
 
-RunStatus = Literal["running", "done", "gate_failed", "aborted", "failed"]
+RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]
 
 
 class StageInfo(BaseModel):
     """How one stage went; the counts are of its output file when it last stopped, whatever it did this time."""
 
-    status: Literal["running", "done", "aborted", "failed"] = "running"
+    status: Literal["running", "done", "aborted", "interrupted", "failed"] = "running"
     started_at: str
     finished_at: str | None = None
     items: int = Field(default=0, description="Records in the stage's output file (dialogs.jsonl for simulate, ...).")

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -78,3 +84,37 @@ def test_a_progress_bar_counts_its_errors_in_words(failed, shown):
         for number in range(3):
             bar.advance(error=number < failed)
     assert f" {shown} " in console.export_text()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_cancelled_run_stops_cleanly_with_130_and_says_so_in_run_json(tmp_path, stop):
+    """CI cancels a job with SIGTERM, a person with Ctrl-C: either way no traceback, exit 130, resumable."""
+    asked = threading.Event()
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked.set()
+            time.sleep(30)  # a model that never answers in time
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        job = subprocess.Popen(
+            [sys.executable, "run.py", "--config", "airline.yml", "--output", str(tmp_path / "run"), "--no-progress",
+             "--llm", f"openai:gpt-test@http://127.0.0.1:{httpd.server_address[1]}/v1"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "OPENAI_API_KEY": "test"},
+        )
+        assert asked.wait(60), job.communicate()
+        job.send_signal(stop)
+        _, err = job.communicate(timeout=60)
+    finally:
+        httpd.shutdown()
+    assert job.returncode == 130
+    assert "run the same command again to resume" in err
+    assert "Traceback" not in err and "Warning" not in err
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["status"] == "interrupted" and info["stages"]["describe"]["status"] == "interrupted"
