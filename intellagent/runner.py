@@ -14,10 +14,14 @@ import json
 import platform
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from intellagent.artifacts import RunInfo, StageInfo
 from intellagent.config import Config
@@ -35,6 +39,13 @@ RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibra
 
 # The run's LLM cache: every answered request, kept across --fresh so that no work is paid for twice.
 CACHE_FILE = "llm_cache.sqlite"
+
+# Everything a run writes in its folder but its LLM cache: what --fresh deletes, and nothing else.
+ARTIFACTS = frozenset({"run.json", "policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events",
+                       "dialogs.jsonl", "dialogs", "mutants.json", "analysis.jsonl", "report.json", "report.html",
+                       "junit.xml"})
+# Held while a run works in its folder (see `_exclusive`).
+LOCK_FILE = ".intellagent.lock"
 
 # What a frozen test set provides: the scenarios and their databases, fixed once (describe + populate).
 FROZEN_ARTIFACTS = ("policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events")
@@ -93,53 +104,57 @@ async def execute(
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
     folder = RunFolder(output or Path("results") / (config.name or "run"))
-    info = _prepare(folder, config, fresh=fresh)
-    cache_folder = folder
-    if scenarios_from is not None:
-        cache_folder = RunFolder(Path(scenarios_from))
-        _copy_frozen(cache_folder, folder)
-    usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
-    cache = ResponseCache(cache_folder.path(CACHE_FILE))
-    with RunProgress(usage, enabled=progress) as display:
-        ctx = RunContext(
-            config=config,
-            folder=folder,
-            llms=RoleModels(config, cache=cache, usage=usage, replay=replay, script=script),
-            usage=usage,
-            progress=display,
-            chatbot=chatbot,
-            mutants=dict(mutants or {}),
-            debug=debug,
-        )
-        try:
-            if "populate" in stages:
-                importlib.import_module("graphs.populate").build_background(ctx)
-            for name in (stage for stage in STAGES if stage in stages):
-                await _run_stage(ctx, info, name)
-        except RunAborted as error:
-            _finish(folder, info, usage, status="aborted", error=str(error))
-            # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.
-            from intellagent.reports.junit import aborted_junit  # the reports import this module
+    if scenarios_from is not None and Path(scenarios_from).resolve() == folder.root.resolve():
+        raise UsageError(f"--scenarios-from and --output are both {folder.root}; write the run to another folder, "
+                         "so that the frozen test set stays as it is")
+    with _exclusive(folder):
+        info = _prepare(folder, config, fresh=fresh)
+        cache_folder = folder
+        if scenarios_from is not None:
+            cache_folder = RunFolder(Path(scenarios_from))
+            _copy_frozen(cache_folder, folder)
+        usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
+        cache = ResponseCache(cache_folder.path(CACHE_FILE))
+        with RunProgress(usage, enabled=progress) as display:
+            ctx = RunContext(
+                config=config,
+                folder=folder,
+                llms=RoleModels(config, cache=cache, usage=usage, replay=replay, script=script),
+                usage=usage,
+                progress=display,
+                chatbot=chatbot,
+                mutants=dict(mutants or {}),
+                debug=debug,
+            )
+            try:
+                if "populate" in stages:
+                    importlib.import_module("graphs.populate").build_background(ctx)
+                for name in (stage for stage in STAGES if stage in stages):
+                    await _run_stage(ctx, info, name)
+            except RunAborted as error:
+                _finish(folder, info, usage, status="aborted", error=str(error))
+                # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.
+                from intellagent.reports.junit import aborted_junit  # the reports import this module
 
-            write_atomic(folder.path("junit.xml"), aborted_junit(config.name, str(error)))
-            raise
-        except (KeyboardInterrupt, asyncio.CancelledError):  # asyncio.run cancels the run's task on Ctrl-C
-            _finish(folder, info, usage, status="interrupted", error="interrupted; run again to resume")
-            raise
-        except BaseException as error:
-            _finish(folder, info, usage, status="failed", error=f"{type(error).__name__}: {error}")
-            raise
-        finally:
-            cache.close()
-    status = "gate_failed" if ctx.gate_failures else "done"
-    _finish(folder, info, usage, status=status)
-    return RunResult(
-        folder=folder.root,
-        info=info,
-        exit_code=1 if ctx.gate_failures else 0,
-        report=ctx.report,
-        gate_failures=ctx.gate_failures,
-    )
+                write_atomic(folder.path("junit.xml"), aborted_junit(config.name, str(error)))
+                raise
+            except (KeyboardInterrupt, asyncio.CancelledError):  # asyncio.run cancels the run's task on Ctrl-C
+                _finish(folder, info, usage, status="interrupted", error="interrupted; run again to resume")
+                raise
+            except BaseException as error:
+                _finish(folder, info, usage, status="failed", error=f"{type(error).__name__}: {error}")
+                raise
+            finally:
+                cache.close()
+        status = "gate_failed" if ctx.gate_failures else "done"
+        _finish(folder, info, usage, status=status)
+        return RunResult(
+            folder=folder.root,
+            info=info,
+            exit_code=1 if ctx.gate_failures else 0,
+            report=ctx.report,
+            gate_failures=ctx.gate_failures,
+        )
 
 
 def run(config: Config, **options: Any) -> RunResult:
@@ -195,9 +210,22 @@ def _statuses(folder: RunFolder, stage: str) -> list[str]:
     return statuses
 
 
+@contextmanager
+def _exclusive(folder: RunFolder) -> Iterator[None]:
+    """Hold the run folder's lock while the run works in it: a second run on the same folder (a CI job
+    started twice) stops at once instead of doing the work again and corrupting the first one's files."""
+    folder.root.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(folder.path(LOCK_FILE), timeout=0):
+            yield
+    except Timeout:
+        raise UsageError(f"{folder.root} is in use by another run; wait for it to finish, "
+                         "or choose another --output") from None
+
+
 def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
     earlier = folder.load("run.json", RunInfo) if folder.exists("run.json") else None
-    if folder.root.exists() and any(folder.root.iterdir()) and earlier is None:
+    if any(path.name != LOCK_FILE for path in folder.root.iterdir()) and earlier is None:
         raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
     fingerprint = _fingerprint(config)
     if earlier is not None and fresh:
@@ -223,12 +251,12 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
 
 
 def _clear(folder: RunFolder) -> None:
-    """Delete a run's artifacts, keeping its LLM cache.
+    """Delete a run's artifacts, keeping its LLM cache and anything that is not an artifact (a user's notes).
 
     A fresh run of unchanged work is then answered from the cache: at no cost, and under --replay.
     """
     for path in folder.root.iterdir():
-        if path.name.startswith(CACHE_FILE):  # the cache and SQLite's files beside it
+        if path.name not in ARTIFACTS and not path.name.endswith(".partial"):
             continue
         if path.is_dir():
             shutil.rmtree(path)

@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import pytest
+from filelock import FileLock
 
 from intellagent.config import apply_overrides
 from intellagent.errors import UsageError
@@ -41,6 +42,35 @@ def test_fresh_never_deletes_a_folder_that_is_not_a_run(scripted_config, tmp_pat
     with pytest.raises(UsageError, match="not a run folder"):
         prepare(scripted_config, tmp_path / "mine", fresh=True)
     assert (tmp_path / "mine" / "notes.txt").exists()
+
+
+def test_fresh_deletes_the_runs_artifacts_and_nothing_else(scripted_config, tmp_path):
+    run = tmp_path / "run"
+    prepare(scripted_config, run)
+    (run / "scenarios.jsonl").write_text("")  # an artifact of the earlier run
+    (run / "notes.txt").write_text("precious")  # the user's own
+    (run / "llm_cache.sqlite").write_text("")
+    prepare(scripted_config, run, fresh=True)
+    assert sorted(p.name for p in run.iterdir()) == [".intellagent.lock", "llm_cache.sqlite", "notes.txt", "run.json"]
+
+
+def test_a_second_run_on_a_folder_in_use_stops_at_once(scripted_config, tmp_path):
+    run = tmp_path / "run"
+    prepare(scripted_config, run)
+    before = (run / "run.json").read_text()
+    with FileLock(run / ".intellagent.lock"), pytest.raises(UsageError, match="in use by another run"):
+        prepare(scripted_config, run)
+    assert (run / "run.json").read_text() == before  # the first run's files are untouched
+    prepare(scripted_config, run)  # once it is done, the folder is free again
+
+
+def test_a_frozen_set_is_never_the_output_of_the_run_that_reads_it(scripted_config, tmp_path):
+    frozen = tmp_path / "frozen"
+    prepare(scripted_config, frozen)
+    (frozen / "events.jsonl").write_text("")
+    with pytest.raises(UsageError, match="--scenarios-from and --output are both"):
+        prepare(scripted_config, frozen, scenarios_from=frozen, fresh=True)
+    assert (frozen / "events.jsonl").exists()
 
 
 def test_unknown_stage_is_a_usage_error(scripted_config, tmp_path):
