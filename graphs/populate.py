@@ -17,7 +17,8 @@ into a copy of the background world, and on success records the event with its t
 by substitution and the facts given up on the way. The model contributes only the scenario's facts:
 keys, references and every value no rule is about come from the framework, so whatever the model
 answers, the event is a valid world (at worst the background world alone, with every fact noted as
-given up).
+given up). A resumed run populates the scenarios with no event yet, or whose event failed (an outage
+is worth another try; a failure the cache holds costs nothing to repeat).
 """
 
 from __future__ import annotations
@@ -322,7 +323,7 @@ async def run(ctx: RunContext) -> None:
         raise UsageError(f"{ctx.folder.path('scenarios.jsonl')} not found; run the describe stage first")
     scenarios = [s for s in ctx.folder.jsonl("scenarios.jsonl", Scenario).load() if s.status == "ok"]
     artifact = ctx.folder.jsonl("events.jsonl", Event)
-    recorded = {event.id for event in artifact.load()}
+    recorded = {event.id for event in artifact.load() if event.status != "error"}  # a failure is tried again
     pending = [scenario for scenario in scenarios if scenario.id not in recorded]
     if pending:
         shared = Shared.prepare(ctx)

@@ -3,11 +3,11 @@
     load ──► analyse (one per dialog still to analyse, in parallel) ──► summarise ──► write
 
 `load` reads the earlier artifacts and the analyses already made (analysis.jsonl); a dialog is
-analysed again only if it changed since. A calibrated run's mutant dialogs are analysed like the
-chatbot's, and counted apart (see `reports.calibration`). Every dialog that ran is judged — whether the user stopped,
-the chatbot ended it, or it ran out of turns — by the deterministic checks' findings and the LLM
-judge together (see `verdicts`); `error` dialogs, and those in which the simulated user never spoke,
-are recorded as such without an LLM call.
+analysed again only if it changed since or its analysis failed. A calibrated run's mutant dialogs
+are analysed like the chatbot's, and counted apart (see `reports.calibration`). Every dialog that ran
+is judged — whether the user stopped, the chatbot ended it, or it ran out of turns — by the
+deterministic checks' findings and the LLM judge together (see `verdicts`); `error` dialogs, and those
+in which the simulated user never spoke, are recorded as such without an LLM call.
 `summarise` computes the report, compares it with the baseline and evaluates the gate; `write` puts
 the three reports in the run folder.
 """
@@ -75,7 +75,7 @@ def build_graph(ctx: RunContext) -> Any:
         kept, pending = [], []
         for dialog in artifacts.dialogs + artifacts.mutant_dialogs:
             done = earlier.get(dialog.id)
-            if done is not None and done.source == dialog_digest(dialog):
+            if done is not None and done.source == dialog_digest(dialog) and done.status != "error":
                 kept.append(done)
             elif judgeable(dialog):
                 pending.append(dialog)

@@ -6,7 +6,8 @@ the event's database, appended to dialogs.jsonl as it finishes.
 A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, marked
 with the mutant's name, and mutants.json says how each was made.
-A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet.
+A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet, or recorded as
+`error` (an outage, a chatbot that crashed: worth another try once the cause is gone).
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ async def run(ctx: RunContext) -> None:
         raise UsageError(f"{ctx.folder.path(EVENTS)} not found; run the populate stage first")
     events = [event for event in ctx.folder.jsonl(EVENTS, Event).load() if event.status == "ok"]
     artifact = ctx.folder.jsonl(DIALOGS, Dialog)
-    done = {recorded.id for recorded in artifact.load()}
+    done = {recorded.id for recorded in artifact.load() if recorded.status != "error"}  # a failure is played again
     trials = range(1, ctx.config.simulate.trials + 1)
     todo = [DialogTask(event=event, trial=trial, mutant=None) for event in events for trial in trials
             if trial_id(event.id, trial) not in done]

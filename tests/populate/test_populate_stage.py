@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from intellagent.llm import HTTPError, ScriptedLLM
 from tests.populate.conftest import (
     ORDER_SCENARIO,
     QUESTION_SCENARIO,
@@ -194,6 +195,17 @@ def test_resume_populates_only_the_scenarios_without_an_event(tmp_path: Path, sc
     assert [request.schema for request in script.requests[before:]] == ["SymbolicPlan"]
     lines = (run.folder / "events.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["S001", "S002"]
+
+
+def test_an_event_that_failed_in_an_outage_is_populated_again_on_resume(tmp_path: Path) -> None:
+    run = start_run(shop_config(tmp_path, llm_retries=0), tmp_path / "run", [ORDER_SCENARIO])
+    run.populate(ScriptedLLM().on(reply=HTTPError(503, "the provider is down")))
+    assert run.events()["S001"].status == "error"
+
+    run.populate(script_order(ScriptedLLM()))  # the provider is back
+
+    assert run.events()["S001"].status == "ok"
+    assert len((run.folder / "events.jsonl").read_text().splitlines()) == 1
 
 
 def test_a_scenario_that_needs_no_rows_gets_the_background_world_after_one_call(tmp_path: Path, script) -> None:

@@ -86,6 +86,24 @@ def test_a_second_run_over_a_finished_folder_asks_nothing_and_writes_nothing(tmp
     assert (folder / "dialogs.jsonl").read_bytes() == written and len(script.requests) == requests
 
 
+def test_a_dialog_recorded_as_an_error_is_played_again_on_resume(tmp_path, run_folder, script):
+    def down(messages):
+        raise ConnectionError("the chatbot's service is down")
+
+    script_dialogs(script)
+    config = shop_config(tmp_path, workers=1)
+    folder = run_folder(config, [event("S001"), event("S002")])
+    simulate(config, folder, script, chatbot=lambda messages, session_id: down(messages) if session_id == "S002"
+             else "Cancelled.")
+    assert [(d.id, d.status) for d in dialogs(folder)] == [("S001", "pass"), ("S002", "error")]
+    before = len(asked(script, "S001"))
+
+    simulate(config, folder, script, chatbot=lambda messages: "Cancelled.")  # the service is back
+
+    assert [(d.id, d.status) for d in dialogs(folder)] == [("S001", "pass"), ("S002", "pass")]
+    assert len(asked(script, "S001")) == before  # the dialog that was done is not played again
+
+
 def test_only_valid_events_get_a_dialog(tmp_path, run_folder, script):
     script_dialogs(script)
     config = shop_config(tmp_path)
