@@ -7,6 +7,9 @@ payment-method limits, compensation amounts): keeping to the policy is the chatb
 is what is being tested. The tools that change bookings live in booking.py.
 """
 
+import ast
+import math
+
 from sqlmodel import select
 
 from db_schemas.airline.booking import (
@@ -59,10 +62,31 @@ def calculate(expression: str) -> str:
         return "Error: invalid characters in expression"
     try:
         # Only digits and operators get this far, and builtins are off, so eval reaches nothing else.
+        tree = ast.parse(expression, filename="<string>", mode="eval")
+        _refuse_huge_powers(tree.body)
         # Q12: always a float string, rounded half-to-even on the binary value ('4.0', '2.67' for 2.675).
-        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
+        return str(round(float(_value(tree.body)), 2))
     except Exception as exc:
         return f"Error: {exc}"
+
+
+MAX_POWER_DIGITS = 4300
+"""A power with more digits than this is refused: evaluating '9**9**9' would hold the process for good."""
+
+
+def _refuse_huge_powers(node: ast.AST) -> None:
+    """Raise before any power whose result would have more than MAX_POWER_DIGITS digits is computed."""
+    for child in ast.iter_child_nodes(node):  # the inner powers first: their values are the outer's operands
+        _refuse_huge_powers(child)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, exponent = _value(node.left), _value(node.right)
+        numbers = all(isinstance(value, int | float) for value in (base, exponent))
+        if numbers and exponent > 0 and exponent * math.log10(max(abs(base), 2)) > MAX_POWER_DIGITS:
+            raise OverflowError("the result is too large")
+
+
+def _value(node: ast.expr) -> object:
+    return eval(compile(ast.Expression(node), "<string>", "eval"), {"__builtins__": None}, {})
 
 
 @tool(writes=False)

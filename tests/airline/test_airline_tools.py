@@ -150,7 +150,9 @@ def test_a_float_amount_stays_a_float(airline: Environment, tau_db: Path) -> Non
         ("2+2", "4.0"), ("1200", "1200.0"), ("10/3", "3.33"), ("2.675*1", "2.67"), ("10**20", "1e+20"),
         ("1e3", "Error: invalid characters in expression"), ("1/0", "Error: division by zero"),
         ("1.0/0", "Error: float division by zero"), ("(1", "Error: '(' was never closed (<string>, line 1)"),
-        ("", "Error: invalid syntax (<string>, line 0)"),
+        ("", "Error: invalid syntax (<string>, line 0)"), ("2**10", "1024.0"), ("2**-2000", "0.0"),
+        ("9**9**9", "Error: the result is too large"), ("(2*5)**(10**6)", "Error: the result is too large"),
+        ("()**2", "Error: unsupported operand type(s) for ** or pow(): 'tuple' and 'int'"),
     ],
 )
 def test_calculate(airline: Environment, tau_db: Path, expression: str, result: str) -> None:
