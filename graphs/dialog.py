@@ -30,7 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
-from intellagent.chatbots import ChatbotConversation, ChatbotReply, DialogWorld
+from intellagent.chatbots import ChatbotConversation, ChatbotError, ChatbotReply, DialogWorld
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
@@ -146,16 +146,23 @@ def guarded(name: str) -> Callable[[Node], Node]:
 async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     """The chatbot's turn: the greeting first, then a reply to the user's message."""
     deps = runtime.context
+    failed = None
     if not state["transcript"]:
         reply = ChatbotReply(content=deps.greeting)
     else:
-        reply = await deps.conversation.reply(public_messages(state["transcript"]))
+        try:
+            reply = await deps.conversation.reply(public_messages(state["transcript"]))
+        except ChatbotError as error:  # the turn's calls are kept with the failure: they happened
+            reply, failed = ChatbotReply(content="", tool_calls=error.calls), error
     # The calls made on the world during the turn that the adapter did not hand back itself (a Python
     # callable's through its tools, an endpoint's over MCP) come first: they happened; reported ones are
     # only said to have.
     ran = deps.world.taken() if deps.world else []
     made = sum(len(message.tool_calls) for message in state["transcript"])
     calls = [_numbered(call, made + n) for n, call in enumerate([*ran, *reply.tool_calls], start=1)]
+    if failed is not None:
+        turn = [Message(role="chatbot", content="", tool_calls=calls, at_s=deps.clock())] if calls else []
+        return {"transcript": turn, "outcome": Outcome("error", f"chatbot: {failure_reason(failed)}")}
     update: Update = {
         "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
         "user_view": [agent_line(reply.content)],

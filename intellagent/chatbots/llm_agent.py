@@ -18,6 +18,7 @@ from intellagent.artifacts import ToolCall
 from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep, describe_tools, step_schema
 from intellagent.chatbots.world import DialogWorld
+from intellagent.errors import RunAborted, failure_reason
 from intellagent.llm import LLM
 from intellagent.prompts import render
 from intellagent.simulate.accounting import counted
@@ -86,9 +87,15 @@ class _AgentConversation:
         for message in messages[self.seen :]:
             self.history.append(self._public(message))
         self.seen = len(messages) + 1  # the reply about to be returned is already in the history
-        if self.agent.native_tools:
-            return await self._native_turn()
-        return await self._json_turn()
+        calls: list[ToolCall] = []
+        try:
+            if self.agent.native_tools:
+                return await self._native_turn(calls)
+            return await self._json_turn(calls)
+        except RunAborted:
+            raise
+        except Exception as error:  # the calls made before it failed happened: the transcript keeps them
+            raise ChatbotError(failure_reason(error), calls=calls) from error
 
     def _public(self, message: ChatMessage) -> BaseMessage:
         if message["role"] == "user":
@@ -97,8 +104,7 @@ class _AgentConversation:
             return AIMessage(message["content"])
         return AIMessage(ReplyStep(action=REPLY, message=message["content"]).model_dump_json())
 
-    async def _native_turn(self) -> ChatbotReply:
-        calls: list[ToolCall] = []
+    async def _native_turn(self, calls: list[ToolCall]) -> ChatbotReply:
         while True:
             may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
             options: dict[str, Any] = {"tools": self.agent.tool_schemas}
@@ -106,6 +112,13 @@ class _AgentConversation:
                 options["tool_choice"] = "none"
             message = await self.llm.complete(self.history, step=STEP, **options)
             self.history.append(message)
+            for broken in message.invalid_tool_calls:  # arguments that are not JSON: answered, never dropped
+                result = f"Error: the arguments of {broken['name']} are not a JSON object: {broken['args']}"
+                self.history.append(ToolMessage(result, tool_call_id=broken["id"] or ""))
+                calls.append(ToolCall(id=broken["id"] or "", name=broken["name"] or "",
+                                      arguments={"(arguments)": broken["args"]}, result=result))
+            if message.invalid_tool_calls and not message.tool_calls:
+                continue
             if not message.tool_calls:
                 return ChatbotReply(content=message.text, tool_calls=calls, ends_dialog=self._ended(calls))
             if not may_call:
@@ -118,8 +131,7 @@ class _AgentConversation:
                     ToolCall(id=request["id"] or "", name=request["name"], arguments=request["args"], result=result)
                 )
 
-    async def _json_turn(self) -> ChatbotReply:
-        calls: list[ToolCall] = []
+    async def _json_turn(self, calls: list[ToolCall]) -> ChatbotReply:
         while True:
             may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
             schema = self.agent.step_schema if may_call else ChatbotFinalStep

@@ -28,7 +28,16 @@ ChatMessage = dict[str, str]
 
 
 class ChatbotError(IntellAgentError):
-    """The chatbot could not give a reply (it raised, timed out, or answered something unusable)."""
+    """The chatbot could not give a reply (it raised, timed out, or answered something unusable).
+
+    Args:
+        calls: the tool calls it had made in the turn before it failed: they happened, and the
+            transcript keeps them.
+    """
+
+    def __init__(self, message: str, *, calls: list[ToolCall] | None = None) -> None:
+        super().__init__(message)
+        self.calls = calls or []
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,10 @@ class Request:
 
 @dataclass
 class ToolCalls:
-    """An answer that calls tools: a list of (name, arguments)."""
+    """An answer that calls tools: a list of (name, arguments); arguments given as a string are sent as they
+    are (a careless model's text that is not JSON), anything else as its JSON."""
 
-    calls: list[tuple[str, dict[str, Any]]]
+    calls: list[tuple[str, Any]]
 
 
 @dataclass
@@ -159,7 +160,7 @@ class ScriptedLLM:
         if isinstance(answer, ToolCalls):
             message["tool_calls"] = [
                 {"id": f"call_{next(self._ids)}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(args)}}
+                 "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
                 for name, args in answer.calls
             ]
         elif isinstance(answer, BaseModel):

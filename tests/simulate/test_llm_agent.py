@@ -99,6 +99,29 @@ def test_native_tool_calls_run_and_their_results_go_back_as_tool_messages(tmp_pa
     assert recorded.id == second.messages[-1]["tool_call_id"]
 
 
+def test_arguments_that_are_not_json_are_answered_as_an_error_and_recorded(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(role="chatbot", replies=[ToolCalls([("get_order", "order A1 please")]), "Which order?"])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)
+    (recorded,) = dialog.transcript[2].tool_calls
+    assert recorded.name == "get_order" and recorded.arguments == {"(arguments)": "order A1 please"}
+    assert recorded.result.startswith("Error: the arguments of get_order are not a JSON object")
+    assert script.calls(role="chatbot")[1].messages[-1]["role"] == "tool"  # the model was told
+    assert dialog.status == "pass"
+
+
+def test_a_turn_that_fails_keeps_the_calls_it_had_made(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "ok")])
+    script.on(role="chatbot", replies=[ToolCalls([("get_order", {"order_id": "A1"})]),
+                                       ToolCalls([("cancel_order", ["A1"])])])  # a list: not arguments at all
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)
+    assert dialog.status == "error" and dialog.reason.startswith("chatbot: ")
+    (kept,) = dialog.transcript[-1].tool_calls
+    assert (kept.name, kept.arguments) == ("get_order", {"order_id": "A1"}) and '"status": "placed"' in kept.result
+
+
 def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
     script.on(
