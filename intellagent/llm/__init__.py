@@ -5,7 +5,7 @@ Every LLM call of a run goes through `LLM.answer` (a validated structured answer
 """
 
 from intellagent.llm.cache import ResponseCache
-from intellagent.llm.client import LLM, AnswerInvalid, LLMError, PermanentLLMError, ReplayMiss
+from intellagent.llm.client import LLM, AnswerInvalid, LLMError, PermanentLLMError, ProviderUnavailable, ReplayMiss
 from intellagent.llm.roles import RoleModels
 from intellagent.llm.scripted import HTTPError, Request, ScriptedLLM, ToolCalls
 from intellagent.llm.spec import ModelSpec, parse_spec
@@ -19,6 +19,7 @@ __all__ = [
     "LLMError",
     "ModelSpec",
     "PermanentLLMError",
+    "ProviderUnavailable",
     "ReplayMiss",
     "Request",
     "ResponseCache",

@@ -53,6 +53,14 @@ class PermanentLLMError(RunAborted):
     """The provider refused in a way retries cannot fix (bad key, unknown model)."""
 
 
+class ProviderUnavailable(RunAborted):
+    """The provider could not be reached, or kept refusing for its rate limit, through every retry: an outage.
+
+    The stage stops here instead of recording every item still to do as an error; the same command
+    resumes once the provider is back.
+    """
+
+
 class LLM:
     """A framework role's model, with cache, accounting, budget and validated answers."""
 
@@ -177,8 +185,21 @@ class LLM:
             return await model.ainvoke(messages)
         except PERMANENT as error:
             raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
+        except (openai.APIConnectionError, openai.RateLimitError) as error:
+            # The provider itself is out, still after the retries: an outage, not this item's failure. Not
+            # a timeout (a slow model can stall on one request while the others go on), nor a 5xx (some
+            # servers answer a request they cannot handle with one).
+            if isinstance(error, openai.APITimeoutError):
+                raise self._failed(step, error) from error
+            raise ProviderUnavailable(
+                f"{self.spec.label} is not answering ({_api_message(error)}) after its retries (llm_retries); "
+                "what is finished is kept: run the same command again once it is back"
+            ) from error
         except (openai.OpenAIError, ValueError) as error:
-            raise LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}") from error
+            raise self._failed(step, error) from error
+
+    def _failed(self, step: str, error: Exception) -> LLMError:
+        return LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}")
 
     def _count(self, reply: AIMessage, step: str, *, cached: bool) -> None:
         tokens = reply.usage_metadata or {}

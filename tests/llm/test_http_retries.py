@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,7 +13,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from intellagent.llm import LLM, ModelSpec, PermanentLLMError, ResponseCache, Usage
+from intellagent.llm import LLM, ModelSpec, PermanentLLMError, ProviderUnavailable, ResponseCache, Usage
 from intellagent.llm.factory import build_chat_model, cache_identity
 
 
@@ -116,3 +117,20 @@ def test_identical_requests_in_flight_are_sent_once(server, tmp_path):
     answers = asyncio.run(both())
     assert [answer.text for answer in answers] == ["shared", "shared"] and len(seen) == 1
     assert (llm.usage.total.calls, llm.usage.total.cached) == (1, 1)  # the second paid nothing
+
+
+def test_a_provider_that_cannot_be_reached_is_an_outage_that_stops_the_run(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]  # nothing listens here once the probe is closed
+    llm = llm_for(f"http://127.0.0.1:{closed}/v1", tmp_path, retries=0)
+    with pytest.raises(ProviderUnavailable, match=r"is not answering .* run the same command again"):
+        asyncio.run(llm.answer([HumanMessage("x")], Answer, step="s/x"))
+
+
+def test_a_rate_limit_that_outlasts_the_retries_is_an_outage(server, tmp_path):
+    base_url, queue, seen = server
+    queue += [(429, {"error": {"message": "slow down"}})] * 2
+    with pytest.raises(ProviderUnavailable, match="slow down"):
+        asyncio.run(llm_for(base_url, tmp_path, retries=1).answer([HumanMessage("x")], Answer, step="s/x"))
+    assert len(seen) == 2
