@@ -89,6 +89,8 @@ def parser() -> argparse.ArgumentParser:
 
 # The shell's code for a process stopped by Ctrl-C (128 + SIGINT); SIGTERM ends the same way.
 INTERRUPTED = 130
+# A file could not be read or written (a full disk, a read-only folder): distinct from the gate's 1.
+FILE_ERROR = 4
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,6 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
         return INTERRUPTED
+    except OSError as error:  # a full disk, a read-only folder: the machine's problem, not the chatbot's
+        if debug:
+            raise
+        where = f": {error.filename}" if error.filename else ""
+        print(f"error: cannot read or write{where} ({error.strerror or error}); fix it (free space, "
+              "permissions) and run the same command again to resume", file=sys.stderr)
+        return FILE_ERROR
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
@@ -135,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
         min_detection=args.min_detection,
     )
     default_stages = ("simulate", "report") if args.scenarios_from else STAGES
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else default_stages
+    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
     result = run(
         config,
         output=args.output,

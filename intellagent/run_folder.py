@@ -35,8 +35,12 @@ def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` in one step (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:  # a full disk, say: nothing half-written is left to be taken for the file
+        partial.unlink(missing_ok=True)
+        raise
 
 
 class JsonlArtifact(Generic[M]):

@@ -103,6 +103,7 @@ async def execute(
     unknown = set(stages) - set(STAGES)
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
+    _check_inputs(config, stages, chatbot=chatbot)
     folder = RunFolder(output or Path("results") / (config.name or "run"))
     if scenarios_from is not None and Path(scenarios_from).resolve() == folder.root.resolve():
         raise UsageError(f"--scenarios-from and --output are both {folder.root}; write the run to another folder, "
@@ -208,6 +209,19 @@ def _statuses(folder: RunFolder, stage: str) -> list[str]:
         except ValueError:
             continue
     return statuses
+
+
+def _check_inputs(config: Config, stages: tuple[str, ...], *, chatbot: Any) -> None:
+    """Fail now, before any LLM call, on inputs a later stage would find wrong: a baseline with no report, a
+    chatbot target that does not import (an hour of describe and populate must not end on a typo)."""
+    if "report" in stages and config.report.baseline is not None:
+        from intellagent.reports.baseline import load_baseline  # the reports import this module
+
+        load_baseline(config.report.baseline)
+    if "simulate" in stages and chatbot is None and config.chatbot.type in ("python", "langgraph"):
+        from intellagent.chatbots.selection import import_target
+
+        import_target(config.chatbot.target or "")
 
 
 @contextmanager

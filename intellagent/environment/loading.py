@@ -65,7 +65,11 @@ def load_environment(config: EnvironmentConfig) -> Environment:
 def _read_policy(path: Path) -> str:
     if not path.is_file():
         raise UsageError(f"environment.policy: file {path} not found; fix the path")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"environment.policy: {path} is not UTF-8 text ({error.reason} at byte {error.start}); "
+                         "save it as UTF-8") from None
     if not text.strip():
         raise UsageError(f"environment.policy: {path} is empty; write the chatbot's policy in it")
     return text

@@ -1,0 +1,75 @@
+"""Bad inputs and a hostile machine: one line and a documented exit code, before any LLM call when it can
+be known then, and nothing lost — a full disk, a file that is not UTF-8, a baseline or target that is not there."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from intellagent.cli import main
+from intellagent.llm import ScriptedLLM
+from intellagent.run_folder import JsonlArtifact
+from tests.pipeline.scripted_pipeline import write_config
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"report": {"baseline": "nowhere"}}, "--baseline"),
+    ({"chatbot": {"type": "python", "target": "no_such_module:reply"}}, "chatbot.target"),
+])
+def test_an_input_a_later_stage_needs_is_checked_before_any_llm_call(
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str], settings, expected: str
+) -> None:
+    config = write_config(tmp_path / "shop.yml", **settings)
+    assert main(["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert expected in one_line(capsys)
+    assert scripted_models.requests == []
+
+
+def test_files_that_are_not_utf8_are_named_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "latin.yml"
+    config.write_bytes("name: caf\xe9\n".encode("latin-1"))
+    assert main(["--config", str(config)]) == 2
+    assert "not UTF-8 text" in one_line(capsys)
+
+    policy = tmp_path / "policy.md"
+    policy.write_bytes("Be caf\xe9 polite.".encode("latin-1"))
+    good = write_config(tmp_path / "shop.yml")
+    good.write_text(good.read_text().replace("policy: ", f"policy: {policy}  # ", 1))
+    assert main(["--config", str(good), "--output", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert "environment.policy" in one_line(capsys)
+
+
+def test_an_empty_stage_list_is_an_error_not_everything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path / "shop.yml")
+    assert main(["--config", str(config), "--output", str(tmp_path / "run"), "--stages", ""]) == 2
+    assert "unknown stage ''" in one_line(capsys)
+
+
+def test_a_full_disk_exits_4_in_one_line_and_the_same_command_then_resumes(
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "shop.yml")
+    command = ["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress"]
+    append = JsonlArtifact.append
+
+    def full(self: JsonlArtifact, item: object) -> None:
+        if self.path.name == "dialogs.jsonl":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
+        append(self, item)
+
+    monkeypatch.setattr(JsonlArtifact, "append", full)
+    assert main(command) == 4
+    assert "No space left on device" in one_line(capsys)
+    assert not list((tmp_path / "run").rglob("*.partial"))
+
+    monkeypatch.setattr(JsonlArtifact, "append", append)  # space again
+    assert main(command) == 0
+    assert len((tmp_path / "run" / "dialogs.jsonl").read_text().splitlines()) == 2
