@@ -17,6 +17,7 @@ from pathlib import Path
 
 from intellagent.config import apply_overrides, load_config
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
+from intellagent.llm.spec import without_credentials
 from intellagent.runner import STAGES, run
 
 EPILOG = """\
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="%(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_mask_credentials)
     on_main_thread = threading.current_thread() is threading.main_thread()  # where signals can be handled
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
@@ -121,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _mask_credentials(record: logging.LogRecord) -> bool:
+    """Every log line without the credentials of a URL in it (a key may be given in a base URL)."""
+    record.msg, record.args = without_credentials(record.getMessage()), ()
+    return True
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -28,6 +28,7 @@ from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.errors import RunAborted, UsageError
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
+from intellagent.llm.spec import without_credentials
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder, write_atomic
 
@@ -312,7 +313,6 @@ def _fingerprint(config: Config) -> str:
 
 
 _SECRET_KEY = re.compile(r"(key|token|secret|password)", re.IGNORECASE)
-_URL_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 
 
 def scrub(data: Any, key: str = "") -> Any:
@@ -324,7 +324,7 @@ def scrub(data: Any, key: str = "") -> Any:
     if isinstance(data, str):
         if _SECRET_KEY.search(key) and not key.endswith("_env"):
             return "***"
-        return _URL_CREDENTIALS.sub(r"\1***@", data)
+        return without_credentials(data)
     return data
 
 

@@ -21,7 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from intellagent.errors import UsageError
-from intellagent.llm.spec import ModelSpec
+from intellagent.llm.spec import ModelSpec, without_credentials
 
 if TYPE_CHECKING:
     from intellagent.llm.scripted import ScriptedLLM
@@ -129,6 +129,8 @@ def _required_env(name: str, spec: ModelSpec) -> str:
 def cache_identity(spec: ModelSpec, *, seed: int) -> dict[str, Any]:
     """What identifies a model's answers in the cache: provider, model, endpoint and sampling."""
     identity = spec.model_dump(include={"provider", "model", "base_url", "temperature", "max_tokens"})
+    if spec.base_url:  # the endpoint identifies the answers; a key written into its URL must not be stored
+        identity["base_url"] = without_credentials(spec.base_url)
     if spec.provider == "local":
         from intellagent.llm.local import SHA256
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -12,6 +13,14 @@ from intellagent.errors import UsageError
 Provider = Literal["local", "openai", "azure", "scripted"]
 
 SPEC_HELP = "use local, openai:MODEL, azure:DEPLOYMENT or openai:MODEL@BASE_URL"
+
+_URL_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
+
+
+def without_credentials(text: str) -> str:
+    """The text with the user and password of every URL in it masked (`http://***@host/v1`): a key may be
+    given that way, and must appear in no file, log or message."""
+    return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 class ModelSpec(BaseModel):
@@ -48,7 +57,7 @@ class ModelSpec(BaseModel):
         if self.provider in ("local", "scripted"):
             return self.provider
         text = f"{self.provider}:{self.model}"
-        return f"{text}@{self.base_url}" if self.base_url else text
+        return f"{text}@{without_credentials(self.base_url)}" if self.base_url else text
 
 
 def parse_spec(text: str) -> ModelSpec:

@@ -118,3 +118,32 @@ def test_a_cancelled_run_stops_cleanly_with_130_and_says_so_in_run_json(tmp_path
     assert "Traceback" not in err and "Warning" not in err
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert info["status"] == "interrupted" and info["stages"]["describe"]["status"] == "interrupted"
+
+
+def test_a_key_written_into_a_base_url_appears_in_no_file_log_or_message(tmp_path):
+    class Failing(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(500)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    planted = "sk-PLANTED-7c1e"
+    try:
+        done = subprocess.run(
+            [sys.executable, "run.py", "--config", "airline.yml", "--output", str(tmp_path / "run"), "--no-progress",
+             "--debug", "--llm", f"openai:gpt-test@http://user:{planted}@127.0.0.1:{httpd.server_address[1]}/v1"],
+            cwd=ROOT, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "test"}, timeout=300,
+        )
+    finally:
+        httpd.shutdown()
+    assert done.returncode != 0 and "***@127.0.0.1" in done.stdout + done.stderr
+    assert planted not in done.stdout + done.stderr
+    written = [path for path in (tmp_path / "run").rglob("*") if path.is_file()]
+    assert written and not [path for path in written if planted.encode() in path.read_bytes()]
