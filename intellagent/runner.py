@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import json
+import os
 import platform
 import re
 import shutil
@@ -228,19 +229,26 @@ def _check_inputs(config: Config, stages: tuple[str, ...], *, chatbot: Any) -> N
 @contextmanager
 def _exclusive(folder: RunFolder) -> Iterator[None]:
     """Hold the run folder's lock while the run works in it: a second run on the same folder (a CI job
-    started twice) stops at once instead of doing the work again and corrupting the first one's files."""
+    started twice) stops at once, naming the holder, instead of doing the work again and corrupting the
+    first one's files. The lock is the operating system's: a killed run leaves none behind."""
     folder.root.mkdir(parents=True, exist_ok=True)
+    holder = folder.path(LOCK_FILE + ".holder")  # beside the lock: a contender empties the lock file itself
     try:
         with FileLock(folder.path(LOCK_FILE), timeout=0):
-            yield
+            write_atomic(holder, f"pid {os.getpid()} on {platform.node()}, started {now()}")
+            try:
+                yield
+            finally:
+                holder.unlink(missing_ok=True)
     except Timeout:
-        raise UsageError(f"{folder.root} is in use by another run; wait for it to finish, "
+        who = holder.read_text(encoding="utf-8") if holder.exists() else "another process"
+        raise UsageError(f"{folder.root} is in use by another run ({who}); wait for it to finish, "
                          "or choose another --output") from None
 
 
 def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
     earlier = folder.load("run.json", RunInfo) if folder.exists("run.json") else None
-    if any(path.name != LOCK_FILE for path in folder.root.iterdir()) and earlier is None:
+    if any(not path.name.startswith(LOCK_FILE) for path in folder.root.iterdir()) and earlier is None:
         raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
     fingerprint = _fingerprint(config)
     if earlier is not None and fresh:

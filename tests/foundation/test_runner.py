@@ -58,7 +58,9 @@ def test_a_second_run_on_a_folder_in_use_stops_at_once(scripted_config, tmp_path
     run = tmp_path / "run"
     prepare(scripted_config, run)
     before = (run / "run.json").read_text()
-    with FileLock(run / ".intellagent.lock"), pytest.raises(UsageError, match="in use by another run"):
+    (run / ".intellagent.lock.holder").write_text("pid 4242 on ci-runner-7, started 2026-11-23T10:00:00+00:00")
+    held = pytest.raises(UsageError, match=r"in use by another run \(pid 4242 on ci-runner-7")
+    with FileLock(run / ".intellagent.lock"), held:
         prepare(scripted_config, run)
     assert (run / "run.json").read_text() == before  # the first run's files are untouched
     prepare(scripted_config, run)  # once it is done, the folder is free again
