@@ -35,7 +35,14 @@ from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulate.turns import Critique, FinalUserTurn, UserTurn, repetition
+from intellagent.simulate.turns import (
+    BriefFinalUserTurn,
+    BriefUserTurn,
+    Critique,
+    FinalUserTurn,
+    UserTurn,
+    repetition,
+)
 
 log = logging.getLogger("intellagent")
 
@@ -95,6 +102,7 @@ class DialogDeps:
         max_turns: user turns after which the dialog ends as `incomplete`.
         max_critiques: times the critique may send the dialog back.
         world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
+        user_thoughts: whether the user writes a private thought before each message.
     """
 
     event: Event
@@ -106,6 +114,7 @@ class DialogDeps:
     max_turns: int
     max_critiques: int
     world: DialogWorld | None = None
+    user_thoughts: bool = True
     started: float = field(default_factory=time.monotonic)
 
     def clock(self) -> float:
@@ -185,12 +194,17 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
-    schema = FinalUserTurn if state["chatbot_ended"] else UserTurn  # a verdict is due once the chatbot ended it
+    ending = state["chatbot_ended"]  # a verdict is due once the chatbot ended it
+    if deps.user_thoughts:
+        schema: type[UserTurn] = FinalUserTurn if ending else UserTurn
+    else:
+        schema = BriefFinalUserTurn if ending else BriefUserTurn
     number = state["turns"] + 1
     view = state["user_view"] + _reminders(number, deps.max_turns)
     for redraft in range(REDRAFTS + 1):
         try:
-            turn = await deps.user.answer(user_prompt(deps.event, view), schema, step="simulate/user",
+            turn = await deps.user.answer(user_prompt(deps.event, view, thoughts=deps.user_thoughts), schema,
+                                          step="simulate/user",
                                           warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
@@ -221,7 +235,7 @@ def _reminders(number: int, max_turns: int) -> list[str]:
     return [note("simulate/user_first_turn")] if number == 1 else []
 
 
-def user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
+def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
     """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
     conversation so far as one text, so that a small model never mistakes whose turn it is."""
     return render(
@@ -230,6 +244,7 @@ def user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
         known=known_rows(event.user_rows),
         expected_behaviour=event.expected_behaviour,
         conversation="\n".join(view),
+        thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
     )
 
 

@@ -139,6 +139,7 @@ async def simulate_event(
             max_turns=ctx.config.simulate.max_turns,
             max_critiques=ctx.config.simulate.max_critiques,
             world=world,
+            user_thoughts=user_thoughts(ctx),
         )
         played = await run_dialog(deps)
     digest = None
@@ -150,6 +151,15 @@ async def simulate_event(
     return played.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
                                      "usage": usage.report().roles, "database": database, "digest": digest,
                                      "checks": checks, "findings": findings})
+
+
+def user_thoughts(ctx: RunContext) -> bool:
+    """Whether the simulated user writes a private thought (`simulate.user_thoughts`; auto: not on the
+    embedded model, whose every token is slow)."""
+    setting = ctx.config.simulate.user_thoughts
+    if setting == "auto":
+        return ctx.llms.spec("user").provider != "local"
+    return setting == "yes"
 
 
 @cache

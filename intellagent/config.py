@@ -173,6 +173,11 @@ class SimulateConfig(_Strict):
     max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
     max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
     max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
+    user_thoughts: Literal["auto", "yes", "no"] = Field(
+        default="auto",
+        description="Whether the simulated user writes a private thought before each message (auto: not on the "
+        "embedded model, where it is two fifths of the user's tokens).",
+    )
     trials: int = Field(
         default=1, ge=1, le=100,
         description="Dialogs per event, each with its own seed for the user; from 2, pass^k and the flip rate "

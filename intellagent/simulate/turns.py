@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from intellagent import text_limits
 
@@ -52,6 +53,22 @@ class FinalUserTurn(UserTurn):
     decision: Literal["stop-success", "stop-failure"] = Field(  # type: ignore[assignment]
         description="stop-success if the agent did what it should, stop-failure if not."
     )
+
+
+# Without the private thought (`simulate.user_thoughts`): on a slow model the thought is about two fifths
+# of what the user writes, and the message, decision and reason carry the turn.
+class BriefUserTurn(UserTurn):
+    """One turn of the simulated user: its message, and whether it stops with a verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+    thought: SkipJsonSchema[str] = ""
+
+
+class BriefFinalUserTurn(FinalUserTurn):
+    """`FinalUserTurn` without the private thought."""
+
+    model_config = ConfigDict(extra="forbid")
+    thought: SkipJsonSchema[str] = ""
 
 
 # Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.

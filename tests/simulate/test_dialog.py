@@ -227,3 +227,36 @@ def test_a_critique_that_cannot_answer_leaves_the_verdict_unchecked(tmp_path, ru
     (dialog,) = play(tmp_path, run_folder, script)
     assert (dialog.status, dialog.reason) == ("fail", "cancelled unasked")
     assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(True, False)]
+
+
+def test_without_thoughts_the_user_is_asked_for_none_and_says_none(tmp_path, run_folder, script):
+    script.on(role="user", schema="BriefUserTurn", replies=[
+        {"message": "Cancel A1.", "decision": "continue", "reason": ""},
+        {"message": "", "decision": "stop-success", "reason": "it asked first"}])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="chatbot", reply=reply("Shall I cancel A1?"))
+    config = shop_config(tmp_path, simulate={"user_thoughts": "no"})
+    folder = run_folder(config, [event()])
+
+    simulate(config, folder, script)
+
+    (played,) = dialogs(folder)
+    assert played.status == "pass" and played.transcript[1].thought in ("", None)
+    first = script.calls(role="user")[0]
+    assert '"thought"' not in first.system
+    assert "thought" not in first.body["response_format"]["json_schema"]["schema"]["properties"]
+
+
+def test_thoughts_are_asked_for_unless_the_user_is_the_embedded_model(tmp_path):
+    from graphs.simulate import user_thoughts
+    from intellagent.context import RunContext
+    from intellagent.llm import RoleModels
+
+    def thinks(**settings):
+        config = shop_config(tmp_path, **settings)
+        return user_thoughts(RunContext(config=config, folder=None, llms=RoleModels(config, cache=None, usage=None),
+                                        usage=None, progress=None))
+
+    assert thinks() is True  # the scripted model
+    assert thinks(llm="local") is False
+    assert thinks(llm="local", simulate={"user_thoughts": "yes"}) is True
