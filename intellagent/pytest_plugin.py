@@ -20,15 +20,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from intellagent.config import ConfigSource
 from intellagent.errors import IntellAgentError, RunAborted
-from intellagent.llm import ScriptedLLM
-from intellagent.reports.models import Report
-from intellagent.reports.text import one_line
+
+# pytest loads this plugin in every project where IntellAgent is installed: the rest of the package
+# (models, LangChain, the reports) is imported by the first test that uses the fixture, not at start-up.
+if TYPE_CHECKING:
+    from intellagent.config import ConfigSource
+    from intellagent.llm import ScriptedLLM
+    from intellagent.reports.models import Report
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,6 +99,8 @@ class AdherenceTest:
 
 def failure_message(report: Report, folder: Path) -> str:
     """Why the gate failed, which policies were violated in which dialogs, and where the reports are."""
+    from intellagent.reports.text import one_line
+
     assert report.gate is not None
     lines = [f"policy adherence gate failed for {report.name}:"]
     lines += [f"  - {reason}" for reason in report.gate.failures]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -152,3 +154,12 @@ def test_the_package_registers_the_plugin_through_its_entry_points() -> None:
     target = project["project"]["entry-points"]["pytest11"]["intellagent"]
     plugin = importlib.import_module(target)
     assert {"pytest_addoption", "intellagent", "intellagent_script"} <= set(vars(plugin))
+
+
+def test_loading_the_plugin_imports_nothing_heavy():
+    """pytest loads the plugin in every project that has IntellAgent installed: it must cost next to nothing."""
+    probe = ("import sys, intellagent.pytest_plugin; "
+             "print(sorted(m for m in ('langchain_core', 'openai', 'networkx', 'sqlmodel', 'intellagent.llm', "
+             "'intellagent.config', 'intellagent.reports') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
