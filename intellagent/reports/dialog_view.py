@@ -133,6 +133,8 @@ def _tool_call(call: ToolCall) -> str:
     if call.reported:  # the chatbot only said it made the call
         kind = ('<div class="tool reported"><div class="call" title="the chatbot reported this call itself; it did '
                 'not run on the dialog\'s world, so nothing checked it"><span>reported tool</span>')
+    elif (call.result or "").startswith("Error"):  # the tools' way to refuse or fail: drawn as a failure
+        kind = '<div class="tool failed"><div class="call"><span>tool error</span>'
     else:
         kind = '<div class="tool"><div class="call"><span>tool</span>'
     return f'{kind} <code>{escape(call.name)}</code></div><pre class="args">{escape(arguments)}</pre>{result}</div>'

@@ -7,6 +7,10 @@ from html import escape
 
 from shop_run import GIVEN_UP, INJECTED
 
+from intellagent.artifacts import Analysis, Message, ToolCall
+from intellagent.reports.dialog_view import dialog_card
+from intellagent.reports.inputs import load_artifacts
+
 
 def page(shop_report) -> str:
     return shop_report[1].path("report.html").read_text()
@@ -30,6 +34,18 @@ def test_a_call_the_chatbot_only_reported_is_marked_on_its_card(shop_report):
     (card,) = [c for c in html.split('<details class="dialog"')[1:] if 'id="dialog-S002"' in c]
     assert card.count('class="tool reported"') == 1 and "<span>reported tool</span> <code>send_email</code>" in card
     assert html.count('class="tool reported"') == 1
+
+
+def test_a_tool_that_answered_with_an_error_is_drawn_as_one(shop_report):
+    artifacts = load_artifacts(shop_report[1])
+    dialog = artifacts.dialogs[0]
+    refused = ToolCall(id="c1", name="cancel_order", arguments={"order_id": "A9"}, result="Error: no order A9")
+    done = ToolCall(id="c2", name="get_order", arguments={"order_id": "A1"}, result='{"status": "placed"}')
+    turn = Message(role="chatbot", content="Sorry.", tool_calls=[refused, done])
+    card = dialog_card(dialog.model_copy(update={"transcript": [*dialog.transcript, turn]}),
+                       Analysis(id=dialog.id, status="pass", source="x"), artifacts)
+    assert card.count('class="tool failed"') == 1 and "<span>tool error</span> <code>cancel_order</code>" in card
+    assert "<span>tool</span> <code>get_order</code>" in card
 
 
 def test_the_page_has_one_script_and_loads_nothing(shop_report):
