@@ -38,6 +38,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
     """The report page of a run."""
     body = "".join([
         _header(report),
+        _nothing_judged(report, artifacts) if not report.overall.pass_rate.total else "",
         _headline(report),
         _charts(report),
         _baseline(report.baseline) if report.baseline else "",
@@ -63,6 +64,17 @@ def _header(report: Report) -> str:
     return (f'<header><div><p class="kicker">IntellAgent · policy adherence report</p>'
             f"<h1>{escape(report.name or 'run')}</h1>"
             f'<p class="reliability">{escape(reliability_line(report))}</p></div>{verdict}</header>')
+
+
+def _nothing_judged(report: Report, artifacts: RunArtifacts) -> str:
+    """Why no dialog got a verdict: every dialog's, event's and scenario's reason, on the page's first screen."""
+    lost = [(d.id, d.status, d.reason) for d in artifacts.dialogs]
+    lost += [(e.id, "no database", e.error or "") for e in artifacts.events if e.status == "error"]
+    lost += [(s.id, "no scenario", s.error or "") for s in artifacts.scenarios if s.status == "error"]
+    rows = "".join(f"<li><code>{escape(item)}</code> {escape(status)}: {escape(reason or 'no reason recorded')}</li>"
+                   for item, status, reason in lost) or "<li>the run made no dialog at all</li>"
+    return ('<section class="panel notice"><h2>No dialog got a verdict</h2><p class="hint">Nothing was tested, so '
+            f"this report says nothing about the chatbot. What stopped each item:</p><ul>{rows}</ul></section>")
 
 
 def _headline(report: Report) -> str:

@@ -9,6 +9,7 @@ from shop_run import GIVEN_UP, INJECTED
 
 from intellagent.artifacts import Analysis, Message, ToolCall
 from intellagent.reports.dialog_view import dialog_card
+from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
 
 
@@ -46,6 +47,20 @@ def test_a_tool_that_answered_with_an_error_is_drawn_as_one(shop_report):
                        Analysis(id=dialog.id, status="pass", source="x"), artifacts)
     assert card.count('class="tool failed"') == 1 and "<span>tool error</span> <code>cancel_order</code>" in card
     assert "<span>tool</span> <code>get_order</code>" in card
+
+
+def test_a_run_that_judged_nothing_says_why_at_the_top(shop_report):
+    result, folder = shop_report
+    artifacts = load_artifacts(folder)
+    report = result.report
+    nothing = report.model_copy(update={"overall": report.overall.model_copy(
+        update={"pass_rate": report.overall.pass_rate.of(0, 0)})})
+    analyses = {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+    html = report_html(nothing, artifacts, analyses)
+    assert "No dialog got a verdict" in html
+    for dialog in artifacts.dialogs:
+        assert f"<code>{dialog.id}</code> {dialog.status}: {escape(dialog.reason or 'no reason recorded')}" in html
+    assert "No dialog got a verdict" not in page(shop_report)
 
 
 def test_the_page_has_one_script_and_loads_nothing(shop_report):
