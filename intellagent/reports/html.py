@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
-from intellagent.artifacts import Analysis, MutantRecord
+from intellagent.artifacts import CATEGORY_LABELS, Analysis, MutantRecord
 from intellagent.reports.charts import (
     coverage_bars,
     group_bars,
@@ -238,7 +238,7 @@ def _baseline(comparison: BaselineComparison) -> str:
 
 def _policy_table(report: Report) -> str:
     categories = sorted({p.category for p in report.policies})
-    options = "".join(f'<option value="{escape(c)}">{escape(c)}</option>' for c in categories)
+    options = "".join(f'<option value="{escape(c)}">{escape(CATEGORY_LABELS.get(c, c))}</option>' for c in categories)
     heads = [("id", "Policy", "text"), ("text", "Rule", "text"), ("category", "Category", "text"),
              ("flows", "Flows", "text"), ("challenge", "Challenge", "num"), ("sampled", "Sampled", "num"),
              ("tested", "Tested", "num"), ("violated", "Violated", "num"), ("rate", "Pass rate", "num")]
@@ -273,7 +273,7 @@ def _policy_row(policy: PolicyResult) -> str:
     cells = [
         (policy.id, f'<span class="chip {state}">{escape(policy.id)}</span>'),
         (policy.text, escape(policy.text) + _checked_by(policy)),
-        (policy.category, escape(policy.category)),
+        (policy.category, escape(CATEGORY_LABELS.get(policy.category, policy.category))),
         (" ".join(policy.flows), escape(", ".join(policy.flows))),
         (policy.challenge, str(policy.challenge)),
         (policy.sampled, str(policy.sampled)),

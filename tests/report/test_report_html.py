@@ -7,7 +7,7 @@ from html import escape
 
 from shop_run import GIVEN_UP, INJECTED
 
-from intellagent.artifacts import Analysis, Message, ToolCall
+from intellagent.artifacts import CATEGORY_LABELS, Analysis, Message, ToolCall
 from intellagent.reports.dialog_view import dialog_card
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
@@ -61,6 +61,14 @@ def test_a_run_that_judged_nothing_says_why_at_the_top(shop_report):
     for dialog in artifacts.dialogs:
         assert f"<code>{dialog.id}</code> {dialog.status}: {escape(dialog.reason or 'no reason recorded')}" in html
     assert "No dialog got a verdict" not in page(shop_report)
+
+
+def test_categories_are_named_alike_in_the_charts_and_the_table(shop_report):
+    html = page(shop_report)
+    for policy in shop_report[0].report.policies:
+        row = html.split(f'<tr id="policy-{policy.id}"')[1].split("</tr>")[0]
+        assert f">{escape(CATEGORY_LABELS[policy.category])}</td>" in row
+    assert f'<option value="user_consent">{escape(CATEGORY_LABELS["user_consent"])}</option>' in html
 
 
 def test_the_page_has_one_script_and_loads_nothing(shop_report):
