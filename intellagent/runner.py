@@ -316,7 +316,9 @@ def _save(folder: RunFolder, info: RunInfo, usage: Usage) -> None:
 
 
 def _fingerprint(config: Config) -> str:
-    shaping = config.model_dump(mode="json", by_alias=True, exclude=RESUMABLE_SETTINGS)
+    # Settings left at their defaults are left out: a setting a new version adds (at a default that keeps
+    # the old behaviour) does not turn every earlier run folder into one "with other settings".
+    shaping = config.model_dump(mode="json", by_alias=True, exclude=RESUMABLE_SETTINGS, exclude_defaults=True)
     return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -83,3 +83,17 @@ def test_unknown_stage_is_a_usage_error(scripted_config, tmp_path):
 def test_secrets_are_masked_but_env_var_names_kept():
     data = {"api_key": "sk-live", "api_key_env": "OPENAI_API_KEY", "url": "https://bob:pw@host/v1", "n": 3}
     assert scrub(data) == {"api_key": "***", "api_key_env": "OPENAI_API_KEY", "url": "https://***@host/v1", "n": 3}
+
+
+def test_settings_at_their_defaults_do_not_shape_the_fingerprint(scripted_config):
+    """A setting a new version adds, at a default that keeps the old behaviour, leaves earlier run folders
+    resumable: the fingerprint is made of the settings that differ from their defaults."""
+    from intellagent.config import Config
+    from intellagent.runner import _fingerprint
+
+    class Newer(Config):
+        new_setting: int = 0
+
+    newer = Newer.model_validate(scripted_config.model_dump())
+    assert _fingerprint(newer) == _fingerprint(scripted_config)
+    assert _fingerprint(newer.model_copy(update={"new_setting": 1})) != _fingerprint(scripted_config)
