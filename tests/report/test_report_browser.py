@@ -108,3 +108,14 @@ def test_injected_markup_stays_text(report):
     assert '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">' in text
     assert report.page.evaluate("typeof window.__pwned") == "undefined"
     assert report.page.locator("img, iframe").count() == 0
+
+
+def test_on_a_phone_nothing_is_wider_than_the_screen_and_a_dialog_opens_on_tap(shop_report, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(shop_report[1].path("report.html").as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    card = page.locator("#dialog-S002")
+    card.locator("summary").tap()
+    assert card.get_attribute("open") is not None and card.locator(".transcript").is_visible()
+    context.close()
