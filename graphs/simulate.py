@@ -124,7 +124,7 @@ async def simulate_event(
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
     environment = ctx.environment
     path = ctx.folder.path(database) if database else None
-    world = DialogWorld(environment, path) if path else None
+    world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
     with ExitStack() as hosted:
         mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
         session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)

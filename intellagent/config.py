@@ -44,6 +44,10 @@ class EnvironmentConfig(_Strict):
     checks: str | None = Field(
         default=None, description="Module with @check functions: policy rules decided over a dialog (optional)."
     )
+    tool_timeout: float = Field(
+        default=10.0, gt=0,
+        description="Seconds one tool call may run; past it the chatbot gets an error result and the dialog goes on.",
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

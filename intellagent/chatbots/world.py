@@ -24,8 +24,9 @@ from intellagent.imports import error_line
 if TYPE_CHECKING:
     from intellagent.environment import Environment
 
-TOOL_TIMEOUT = 30.0
-"""Seconds a tool may run; a domain tool is a database lookup or write, so a slower one is stuck."""
+TOOL_TIMEOUT = 10.0
+"""Seconds a tool may run unless the domain says otherwise (`environment.tool_timeout`): a domain tool is a
+database lookup or write, so a slower one is stuck."""
 
 
 class DialogWorld:

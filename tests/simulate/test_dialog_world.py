@@ -162,3 +162,18 @@ def test_calls_of_any_adapter_through_the_sessions_tools_are_recorded(tmp_path, 
     (call,) = dialog.transcript[2].tool_calls
     assert (call.id, call.name, call.arguments, call.reported) == ("call_1", "get_order", {"order_id": "B2"}, False)
     assert dialog.transcript[2].content == f"Found: {call.result}" and '"shipped"' in call.result
+
+
+def test_the_tool_time_limit_is_the_domains_setting(tmp_path, run_folder, script):
+    limits = []
+
+    def bot(messages, session):
+        limits.append(session.world.timeout)
+        return "Done."
+
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "ok")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    config = shop_config(tmp_path, environment={"tool_timeout": 0.5})
+    folder = run_folder(config, [event()])
+    simulate(config, folder, script, chatbot=bot)
+    assert limits == [0.5]
