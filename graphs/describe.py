@@ -288,7 +288,8 @@ def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     records = {record.id: record for record in context.scenarios.load()}
     pending = pending_attempts(slots, records)
     if pending:
-        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending))
+        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending),
+                                   done=len(slots) - len(pending))
     return {"slots": slots, "records": records, "pending": pending}
 
 

@@ -327,7 +327,8 @@ async def run(ctx: RunContext) -> None:
     pending = [scenario for scenario in scenarios if scenario.id not in recorded]
     if pending:
         shared = Shared.prepare(ctx)
-        items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending))
+        items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending),
+                           done=len(scenarios) - len(pending))
         graph = build_graph(shared, items)
         await graph.ainvoke({"scenarios": pending, "done": []}, config={"max_concurrency": ctx.config.workers})
     artifact.finalize()

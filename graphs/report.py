@@ -82,7 +82,7 @@ def build_graph(ctx: RunContext) -> Any:
             else:
                 kept.append(unrated(dialog))
                 artifact.append(kept[-1])
-        items = StageItems(ctx, stage="report", artifact=artifact, total=len(pending))
+        items = StageItems(ctx, stage="report", artifact=artifact, total=len(pending), done=len(kept))
         return {"artifacts": artifacts, "baseline": baseline, "pending": pending, "items": items, "analyses": kept}
 
     async def analyse_dialog(task: DialogTask) -> dict[str, Any]:

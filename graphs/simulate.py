@@ -190,7 +190,7 @@ async def run(ctx: RunContext) -> None:
     if todo:
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
         playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
-        items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo))
+        items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo), done=len(done))
         async with served_world(ctx, [chatbot, *playing.values()]) as world_server:
             deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, mutants=playing, world_server=world_server)
             await build_graph().ainvoke(

@@ -23,13 +23,20 @@ class ItemFailed(IntellAgentError):
 
 
 class StageItems(Generic[M]):
-    """Runs a stage's items one by one (callers add concurrency), appending each result when done."""
+    """Runs a stage's items one by one (callers add concurrency), appending each result when done.
 
-    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlArtifact[M], total: int) -> None:
+    Args:
+        total: the items this invocation does.
+        done: the stage's items an earlier invocation finished: the abort rule counts failures among all
+            of the stage's items, so a resumed run decides as an uninterrupted one would.
+    """
+
+    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlArtifact[M], total: int, done: int = 0) -> None:
         self.ctx = ctx
         self.stage = stage
         self.artifact = artifact
         self.total = total
+        self.done = done
         self.progress = ctx.progress.stage(stage, total)
         self.errors = 0
         self.last_error = ""
@@ -60,10 +67,10 @@ class StageItems(Generic[M]):
     def _count_error(self, reason: str) -> None:
         self.errors += 1
         self.last_error = reason
-        limit = self.ctx.config.budget.max_error_rate * self.total
+        limit = self.ctx.config.budget.max_error_rate * (self.total + self.done)
         if self.errors >= MIN_ERRORS_TO_ABORT and self.errors > limit:
             raise RunAborted(
-                f"{self.stage}: {self.errors} of {self.total} items failed (more than "
+                f"{self.stage}: {self.errors} of {self.total + self.done} items failed (more than "
                 f"{self.ctx.config.budget.max_error_rate:.0%}); last: {self.last_error}. "
                 "Finished items are kept; fix the cause and run again to resume"
             )

@@ -75,6 +75,30 @@ def test_an_interrupted_run_resumes_without_redoing_or_duplicating_dialogs(tmp_p
     assert [(d.id, d.status) for d in dialogs(folder)] == [("S001", "pass"), ("S002", "pass"), ("S003", "pass")]
 
 
+@pytest.mark.filterwarnings("ignore:coroutine .arun_with_retry. was never awaited")
+def test_a_resumed_run_aborts_only_where_an_uninterrupted_one_would(tmp_path, run_folder, script):
+    def failing_from_s004(messages, session_id):
+        if session_id >= "S004":
+            raise RuntimeError("the chatbot crashed")
+        return "Cancelled."
+
+    def interrupted_at_s004(messages, session_id):
+        if session_id == "S004":
+            raise KeyboardInterrupt
+        return "Cancelled."
+
+    script_dialogs(script)
+    config = shop_config(tmp_path, workers=1)
+    folder = run_folder(config, [event(f"S00{n}") for n in range(1, 7)])
+    with pytest.raises(KeyboardInterrupt):
+        simulate(config, folder, script, chatbot=interrupted_at_s004)
+
+    # 3 of the stage's 6 dialogs fail: not more than half, so no abort, as in one uninterrupted run.
+    simulate(config, folder, script, chatbot=failing_from_s004)
+
+    assert [d.status for d in dialogs(folder)] == ["pass"] * 3 + ["error"] * 3
+
+
 def test_a_second_run_over_a_finished_folder_asks_nothing_and_writes_nothing(tmp_path, run_folder, script):
     script_dialogs(script)
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Cancelled."))
