@@ -12,6 +12,7 @@ from intellagent.cli import main
 from intellagent.llm import ScriptedLLM
 from intellagent.run_folder import JsonlArtifact
 from tests.pipeline.scripted_pipeline import write_config
+from tests.simulate.scripted_dialogs import shop_settings
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -30,6 +31,18 @@ def test_an_input_a_later_stage_needs_is_checked_before_any_llm_call(
     config = write_config(tmp_path / "shop.yml", **settings)
     assert main(["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress"]) == 2
     assert expected in one_line(capsys)
+    assert scripted_models.requests == []
+
+
+def test_a_broken_domain_module_stops_the_run_before_describe_spends_a_call(
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "tools.py"
+    broken.write_text("def get_order(:\n")
+    environment = {**shop_settings()["environment"], "tools": str(broken)}
+    config = write_config(tmp_path / "shop.yml", environment=environment)
+    assert main(["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert "environment.tools" in one_line(capsys)
     assert scripted_models.requests == []
 
 
