@@ -138,7 +138,8 @@ def test_a_key_written_into_a_base_url_appears_in_no_file_log_or_message(tmp_pat
     try:
         done = subprocess.run(
             [sys.executable, "run.py", "--config", "airline.yml", "--output", str(tmp_path / "run"), "--no-progress",
-             "--debug", "--llm", f"openai:gpt-test@http://user:{planted}@127.0.0.1:{httpd.server_address[1]}/v1"],
+             "--debug", "--llm", f"openai:gpt-test@http://user:{planted}@127.0.0.1:{httpd.server_address[1]}/v1",
+             "--chatbot-llm", f"openai:bot@https://{planted}@bot.invalid/v1"],
             cwd=ROOT, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "test"}, timeout=300,
         )
     finally:
