@@ -1,9 +1,14 @@
-"""benchmarks/end_to_end.py: the verdict figures it prints are those of the run's report.json."""
+"""The benchmarks' figures: end_to_end.py prints those of the run's report.json; report_scale.py's synthetic
+runs make real reports."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
+from intellagent.llm import UsageReport
+from intellagent.reports import build_report, load_artifacts, run_usage
+from intellagent.run_folder import RunFolder
 from tests.conftest import load_benchmark
 
 
@@ -29,3 +34,14 @@ def test_violations_are_counted_by_who_found_them(shop_report):
     report = json.loads(folder.path("report.json").read_text())
     next(p for p in report["policies"] if p["violations"])["violations"][0]["source"] = "check"
     assert figures(report)["violations"] == "3 (1 by a check, 2 by the judge)"
+
+
+def test_a_report_of_1200_dialogs_lists_them_in_number_order(tmp_path):
+    folder = RunFolder(tmp_path)
+    analyses = load_benchmark("report_scale").synthetic_run(folder, 1200)
+    artifacts = load_artifacts(folder)
+    report = build_report(artifacts, analyses, name="scale", strong_edge=6.0,
+                          usage=run_usage(UsageReport(), None, now=datetime.now(UTC)))
+    listed = [dialog.id for dialog in report.dialogs]
+    assert len(listed) == 1200 and listed.index("S999") + 1 == listed.index("S1000")
+    assert report.overall.by_status["fail"] == 400  # one dialog in three broke a rule
