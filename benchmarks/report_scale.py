@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""How the report's build time grows with the number of dialogs: linear is the goal.
+"""How the report stage's time grows with the number of dialogs: linear is the goal.
 
-Makes synthetic run folders of N dialogs (20 policies in 4 flows, scenarios of 3 policies, transcripts
-of 8 messages, one violation in three dialogs), then times what the report stage does with no LLM
-call: reading the artifacts, computing report.json, and writing report.html and junit.xml. Prints
-seconds per size and the growth between the smallest and the largest.
+Makes synthetic run folders of N analysed dialogs (20 policies in 4 flows, scenarios of 3 policies,
+transcripts of 8 messages, one violation in three dialogs), then times the report stage on each: with
+every analysis already in analysis.jsonl it makes no LLM call, and what is timed is reading the
+artifacts, computing report.json, and writing report.html and junit.xml. Prints seconds per size and
+the growth between the smallest and the largest.
 
     python benchmarks/report_scale.py                 # 1,000 and 4,000 dialogs
     python benchmarks/report_scale.py --sizes 500 2000 8000
@@ -13,11 +14,11 @@ seconds per size and the growth between the smallest and the largest.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import networkx as nx
@@ -35,15 +36,16 @@ from intellagent.artifacts import (
     Scenario,
     Violation,
 )
-from intellagent.llm import UsageReport
-from intellagent.reports import build_report, junit_xml, load_artifacts, report_html, run_usage
+from intellagent.config import load_config
+from intellagent.reports.analysis import dialog_digest
 from intellagent.run_folder import RunFolder
+from intellagent.runner import execute
 
 POLICIES = 20
 
 
 def synthetic_run(folder: RunFolder, dialogs: int, seed: int = 7) -> list[Analysis]:
-    """A run folder of `dialogs` finished dialogs; returns their analyses."""
+    """A run folder of `dialogs` finished dialogs, analysed (analysis.jsonl); returns their analyses."""
     rng = random.Random(seed)
     policies = [Policy(id=f"P{n:02d}", text=f"Rule {n}: do the right thing in case {n}.", flows=[f"F{n % 4 + 1}"],
                        category="company_policy", challenge=n % 5 + 1) for n in range(1, POLICIES + 1)]
@@ -63,25 +65,26 @@ def synthetic_run(folder: RunFolder, dialogs: int, seed: int = 7) -> list[Analys
                             challenge=6))
         transcript = [Message(role="chatbot" if turn % 2 == 0 else "user", content=f"Message {turn} of {item}.")
                       for turn in range(8)]
-        dialog_file.append(Dialog(id=item, status="pass", policies=sampled, challenge=6, transcript=transcript,
-                                  turns=4))
+        dialog = Dialog(id=item, status="pass", policies=sampled, challenge=6, transcript=transcript, turns=4)
+        dialog_file.append(dialog)
         broke = [Violation(policy=sampled[0], turn=2, reason="it did not")] if number % 3 == 0 else []
         analyses.append(Analysis(id=item, status="fail" if broke else "pass", tested=sampled, violations=broke,
-                                 source="synthetic"))
+                                 source=dialog_digest(dialog)))
+    analysis_file = folder.jsonl("analysis.jsonl", Analysis)
+    for analysis in analyses:
+        analysis_file.append(analysis)
     return analyses
 
 
 def build_once(size: int) -> float:
-    """Seconds to read a run of `size` dialogs and write its three reports."""
+    """Seconds the report stage takes on a run of `size` analysed dialogs."""
+    config = load_config("airline")
     with tempfile.TemporaryDirectory() as root:
-        folder = RunFolder(Path(root))
-        analyses = synthetic_run(folder, size)
+        folder = Path(root) / "run"
+        asyncio.run(execute(config, output=folder, stages=(), progress=False))  # an empty run folder
+        synthetic_run(RunFolder(folder), size)
         started = time.perf_counter()
-        artifacts = load_artifacts(folder)
-        usage = run_usage(UsageReport(), None, now=datetime.now(UTC))
-        report = build_report(artifacts, analyses, name="scale", strong_edge=6.0, usage=usage)
-        report_html(report, artifacts, {a.id: a for a in analyses})
-        junit_xml(report)
+        asyncio.run(execute(config, output=folder, stages=("report",), progress=False))
         return time.perf_counter() - started
 
 
