@@ -21,13 +21,13 @@ from typing import Any, TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import Dialog, Event, PolicyCatalog, Scenario
+from intellagent.artifacts import STAGES, Dialog, Event, PolicyCatalog, Scenario
 from intellagent.config import ConfigSource, apply_overrides, load_config
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
 from intellagent.run_folder import RunFolder
-from intellagent.runner import STAGES, RunResult, execute
+from intellagent.runner import RunResult, execute
 from intellagent.simulate.mutants import Mutant
 
 T = TypeVar("T")

@@ -15,10 +15,10 @@ import sys
 import threading
 from pathlib import Path
 
+from intellagent.artifacts import STAGES
 from intellagent.config import apply_overrides, load_config
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
 from intellagent.llm.spec import without_credentials
-from intellagent.runner import STAGES, run
 
 EPILOG = """\
 model SPECs:
@@ -137,6 +137,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from intellagent.runner import run  # the pipeline: not loaded for --help, --version or a usage error
+
     config = apply_overrides(
         load_config(args.config),
         llm=args.llm,

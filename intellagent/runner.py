@@ -24,7 +24,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from intellagent.artifacts import RunInfo, StageInfo
+from intellagent.artifacts import STAGES, RunInfo, StageInfo
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.errors import RunAborted, UsageError
@@ -32,8 +32,6 @@ from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder, write_atomic
-
-STAGES = ("describe", "populate", "simulate", "report")
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
 # only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards.

@@ -10,12 +10,13 @@ from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
 from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
-from intellagent.artifacts.run_info import RunInfo, RunStatus, StageInfo
+from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
 
 __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
+    "STAGES",
     "Analysis",
     "AnalysisStatus",
     "Category",

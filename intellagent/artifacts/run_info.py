@@ -9,6 +9,9 @@ from pydantic import BaseModel, Field
 
 from intellagent.llm.usage import UsageReport
 
+STAGES = ("describe", "populate", "simulate", "report")
+"""The pipeline's stages, in the order they run."""
+
 RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]
 
 

@@ -4,12 +4,15 @@ Every LLM call of a run goes through `LLM.answer` (a validated structured answer
 (a raw message, e.g. with tools bound), which cache, count and budget it.
 """
 
-from intellagent.llm.cache import ResponseCache
-from intellagent.llm.client import LLM, AnswerInvalid, LLMError, PermanentLLMError, ProviderUnavailable, ReplayMiss
-from intellagent.llm.roles import RoleModels
-from intellagent.llm.scripted import HTTPError, Request, ScriptedLLM, ToolCalls
-from intellagent.llm.spec import ModelSpec, parse_spec
-from intellagent.llm.usage import BudgetExhausted, Tally, Usage, UsageReport
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from intellagent.llm.cache import ResponseCache
+    from intellagent.llm.client import LLM, AnswerInvalid, LLMError, PermanentLLMError, ProviderUnavailable, ReplayMiss
+    from intellagent.llm.roles import RoleModels
+    from intellagent.llm.scripted import HTTPError, Request, ScriptedLLM, ToolCalls
+    from intellagent.llm.spec import ModelSpec, parse_spec
+    from intellagent.llm.usage import BudgetExhausted, Tally, Usage, UsageReport
 
 __all__ = [
     "LLM",
@@ -31,3 +34,23 @@ __all__ = [
     "UsageReport",
     "parse_spec",
 ]
+
+# Where each name lives: imported on first use, so that a module needing only the accounting or the
+# SPECs (the artifacts, the config, `run.py --help`) does not load LangChain and the OpenAI client.
+_EXPORTS = {
+    "ResponseCache": "cache",
+    "LLM": "client", "AnswerInvalid": "client", "LLMError": "client", "PermanentLLMError": "client",
+    "ProviderUnavailable": "client", "ReplayMiss": "client",
+    "RoleModels": "roles",
+    "HTTPError": "scripted", "Request": "scripted", "ScriptedLLM": "scripted", "ToolCalls": "scripted",
+    "ModelSpec": "spec", "parse_spec": "spec",
+    "BudgetExhausted": "usage", "Tally": "usage", "Usage": "usage", "UsageReport": "usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'intellagent.llm' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"intellagent.llm.{_EXPORTS[name]}"), name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, Dialog, Event, Policy, RunInfo
+from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, STAGES, Analysis, Dialog, Event, Policy, RunInfo
 from intellagent.llm import UsageReport
 from intellagent.reports.analysis import RATED
 from intellagent.reports.calibration import agreement, calibration
@@ -30,7 +30,6 @@ from intellagent.reports.models import (
 )
 from intellagent.reports.trials import trial_figures
 from intellagent.run_folder import id_order
-from intellagent.runner import STAGES
 
 STATUSES = ("pass", "fail", "incomplete", "error")
 

@@ -148,3 +148,11 @@ def test_a_key_written_into_a_base_url_appears_in_no_file_log_or_message(tmp_pat
     assert planted not in done.stdout + done.stderr
     written = [path for path in (tmp_path / "run").rglob("*") if path.is_file()]
     assert written and not [path for path in written if planted.encode() in path.read_bytes()]
+
+
+def test_help_loads_neither_the_models_nor_the_pipeline():
+    heavy = "('openai', 'langchain_core', 'langgraph', 'intellagent.runner')"
+    probe = (f"import sys\nfrom intellagent.cli import parser\nparser().format_help()\n"
+             f"print(sorted(m for m in {heavy} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
