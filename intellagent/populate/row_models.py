@@ -38,6 +38,7 @@ _REWRITTEN_TEXTS: dict[str, Any] = {
 }
 
 
+@cache  # once per domain and kind: a model class made per event is never freed
 def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
     """The schema of a symbolic plan: entities, relations, rows per table written with symbols, and
     (with `texts`) the scenario's texts rewritten with the symbols.
@@ -122,6 +123,7 @@ def given(section: BaseModel) -> dict[str, Any]:
     return {key: value for key, value in section.model_dump(by_alias=True).items() if value is not None}
 
 
+@cache
 def _plan_row_model(table: TableInfo) -> type[BaseModel]:
     # A cell holds a value of the column's type, or a symbol (a string) standing for one.
     cells = {c.name: typing.Union[c.annotation, str, None] for c in table.generated_columns()}  # noqa: UP007
