@@ -204,8 +204,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     for redraft in range(REDRAFTS + 1):
         try:
             turn = await deps.user.answer(user_prompt(deps.event, view, thoughts=deps.user_thoughts), schema,
-                                          step="simulate/user",
-                                          warmer=redraft > 0)
+                                          step="simulate/user", warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}

@@ -18,6 +18,7 @@ policies, once each; it is caught when a dialog of it records a violation of one
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -128,28 +129,33 @@ def _replaced(document: str, span: tuple[int, int], passage: str | None) -> str:
 
 
 async def automatic_mutants(ctx: RunContext, policies: list[Policy]) -> list[PlayableMutant]:
-    """The `llm_agent`'s automatic mutants of each policy, per `calibrate.automatic`."""
+    """The `llm_agent`'s automatic mutants of each policy, per `calibrate.automatic`; the opposites are
+    written side by side, like any stage's items."""
     document = ctx.environment.policy
     lines = document.splitlines()
+    spans = {policy.id: rule_passage(document, policy.text) for policy in policies}
+    reversing = [p for p in policies if spans[p.id] is not None] if "opposite" in ctx.config.calibrate.automatic else []
+    opposites = dict(zip([p.id for p in reversing],
+                         await asyncio.gather(*(_opposite(ctx, p) for p in reversing), return_exceptions=True),
+                         strict=True))
     made: list[PlayableMutant] = []
     for policy in policies:
-        span = rule_passage(document, policy.text)
+        span = spans[policy.id]
         for kind in ctx.config.calibrate.automatic:
             record = MutantRecord(name=f"{kind}-{policy.id}", kind=kind, breaks=policy.id, policies=[policy.id])
+            opposite = opposites.get(policy.id) if kind == "opposite" else None
             if span is None:
                 record.status, record.reason = "error", "no passage of the policy document states this rule clearly"
-                made.append(PlayableMutant(record, None))
+            elif isinstance(opposite, BaseException):
+                if not isinstance(opposite, LLMError):
+                    raise opposite  # an aborted run, or a bug: not this mutant's failure
+                record.status, record.reason = "error", f"its opposite was not written: {failure_reason(opposite)}"
+            else:
+                record.removed, record.inserted = "\n".join(lines[span[0] : span[1]]), opposite
+                prompt = _replaced(document, span, opposite)
+                made.append(PlayableMutant(record, llm_agent(ctx, ctx.config.chatbot, policy=prompt)))
                 continue
-            record.removed = "\n".join(lines[span[0] : span[1]])
-            if kind == "opposite":
-                try:
-                    record.inserted = await _opposite(ctx, policy)
-                except LLMError as error:
-                    record.status, record.reason = "error", f"its opposite was not written: {failure_reason(error)}"
-                    made.append(PlayableMutant(record, None))
-                    continue
-            prompt = _replaced(document, span, record.inserted)
-            made.append(PlayableMutant(record, llm_agent(ctx, ctx.config.chatbot, policy=prompt)))
+            made.append(PlayableMutant(record, None))
     return made
 
 
