@@ -97,8 +97,11 @@ def test_a_dialog_transcript_opens(report):
 
 
 def test_a_violation_link_in_the_table_opens_its_dialog(report):
+    from playwright.sync_api import expect
+
     report.page.click("#policy-P03 .links a")
-    assert report.page.locator("#dialog-S002").get_attribute("open") is not None
+    # The dialog opens on "hashchange", which the browser fires after the click returns: wait for it.
+    expect(report.page.locator("#dialog-S002")).to_have_attribute("open", "", timeout=5000)
 
 
 def test_injected_markup_stays_text(report):
