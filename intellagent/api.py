@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from intellagent.artifacts import STAGES, Dialog, Event, PolicyCatalog, Scenario
-from intellagent.config import ConfigSource, apply_overrides, load_config
+from intellagent.config import ConfigSource, apply_overrides, load_config, scenario_source
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
@@ -67,23 +67,25 @@ async def arun(
         mutants: chatbots like `chatbot` that each break one rule on purpose, by name, as
             `Mutant(chatbot, breaks=...)`; the run plays them too and reports whether it caught them.
         output: the run folder (default results/<config name>); an earlier run there is resumed.
-        scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`).
+        scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`), or
+            "tau:FOLDER", a τ-bench task set whose tasks the run plays and grades as τ-bench does.
         fresh: replace an earlier run in the output folder instead of resuming it (its LLM cache is kept).
         replay: every LLM call must be answered from the cache (a miss aborts the run).
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
             `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on`, `trials`, `calibrate`,
-            `min_detection` — as in `apply_overrides`.
+            `min_detection`, `tau_tasks` — as in `apply_overrides`.
     """
-    settings = apply_overrides(load_config(config), **overrides)
+    frozen, tau_data = scenario_source(scenarios_from)
+    settings = apply_overrides(load_config(config), tau_data=tau_data, **overrides)
     return await execute(
         settings,
         output=Path(output) if output is not None else None,
         fresh=fresh,
         replay=replay,
         stages=stages,
-        scenarios_from=Path(scenarios_from) if scenarios_from is not None else None,
+        scenarios_from=frozen,
         script=script,
         chatbot=chatbot,
         mutants=mutants,
@@ -92,12 +94,13 @@ async def arun(
 
 
 async def aevaluate(config: ConfigSource, **options: Any) -> Report:
-    """Run the whole evaluation (or, with `scenarios_from`, simulate + report) and return its report.
+    """Run the whole evaluation (or, with a frozen test set as `scenarios_from`, simulate + report) and return
+    its report.
 
     The gate's verdict is in `report.gate` (`passed`, `failures`); nothing is raised for it. Options
     are those of `arun`.
     """
-    if options.get("scenarios_from") is not None:
+    if scenario_source(options.get("scenarios_from"))[0] is not None:
         options.setdefault("stages", ("simulate", "report"))
     result = await arun(config, **options)
     return result.report

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from intellagent.artifacts import STAGES
-from intellagent.config import apply_overrides, load_config
+from intellagent.config import apply_overrides, load_config, scenario_source
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
 from intellagent.llm.spec import without_credentials
 
@@ -78,9 +78,13 @@ def parser() -> argparse.ArgumentParser:
                         "95%% interval (lower_bound)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
-    p.add_argument("--scenarios-from", type=Path, metavar="DIR",
+    p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
                    help="reuse the scenarios and databases of a frozen test set (a run where describe and "
-                        "populate ran) and record this run's LLM calls in its cache; runs simulate and report")
+                        "populate ran) and record this run's LLM calls in its cache; runs simulate and report. "
+                        "tau:DIR plays the tasks of a τ-bench task set instead and grades them as τ-bench does")
+    p.add_argument("--tasks", metavar="LIST",
+                   help="with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. 0-9,12 "
+                        "(default: all)")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
     p.add_argument("--no-progress", action="store_true", help="no live progress bars")
@@ -139,6 +143,7 @@ def _interrupt(signum: int, frame: object) -> None:
 def _run(args: argparse.Namespace) -> int:
     from intellagent.runner import run  # the pipeline: not loaded for --help, --version or a usage error
 
+    frozen, tau_data = scenario_source(args.scenarios_from)
     config = apply_overrides(
         load_config(args.config),
         llm=args.llm,
@@ -153,8 +158,10 @@ def _run(args: argparse.Namespace) -> int:
         trials=args.trials,
         calibrate=args.calibrate,
         min_detection=args.min_detection,
+        tau_data=tau_data,
+        tau_tasks=args.tasks,
     )
-    default_stages = ("simulate", "report") if args.scenarios_from else STAGES
+    default_stages = ("simulate", "report") if frozen else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
     result = run(
         config,
@@ -162,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
         fresh=args.fresh,
         replay=args.replay,
         stages=stages,
-        scenarios_from=args.scenarios_from,
+        scenarios_from=frozen,
         progress=not args.no_progress,
         debug=args.debug,
     )

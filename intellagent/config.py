@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from intellagent.artifacts.policies import Category
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
+from intellagent.tau.tasks import parse_selection
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIGS = PROJECT_ROOT / "configs"
@@ -43,6 +44,11 @@ class EnvironmentConfig(_Strict):
     )
     checks: str | None = Field(
         default=None, description="Module with @check functions: policy rules decided over a dialog (optional)."
+    )
+    tau: str | None = Field(
+        default=None,
+        description="Module that loads τ-bench's data into the tables and exports it back, to play τ-bench's "
+        "published tasks (optional).",
     )
     tool_timeout: float = Field(
         default=10.0, gt=0,
@@ -226,6 +232,31 @@ class CalibrateConfig(_Strict):
         return self.enabled or bool(self.mutants)
 
 
+class TauConfig(_Strict):
+    """τ-bench mode: the dialogs play τ-bench's published tasks instead of sampled scenarios."""
+
+    data: Path | None = Field(
+        default=None,
+        description="A τ-bench task set: a folder with tasks.json and the domain's data files (--scenarios-from "
+        "tau:FOLDER). Set, the run plays its tasks and grades them as τ-bench does.",
+    )
+    tasks: str | None = Field(
+        default=None, description="The tasks to play, by τ-bench number: \"0-9,12\" (default: all of them)."
+    )
+
+    @field_validator("tasks")
+    @classmethod
+    def _selection(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_selection(value)
+        return value
+
+    @property
+    def active(self) -> bool:
+        """Whether the run plays τ-bench tasks."""
+        return self.data is not None
+
+
 class ReportConfig(_Strict):
     """Settings of the report stage and of the quality gate."""
 
@@ -290,6 +321,7 @@ class Config(_Strict):
     simulate: SimulateConfig = Field(default_factory=SimulateConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
     calibrate: CalibrateConfig = Field(default_factory=CalibrateConfig)
+    tau: TauConfig = Field(default_factory=TauConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
 
     def chatbot_llm(self) -> ModelSpec:
@@ -348,7 +380,7 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
     env.policy = (base_dir / env.policy).resolve()
     if not env.policy.is_file():
         raise UsageError(f"{origin}: environment.policy: file {env.policy} not found; fix the path")
-    for key in ("schema_module", "tools", "validators", "background", "checks"):
+    for key in ("schema_module", "tools", "validators", "background", "checks", "tau"):
         value = getattr(env, key)
         if value and value.endswith(".py"):
             resolved = (base_dir / value).resolve()
@@ -358,7 +390,34 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
             setattr(env, key, str(resolved))
     if config.report.baseline is not None:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
+    if config.tau.data is not None:
+        config.tau.data = (base_dir / config.tau.data).resolve()
+    _check_tau(config, origin)
     return config
+
+
+TAU_PREFIX = "tau:"
+
+
+def scenario_source(value: str | Path | None) -> tuple[Path | None, Path | None]:
+    """What `--scenarios-from` names, as (a frozen test set, a τ-bench task set): "tau:FOLDER" is a τ-bench
+    task set, anything else the folder of a frozen test set."""
+    if value is None:
+        return None, None
+    text = str(value)
+    if text.startswith(TAU_PREFIX):
+        return None, Path(text.removeprefix(TAU_PREFIX))
+    return Path(value), None
+
+
+def _check_tau(config: Config, origin: str) -> None:
+    """τ-bench mode needs the domain's τ-bench module, which loads the task set's data."""
+    if config.tau.tasks is not None and not config.tau.active:
+        raise UsageError(f"{origin}: tau.tasks chooses among the tasks of a τ-bench task set, and none is given; "
+                         "give one with --scenarios-from tau:FOLDER (tau.data)")
+    if config.tau.active and not config.environment.tau:
+        raise UsageError(f"{origin}: tau.data is set, but environment.tau names no module that loads τ-bench's data "
+                         "into this domain's tables; add it (the airline's is db_schemas.airline.tau)")
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -390,6 +449,8 @@ def apply_overrides(
     trials: int | None = None,
     calibrate: bool | None = None,
     min_detection: float | None = None,
+    tau_data: Path | None = None,
+    tau_tasks: str | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -405,6 +466,8 @@ def apply_overrides(
         trials: dialogs per event (`simulate.trials`).
         calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
         min_detection: the share of mutants caught under which the run exits 1.
+        tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
+        tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -432,7 +495,13 @@ def apply_overrides(
         data["calibrate"]["enabled"] = calibrate
     if min_detection is not None:
         data["report"]["min_detection"] = min_detection
+    if tau_data is not None:
+        data["tau"]["data"] = Path(tau_data).resolve()
+    if tau_tasks is not None:
+        data["tau"]["tasks"] = tau_tasks
     try:
-        return Config.model_validate(data)
+        updated = Config.model_validate(data)
     except ValidationError as exc:
         raise UsageError(f"command line: {_first_problem(exc)}") from exc
+    _check_tau(updated, "command line")
+    return updated

@@ -1,20 +1,15 @@
-"""τ-bench's airline data in and out of the tables, its database hash, and its reward for a conversation.
+"""τ-bench's airline data in and out of the tables: the airline's τ-bench module (`environment.tau`).
 
 The τ-bench database is one JSON document `{"flights", "reservations", "users"}`. Loading it and
 exporting it back gives the same document (number types, array order and key presence included), so
 the hash of an exported state is the hash τ-bench would compute for the same calls.
 """
 
-import hashlib
 import json
-import shutil
-import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
 from sqlalchemy import insert
 from sqlmodel import Session, SQLModel, select
 
@@ -44,41 +39,10 @@ _PASSENGER_KEYS = ["first_name", "last_name", "dob"]
 _PAYMENT_KEYS = ["payment_id", "amount"]
 
 
-class TauAction(BaseModel):
-    """One step of a τ-bench trajectory: a tool name (or `respond`) and its arguments."""
-
-    name: str
-    kwargs: dict[str, Any] = Field(default_factory=dict)
-
-
-class TauTask(BaseModel):
-    """A τ-bench task: the user, what they want, the gold actions and the facts the replies must state."""
-
-    user_id: str
-    instruction: str = ""
-    actions: list[TauAction]
-    outputs: list[str] = Field(default_factory=list)
-
-
-class TauReward(BaseModel):
-    """The τ-bench reward of a conversation and what it was made of."""
-
-    reward: float = Field(description="1.0 if the hashes match and every output was said, else 0.0")
-    hash_match: bool = Field(description="the database ended as the gold actions leave it")
-    agent_hash: str
-    gold_hash: str
-    outputs: dict[str, bool] = Field(description="each required output: whether some reply contains it")
-
-
 def read_tau_data(folder: Path) -> TauDatabase:
     """The three data files (users.json, flights.json, reservations.json) of a τ-bench airline folder."""
     parts = ("flights", "reservations", "users")
     return {name: json.loads((Path(folder) / f"{name}.json").read_text()) for name in parts}
-
-
-def read_tau_tasks(path: Path) -> list[TauTask]:
-    """The tasks of a τ-bench tasks.json file, in file order."""
-    return [TauTask.model_validate(task) for task in json.loads(Path(path).read_text())]
 
 
 def load_tau(session: Session, data: TauDatabase) -> None:
@@ -126,74 +90,11 @@ def export_tau(session: Session) -> TauDatabase:
     }
 
 
-def tau_hash(data: TauDatabase) -> str:
-    """τ-bench's hash of a database: sha256 of Python's text of its canonical form (objects as sorted pairs)."""
-    return hashlib.sha256(str(_canonical(data)).encode("utf-8")).hexdigest()
-
-
 def build_tau_database(env: Environment, folder: Path, path: Path) -> None:
     """Create the SQLite file `path` holding the τ-bench data of `folder` (a template to copy per episode)."""
     env.create_database(path, seed=0, background=False)
     with env.session(path) as session:
         load_tau(session, read_tau_data(folder))
-
-
-def replay_hash(env: Environment, initial: Path, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
-    """The τ-bench hash after running `calls` through the tools on a fresh copy of the database `initial`."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "episode.sqlite"
-        shutil.copyfile(initial, path)
-        with env.session(path) as session:
-            for name, arguments in calls:
-                env.call_tool(session, name, arguments)
-            return tau_hash(export_tau(session))
-
-
-def tau_reward(
-    env: Environment,
-    task: TauTask,
-    calls: Sequence[tuple[str, Mapping[str, Any]]],
-    replies: Sequence[str],
-    *,
-    initial: Path,
-) -> TauReward:
-    """Score a recorded conversation exactly as τ-bench does.
-
-    Both the chatbot's tool calls and the task's gold actions are replayed on fresh copies of the
-    initial database (the gold ones without the transfer to a human, as τ-bench does); the reward is
-    1.0 when the two end states hash alike and every required output appears in some reply
-    (case-insensitive, commas removed from the reply so "1000" matches "$1,000").
-
-    Args:
-        env: the airline environment whose tools replay the calls.
-        task: the τ-bench task.
-        calls: the chatbot's tool calls in order, as (tool name, arguments).
-        replies: the chatbot's messages to the user.
-        initial: a database file holding the initial τ-bench data (see `build_tau_database`).
-    """
-    agent_hash = replay_hash(env, initial, calls)
-    gold = [(a.name, a.kwargs) for a in task.actions if a.name not in ("respond", "transfer_to_human_agents")]
-    gold_hash = replay_hash(env, initial, gold)
-    # τ-bench searches the gold actions' messages too; no airline task has any, but a task could.
-    said = [*replies, *(str(a.kwargs.get("content", "")) for a in task.actions if a.name == "respond")]
-    texts = [text.lower().replace(",", "") for text in said]
-    outputs = {output: any(output.lower() in text for text in texts) for output in task.outputs}
-    hash_match = agent_hash == gold_hash
-    return TauReward(
-        reward=1.0 if hash_match and all(outputs.values()) else 0.0,
-        hash_match=hash_match,
-        agent_hash=agent_hash,
-        gold_hash=gold_hash,
-        outputs=outputs,
-    )
-
-
-def _canonical(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((key, _canonical(item)) for key, item in sorted(value.items()))
-    if isinstance(value, list):
-        return tuple(_canonical(item) for item in value)
-    return value
 
 
 def _rows(session: Session, table: type[SQLModel], *order: str) -> list[Any]:

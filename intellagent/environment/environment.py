@@ -16,6 +16,7 @@ from intellagent.environment import database
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, broken_rules, row_problems
 from intellagent.imports import error_line
+from intellagent.tau.domain import TauDomain
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,6 +31,7 @@ class Environment:
         validators: the row validators, in definition order.
         background: the `generate(session, seed)` that builds the base world, if the domain has one.
         checks: the domain's deterministic checks of a dialog (the framework adds its own).
+        tau: the domain's τ-bench module, which plays τ-bench's published tasks, if it has one.
     """
 
     name: str
@@ -39,6 +41,7 @@ class Environment:
     validators: list[Validator] = field(default_factory=list)
     background: Callable[[Session, int], None] | None = None
     checks: list[Check] = field(default_factory=list)
+    tau: TauDomain | None = None
 
     def table(self, name: str) -> type[SQLModel]:
         """The table class whose `__tablename__` is `name`.

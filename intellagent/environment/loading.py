@@ -26,6 +26,7 @@ from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, is_table
 from intellagent.errors import UsageError
 from intellagent.imports import import_user_module
+from intellagent.tau.domain import as_tau_domain
 
 
 def load_environment(config: EnvironmentConfig) -> Environment:
@@ -51,6 +52,7 @@ def load_environment(config: EnvironmentConfig) -> Environment:
         if not checks:
             raise UsageError(f"environment.checks: {config.checks} defines no check; add a @check function or "
                              "remove `checks` from the config")
+    tau = as_tau_domain(_import(config.tau, "tau"), config.tau) if config.tau else None
     return Environment(
         name=Path(config.policy).stem,
         policy=policy,
@@ -59,6 +61,7 @@ def load_environment(config: EnvironmentConfig) -> Environment:
         validators=validators,
         background=background,
         checks=checks,
+        tau=tau,
     )
 
 

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from db_schemas.airline.tau import TauDatabase, TauTask, build_tau_database, read_tau_data, read_tau_tasks
+from db_schemas.airline.tau import TauDatabase, build_tau_database, read_tau_data
 from intellagent.config import EnvironmentConfig
 from intellagent.environment import Environment, load_environment
+from intellagent.tau.tasks import TauTask, read_tau_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 TAU_DATA = REPO.parent / "shared/data/tau_airline"
@@ -21,6 +22,7 @@ def airline() -> Environment:
         tools="db_schemas.airline.tools",
         validators="db_schemas.airline.validators",
         background="db_schemas.airline.background",
+        tau="db_schemas.airline.tau",
     )
     return load_environment(config)
 

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from db_schemas.airline.tau import TauDatabase, TauTask, export_tau, replay_hash, tau_hash, tau_reward
+from db_schemas.airline.tau import TauDatabase, export_tau
 from intellagent.environment import Environment
+from intellagent.tau.grading import grade, replay, tau_hash
+from intellagent.tau.tasks import TauTask
 
 INITIAL_HASH = "4587e6b48ad2b2c4f3e1fecb40aabec7bb2286513273b8f8cec3f5865222f290"
 # τ-bench's hash of the database after each task's gold actions; tasks not listed only read.
@@ -74,7 +76,7 @@ def test_there_are_fifty_tasks(tau_tasks: list[TauTask]) -> None:
 def test_gold_actions_reach_the_reference_hash(
     airline: Environment, tau_template: Path, tau_tasks: list[TauTask], index: int
 ) -> None:
-    assert replay_hash(airline, tau_template, gold_calls(tau_tasks[index])) == GOLD_HASHES.get(index, INITIAL_HASH)
+    assert tau_hash(replay(airline, tau_template, gold_calls(tau_tasks[index]))) == GOLD_HASHES.get(index, INITIAL_HASH)
 
 
 def test_every_gold_action_succeeds(airline: Environment, tau_db: Path, tau_tasks: list[TauTask]) -> None:
@@ -90,7 +92,7 @@ def test_reward_is_one_when_state_and_outputs_match(
     task = tau_tasks[8]
     assert task.outputs == ["327", "1000", "1786"]
     replies = ["Your totals are $327 and $1,000.", "The last one COMES TO 1786 dollars."]
-    result = tau_reward(airline, task, gold_calls(task), replies, initial=tau_template)
+    result = grade(airline, task, calls=gold_calls(task), replies=replies, initial=tau_template)
     assert result.reward == 1.0
     assert result.hash_match and result.agent_hash == result.gold_hash == GOLD_HASHES[8]
     assert result.outputs == {"327": True, "1000": True, "1786": True}
@@ -99,9 +101,8 @@ def test_reward_is_one_when_state_and_outputs_match(
 def test_reward_is_zero_when_the_state_differs(
     airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
 ) -> None:
-    result = tau_reward(
-        airline, tau_tasks[0], [("get_user_details", {"user_id": "mia_li_3668"})], [], initial=tau_template
-    )
+    looked = [("get_user_details", {"user_id": "mia_li_3668"})]
+    result = grade(airline, tau_tasks[0], calls=looked, replies=[], initial=tau_template)
     assert result.reward == 0.0
     assert not result.hash_match
     assert (result.agent_hash, result.gold_hash) == (INITIAL_HASH, GOLD_HASHES[0])
@@ -111,7 +112,8 @@ def test_reward_is_zero_when_an_output_is_missing(
     airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
 ) -> None:
     task = tau_tasks[2]
-    result = tau_reward(airline, task, gold_calls(task), ["Done; the total is 23,552 dollars."], initial=tau_template)
+    replies = ["Done; the total is 23,552 dollars."]
+    result = grade(airline, task, calls=gold_calls(task), replies=replies, initial=tau_template)
     assert result.hash_match
     assert result.outputs == {"23553": False}
     assert result.reward == 0.0
@@ -123,5 +125,40 @@ def test_outputs_are_searched_in_replies_only(
     task = tau_tasks[44]
     assert task.outputs == ["4"]
     calls = [*gold_calls(task), ("calculate", {"expression": "2 + 2"}), ("transfer_to_human_agents", {"summary": "x"})]
-    assert tau_reward(airline, task, calls, ["Let me check."], initial=tau_template).reward == 0.0
-    assert tau_reward(airline, task, calls, ["You have 4 of them."], initial=tau_template).reward == 1.0
+    assert grade(airline, task, calls=calls, replies=["Let me check."], initial=tau_template).reward == 0.0
+    assert grade(airline, task, calls=calls, replies=["You have 4 of them."], initial=tau_template).reward == 1.0
+
+
+def test_a_skipped_write_is_named_with_the_records_it_would_have_changed(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
+    task = tau_tasks[34]  # reads, the update of XEHM4B, then two cancellations
+    calls = gold_calls(task)
+    assert calls[-1] == ("cancel_reservation", {"reservation_id": "59XX6W"})
+    result = grade(airline, task, calls=calls[:-1], replies=[], initial=tau_template)
+    assert result.reward == 0.0 and not result.passed
+    assert result.missed == ['cancel_reservation(reservation_id="59XX6W")']
+    assert result.unexpected == []
+    assert result.diff[0] == "reservations 59XX6W: payment_history, status"
+    assert "missed cancel_reservation" in result.summary()
+
+
+def test_a_write_with_other_arguments_is_both_missed_and_unexpected(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
+    task = tau_tasks[34]
+    calls = gold_calls(task)
+    update = calls[4]
+    calls[4] = ("update_reservation_flights", {**update[1], "cabin": "business"})
+    result = grade(airline, task, calls=calls, replies=[], initial=tau_template)
+    assert result.reward == 0.0
+    assert result.missed == [task.actions[4].text()]
+    assert result.unexpected[0].startswith("update_reservation_flights(") and '"business"' in result.unexpected[0]
+    assert any(line.startswith("reservations XEHM4B: ") for line in result.diff)
+
+
+def test_a_passed_grade_names_nothing_missed(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
+    task = tau_tasks[34]
+    result = grade(airline, task, calls=gold_calls(task), replies=[], initial=tau_template)
+    assert result.passed and result.missed == result.unexpected == result.diff == []
+    assert result.summary().startswith("τ-bench reward 1")

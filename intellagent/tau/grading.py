@@ -1,0 +1,182 @@
+"""τ-bench's reward for a dialog, and what a failed one missed.
+
+τ-bench rewards a conversation 1 when the database ends as the task's gold actions leave it (the
+hashes of the two end states are equal) and every output the task requires appears in some reply of
+the agent (case-insensitive, with the reply's commas removed, so that "1000" matches "$1,000"); else 0.
+The grade here is that reward, and, to say why a dialog failed: the gold actions the chatbot did not
+make, the writes it made that no gold action makes, and the records whose end states differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from intellagent.tau.domain import TauDocument
+from intellagent.tau.tasks import TauAction, TauTask
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+Call = tuple[str, Mapping[str, Any]]
+"""A tool call as (tool name, arguments)."""
+
+# Records named in a grade's diff: enough to see what went wrong without copying a database into it.
+DIFF_LINES = 12
+
+
+class TauGrade(BaseModel):
+    """τ-bench's reward of one dialog, and what it was made of."""
+
+    task: int = Field(description="The τ-bench task number.")
+    reward: float = Field(description="1.0 if the database ended as the gold actions leave it and every output "
+                          "was said, else 0.0")
+    hash_match: bool = Field(description="The database ended as the gold actions leave it.")
+    agent_hash: str
+    gold_hash: str
+    outputs: dict[str, bool] = Field(default_factory=dict, description="Each required output: whether a reply "
+                                     "contains it.")
+    missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make, as calls.")
+    unexpected: list[str] = Field(default_factory=list, description="Writes the chatbot made that no gold action "
+                                  "makes, as calls.")
+    diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
+
+    @property
+    def passed(self) -> bool:
+        """Whether the reward is 1."""
+        return self.reward == 1.0
+
+    def summary(self) -> str:
+        """Why the reward is what it is, in one line."""
+        if self.passed:
+            return "τ-bench reward 1: the database ended as the gold actions leave it, and every output was said"
+        reasons = []
+        if not self.hash_match:
+            reasons.append("the database did not end as the gold actions leave it")
+        if self.missed:
+            reasons.append(f"missed {self.missed[0]}" + (f" and {len(self.missed) - 1} more" if len(self.missed) > 1
+                                                          else ""))
+        if self.unexpected:
+            reasons.append(f"also wrote {self.unexpected[0]}")
+        unsaid = [output for output, said in self.outputs.items() if not said]
+        if unsaid:
+            reasons.append("never said " + ", ".join(repr(output) for output in unsaid))
+        return "τ-bench reward 0: " + "; ".join(reasons)
+
+
+def tau_hash(document: TauDocument) -> str:
+    """τ-bench's hash of a world: sha256 of Python's text of its canonical form (objects as sorted pairs)."""
+    return hashlib.sha256(str(_canonical(document)).encode("utf-8")).hexdigest()
+
+
+def replay(env: Environment, initial: Path, calls: Iterable[Call]) -> TauDocument:
+    """The world after running `calls` through the tools on a fresh copy of the database `initial`.
+
+    A call the tools refuse (wrong arguments, say) changes nothing, as in τ-bench.
+    """
+    assert env.tau is not None, "the environment has no τ-bench module (environment.tau)"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "episode.sqlite"
+        shutil.copyfile(initial, path)
+        with env.session(path) as session:
+            for name, arguments in calls:
+                env.call_tool(session, name, arguments)
+            return env.tau.export_tau(session)
+
+
+def exported(env: Environment, database: Path) -> TauDocument:
+    """The world a database holds, as a τ-bench document."""
+    assert env.tau is not None, "the environment has no τ-bench module (environment.tau)"
+    with env.session(database) as session:
+        return env.tau.export_tau(session)
+
+
+def grade(
+    env: Environment,
+    task: TauTask,
+    *,
+    calls: Sequence[Call],
+    replies: Sequence[str],
+    initial: Path,
+    final: TauDocument | None = None,
+) -> TauGrade:
+    """Grade a dialog as τ-bench does.
+
+    Args:
+        env: the domain, whose tools replay the calls.
+        task: the τ-bench task the dialog played.
+        calls: the chatbot's tool calls in order, as (tool name, arguments).
+        replies: the chatbot's messages to the user.
+        initial: the database the dialog started from (τ-bench's initial data).
+        final: the dialog's end state; default: `calls` replayed on `initial`.
+    """
+    agent = final if final is not None else replay(env, initial, calls)
+    gold = _gold_state(env, initial, initial.stat().st_mtime_ns, _frozen(task.replayed))
+    # τ-bench searches the gold actions' messages too; no airline task has any, but a task could.
+    said = [*replies, *(str(action.kwargs.get("content", "")) for action in task.actions if action.name == "respond")]
+    texts = [text.lower().replace(",", "") for text in said]
+    outputs = {output: any(output.lower() in text for text in texts) for output in task.outputs}
+    agent_hash, gold_hash = tau_hash(agent), tau_hash(gold)
+    made = {_key(name, arguments) for name, arguments in calls}
+    expected = {_key(action.name, action.kwargs) for action in task.replayed}
+    writes = {tool.name for tool in env.tools if tool.writes}
+    return TauGrade(
+        task=task.index,
+        reward=1.0 if agent_hash == gold_hash and all(outputs.values()) else 0.0,
+        hash_match=agent_hash == gold_hash,
+        agent_hash=agent_hash,
+        gold_hash=gold_hash,
+        outputs=outputs,
+        missed=[action.text() for action in task.replayed if _key(action.name, action.kwargs) not in made],
+        unexpected=[TauAction(name=name, kwargs=dict(arguments)).text() for name, arguments in calls
+                    if name in writes and _key(name, arguments) not in expected],
+        diff=differences(agent, gold),
+    )
+
+
+def differences(agent: TauDocument, gold: TauDocument) -> list[str]:
+    """The records whose end states differ, one line each ("reservations ZFA04Y: flights, payment_history")."""
+    lines = []
+    for part in sorted(agent.keys() | gold.keys()):
+        ours, theirs = agent.get(part, {}), gold.get(part, {})
+        for key in sorted(ours.keys() | theirs.keys()):
+            if key not in theirs:
+                lines.append(f"{part} {key}: made by the chatbot, not by the gold actions")
+            elif key not in ours:
+                lines.append(f"{part} {key}: made by the gold actions, not by the chatbot")
+            elif _canonical(ours[key]) != _canonical(theirs[key]):
+                fields = sorted(field for field in ours[key].keys() | theirs[key].keys()
+                                if _canonical(ours[key].get(field)) != _canonical(theirs[key].get(field)))
+                lines.append(f"{part} {key}: {', '.join(fields)}")
+    return lines[:DIFF_LINES] + ([f"... and {len(lines) - DIFF_LINES} more"] if len(lines) > DIFF_LINES else [])
+
+
+@lru_cache(maxsize=8)
+def _gold_state(env: Environment, initial: Path, version: int, actions: tuple[tuple[str, str], ...]) -> TauDocument:
+    """The world after a task's gold actions, computed once per task while its trials are graded (`version`,
+    the initial file's modification time, keeps a rewritten file from being answered from memory)."""
+    return replay(env, initial, [(name, json.loads(arguments)) for name, arguments in actions])
+
+
+def _frozen(actions: list[TauAction]) -> tuple[tuple[str, str], ...]:
+    return tuple((action.name, json.dumps(action.kwargs, sort_keys=True)) for action in actions)
+
+
+def _key(name: str, arguments: Mapping[str, Any]) -> str:
+    return name + json.dumps(arguments, sort_keys=True)
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((key, _canonical(item)) for key, item in sorted(value.items()))
+    if isinstance(value, list):
+        return tuple(_canonical(item) for item in value)
+    return value

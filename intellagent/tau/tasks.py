@@ -1,0 +1,100 @@
+"""τ-bench's published tasks: what the user wants, the gold actions, and the facts the replies must state.
+
+A task set is a folder laid out as τ-bench's data: `tasks.json` (the tasks, in τ-bench's order) beside
+the domain's data files, which the domain's τ-bench module reads (see `TauDomain`). Tasks keep
+τ-bench's numbering from 0, so that a task here is the task of the same number on the leaderboard.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from intellagent.errors import UsageError
+
+TASKS_FILE = "tasks.json"
+
+
+class TauAction(BaseModel):
+    """One step of a τ-bench trajectory: a tool name (or `respond`) and its arguments."""
+
+    name: str
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    def text(self) -> str:
+        """The call as one line: name(key=value, ...), values as JSON."""
+        arguments = ", ".join(f"{key}={json.dumps(value)}" for key, value in self.kwargs.items())
+        return f"{self.name}({arguments})"
+
+
+# τ-bench's gold trajectories end with these when they must, but they never change the database.
+NOT_REPLAYED = ("respond", "transfer_to_human_agents")
+
+
+class TauTask(BaseModel):
+    """A τ-bench task: the user, what they want, the gold actions and the facts the replies must state."""
+
+    index: int = Field(default=0, description="Its number in the task set, from 0, as τ-bench numbers it.")
+    user_id: str
+    instruction: str = ""
+    actions: list[TauAction]
+    outputs: list[str] = Field(default_factory=list)
+
+    @property
+    def replayed(self) -> list[TauAction]:
+        """The gold actions that act on the database, in order."""
+        return [action for action in self.actions if action.name not in NOT_REPLAYED]
+
+
+def read_tau_tasks(path: Path) -> list[TauTask]:
+    """The tasks of a τ-bench tasks.json file, numbered in file order.
+
+    Raises:
+        UsageError: the file is missing, is not JSON, or holds something else than a list of tasks.
+    """
+    if not path.is_file():
+        raise UsageError(f"{path} not found: a τ-bench task set is a folder with {TASKS_FILE} and the domain's "
+                         "data files (τ-bench's airline data: users.json, flights.json, reservations.json)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [TauTask.model_validate({**task, "index": index}) for index, task in enumerate(data)]
+    except (ValueError, TypeError, ValidationError) as error:
+        first = str(error).strip().splitlines()[0]
+        raise UsageError(f"{path}: not a list of τ-bench tasks ({first})") from None
+
+
+def select_tasks(tasks: list[TauTask], selection: str | None) -> list[TauTask]:
+    """The tasks a selection names ("0-9,12": numbers and ranges), all of them for None.
+
+    Raises:
+        UsageError: the selection names a task the set does not have.
+    """
+    if selection is None:
+        return tasks
+    wanted = parse_selection(selection)
+    missing = sorted(wanted - set(range(len(tasks))))
+    if missing:
+        raise UsageError(f"tau.tasks: the task set has tasks 0-{len(tasks) - 1}; there is no task {missing[0]}")
+    return [task for task in tasks if task.index in wanted]
+
+
+def parse_selection(selection: str) -> set[int]:
+    """The task numbers of "0-9,12"; a ValueError names what is not a number or a range."""
+    numbers: set[int] = set()
+    for part in (piece.strip() for piece in selection.split(",")):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError(f"{part!r} is not a task number or a range like 0-9")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"the range {part!r} runs backwards")
+        numbers.update(range(low, high + 1))
+    return numbers
+
+
+def task_id(task: TauTask) -> str:
+    """The scenario and event id of a task: T followed by its τ-bench number (T000, T049)."""
+    return f"T{task.index:03d}"
