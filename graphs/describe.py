@@ -8,6 +8,9 @@
     plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
     (═► fans out with Send: one task per flow, per block of policies, per scenario slot)
 
+In τ-bench mode (`tau.data`) the scenarios are τ-bench's published tasks rather than sampled sets:
+plan_tasks ═► task_scenario ─► finish, one call per task to name the policies it tests.
+
 Each artifact is written as soon as it is complete, so a resumed run skips what is done: with
 policies.json there is no extraction, with graph.json no scoring, and only the scenarios missing from
 scenarios.jsonl (or failed, with a candidate left) are written."""
@@ -58,12 +61,21 @@ from intellagent.describe.scenarios import (
     rule_list,
     scenario_id,
 )
+from intellagent.describe.tasks import (
+    MAX_POLICIES,
+    gold_text,
+    pending_tasks,
+    published_tasks,
+    task_policies_schema,
+    task_scenario,
+)
 from intellagent.errors import RunAborted
 from intellagent.llm import LLM, LLMError
 from intellagent.progress import StageProgress
 from intellagent.prompts import render
 from intellagent.run_folder import JsonlArtifact
 from intellagent.stage import ItemFailed, StageItems
+from intellagent.tau.tasks import TauTask, task_id
 
 POLICIES_FILE = "policies.json"
 
@@ -98,6 +110,8 @@ class State(TypedDict, total=False):
     slots: list[Slot]
     records: Annotated[dict[str, Scenario], _merge]  # scenario id → its latest record
     pending: list[tuple[Slot, int]]  # (slot, attempt index) to write in this round
+    tasks: list[TauTask]  # τ-bench mode: the published tasks with no scenario yet
+    wanted: int  # the scenarios the run asks for: samples, or the tasks played
 
 
 class FlowTask(TypedDict):
@@ -117,6 +131,12 @@ class ScenarioTask(TypedDict):
     attempt: int
 
 
+class PublishedTask(TypedDict):
+    catalog: PolicyCatalog
+    schema: type[BaseModel]
+    task: TauTask
+
+
 DescribeRuntime = Runtime[Describe]
 
 
@@ -133,11 +153,11 @@ def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
 
 
-def route_start(state: State) -> str:
-    """Resume after the last artifact written: extraction, scoring or sampling."""
+def route_start(state: State, runtime: DescribeRuntime) -> str:
+    """Resume after the last artifact written: extraction, scoring or the scenarios."""
     if "catalog" not in state:
         return "task"
-    return "prepare_scoring" if "graph" not in state else "plan"
+    return "prepare_scoring" if "graph" not in state else route_source(state, runtime)
 
 
 async def describe_task(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
@@ -275,6 +295,11 @@ def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 # ── scenarios ───────────────────────────────────────────────────────────────────────────────
 
 
+def route_source(state: State, runtime: DescribeRuntime) -> str:
+    """Scenarios from sampled policy sets, or from τ-bench's published tasks (`tau.data`)."""
+    return "plan_tasks" if runtime.context.ctx.config.tau.active else "plan"
+
+
 def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """The sampling plan, and the scenarios still to write (all of them on a first run)."""
     context, config = runtime.context, runtime.context.ctx.config
@@ -290,7 +315,7 @@ def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     if pending:
         context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending),
                                    done=len(slots) - len(pending))
-    return {"slots": slots, "records": records, "pending": pending}
+    return {"slots": slots, "records": records, "pending": pending, "wanted": config.samples}
 
 
 def route_scenarios(state: State) -> str | list[Send]:
@@ -352,6 +377,51 @@ async def _refine(llm: LLM, document: str, scenario: Scenario) -> Scenario:
     return scenario.model_copy(update={"expected_behaviour": corrected, "refined": True})
 
 
+def plan_tasks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """τ-bench mode: the published tasks the run plays, and those with no scenario yet."""
+    context = runtime.context
+    tasks = published_tasks(context.ctx.config.tau)
+    pending = pending_tasks(tasks, {record.id: record for record in context.scenarios.load()})
+    if pending:
+        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending),
+                                   done=len(tasks) - len(pending))
+    return {"tasks": pending, "wanted": len(tasks)}
+
+
+def route_tasks(state: State) -> str | list[Send]:
+    """One scenario per published task still to write, in parallel."""
+    if not state["tasks"]:
+        return "finish"
+    schema = task_policies_schema(state["catalog"])  # one answer model for every task: classes are not freed
+    return [Send("task_scenario", PublishedTask(catalog=state["catalog"], schema=schema, task=task))
+            for task in state["tasks"]]
+
+
+async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> dict[str, Any]:
+    """A published task as a scenario, with the policies it tests; if they cannot be named, with none."""
+    catalog, published = task["catalog"], task["task"]
+
+    async def work() -> Scenario:
+        messages = render("describe/task_policies", policies=catalog.listing(), instruction=published.instruction,
+                          gold=gold_text(published), most=str(MAX_POLICIES))
+        try:
+            answer = await runtime.context.ctx.llms["scenarios"].answer(messages, task["schema"],
+                                                                          step="describe/task_policies")
+        except LLMError as error:
+            log.warning("describe: %s is played without policies: naming them failed (%s)", task_id(published), error)
+            return task_scenario(published, catalog, [])
+        return task_scenario(published, catalog, answer.policies)  # type: ignore[attr-defined]
+
+    def failed(reason: str) -> Scenario:
+        return Scenario(id=task_id(published), status="error", error=reason, policies=[], target_challenge=0,
+                        challenge=0, task=published)
+
+    items = runtime.context.items
+    assert items is not None  # created by `plan_tasks` whenever a task is pending
+    record = await items.run(work, failed=failed)
+    return {"records": {record.id: record}}
+
+
 def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """The slots whose scenario failed and that have another candidate left."""
     pending = pending_attempts(state["slots"], state["records"])
@@ -365,7 +435,7 @@ def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """scenarios.jsonl rewritten in id order; a shortfall is reported."""
     written = runtime.context.scenarios.finalize()
-    requested = runtime.context.ctx.config.samples
+    requested = state["wanted"]
     valid = sum(1 for scenario in written if scenario.status == "ok")
     if valid < requested:
         log.warning("describe: %d of %d requested scenarios could be written (failures are in %s)",
@@ -399,9 +469,11 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_node("plan", plan)
     graph.add_node("scenario", write_scenario)
     graph.add_node("next_round", next_round)
+    graph.add_node("plan_tasks", plan_tasks)
+    graph.add_node("task_scenario", write_task_scenario)
     graph.add_node("finish", finish)
     graph.add_edge(START, "start")
-    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan"])
+    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan", "plan_tasks"])
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
@@ -409,7 +481,9 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_edge("checks", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
-    graph.add_edge("assemble", "plan")
+    graph.add_conditional_edges("assemble", route_source, ["plan", "plan_tasks"])
+    graph.add_conditional_edges("plan_tasks", route_tasks, ["task_scenario", "finish"])
+    graph.add_edge("task_scenario", "finish")
     graph.add_conditional_edges("plan", route_scenarios, ["scenario", "finish"])
     graph.add_edge("scenario", "next_round")
     graph.add_conditional_edges("next_round", route_scenarios, ["scenario", "finish"])

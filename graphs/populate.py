@@ -17,8 +17,9 @@ into a copy of the background world, and on success records the event with its t
 by substitution and the facts given up on the way. The model contributes only the scenario's facts:
 keys, references and every value no rule is about come from the framework, so whatever the model
 answers, the event is a valid world (at worst the background world alone, with every fact noted as
-given up). A resumed run populates the scenarios with no event yet, or whose event failed (an outage
-is worth another try; a failure the cache holds costs nothing to repeat).
+given up). In τ-bench mode a published task's event is τ-bench's initial database, with no model
+call (see `populate.published`). A resumed run populates the scenarios with no event yet, or whose
+event failed (an outage is worth another try; a failure the cache holds costs nothing to repeat).
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ from intellagent.populate import (
     user_rows,
     values_model,
 )
+from intellagent.populate.published import task_database, task_event
 from intellagent.prompts import render
+from intellagent.run_folder import JsonlArtifact
 from intellagent.stage import StageItems
 
 if TYPE_CHECKING:
@@ -325,6 +328,10 @@ async def run(ctx: RunContext) -> None:
     artifact = ctx.folder.jsonl("events.jsonl", Event)
     recorded = {event.id for event in artifact.load() if event.status != "error"}  # a failure is tried again
     pending = [scenario for scenario in scenarios if scenario.id not in recorded]
+    published = [scenario for scenario in pending if scenario.task is not None]
+    if published:
+        _record_task_events(ctx, published, artifact)
+    pending = [scenario for scenario in pending if scenario.task is None]
     if pending:
         shared = Shared.prepare(ctx)
         items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending),
@@ -332,6 +339,15 @@ async def run(ctx: RunContext) -> None:
         graph = build_graph(shared, items)
         await graph.ainvoke({"scenarios": pending, "done": []}, config={"max_concurrency": ctx.config.workers})
     artifact.finalize()
+
+
+def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: JsonlArtifact[Event]) -> None:
+    """τ-bench mode: each published task's event, on the task set's database (no model call, nothing to fail)."""
+    database, digest = task_database(ctx)
+    progress = ctx.progress.stage("populate", len(scenarios))
+    for scenario in scenarios:
+        artifact.append(task_event(scenario, database, digest))
+        progress.advance()
 
 
 def _check(shared: Shared, state: EventState) -> dict[str, Any]:

@@ -128,7 +128,7 @@ async def execute(
                 debug=debug,
             )
             try:
-                if "populate" in stages:
+                if "populate" in stages and not config.tau.active:  # τ-bench's tasks bring their own world
                     importlib.import_module("graphs.populate").build_background(ctx)
                 for name in (stage for stage in STAGES if stage in stages):
                     await _run_stage(ctx, info, name)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from intellagent.llm.usage import Tally
+from intellagent.tau.grading import TauGrade
 
 DialogStatus = Literal["pass", "fail", "incomplete", "error"]
 
@@ -92,6 +93,7 @@ class Dialog(BaseModel):
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
+    tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
 
     @property
     def event_id(self) -> str:

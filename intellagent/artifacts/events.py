@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.tau.tasks import TauTask
+
 
 class Event(BaseModel):
     """A scenario with real values and its own SQLite database (events/<id>.sqlite)."""
@@ -28,4 +30,7 @@ class Event(BaseModel):
         default_factory=list,
         description="The model's facts that no valid row could hold, each with the reason: the event is valid "
         "without them, and poorer by them.",
+    )
+    task: TauTask | None = Field(
+        default=None, description="τ-bench mode: the published task, whose gold actions grade the event's dialogs."
     )

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.tau.tasks import TauTask
+
 
 class Scenario(BaseModel):
     """What the user wants and what the chatbot must do, for a sampled set of policies."""
@@ -19,3 +21,6 @@ class Scenario(BaseModel):
     description: str = Field(default="", description="The user's situation and goal, for one conversation.")
     expected_behaviour: str = Field(default="", description="What the chatbot must do, self-contained.")
     refined: bool = Field(default=False, description="Whether a refinement pass corrected the behaviour.")
+    task: TauTask | None = Field(
+        default=None, description="τ-bench mode: the published task the scenario is (its id is T + its number)."
+    )
