@@ -11,6 +11,10 @@ send the dialog back to the user with feedback, `max_critiques` times. An except
 the dialog with status `error` and keeps the transcript so far, except the simulator's own failures:
 a user that cannot write a usable turn (it keeps echoing the agent, say) ends the dialog `incomplete`,
 so what the chatbot did is still judged, and a critique that cannot answer leaves the verdict unchecked.
+
+A τ-bench task's user follows τ-bench's conventions instead: it has only the task's private
+instruction, asks for no critique and gives no verdict; it ends the conversation with a stop token,
+and the simulate stage grades the dialog by the task's gold actions.
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ from intellagent.llm import LLM, AnswerInvalid
 from intellagent.prompts import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
 from intellagent.simulate.turns import (
+    STOP_TOKEN,
     BriefFinalUserTurn,
     BriefUserTurn,
     Critique,
     FinalUserTurn,
+    TaskUserTurn,
     UserTurn,
     repetition,
 )
@@ -176,7 +182,9 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
         "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
         "user_view": [agent_line(reply.content)],
     }
-    if reply.ends_dialog:
+    if reply.ends_dialog and deps.event.task is not None:  # as in τ-bench, a transfer to a human ends the task
+        update["outcome"] = Outcome("incomplete", "the chatbot ended the conversation")
+    elif reply.ends_dialog:
         update["chatbot_ended"] = True
         update["user_view"] += [note("simulate/user_dialog_ended")]
     elif state["turns"] >= deps.max_turns:
@@ -190,21 +198,19 @@ def _numbered(call: ToolCall, number: int) -> ToolCall:
 
 @guarded("user")
 async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
-    """The simulated user's turn: a message for the chatbot, or a verdict."""
+    """The simulated user's turn: a message for the chatbot, or a verdict (in τ-bench mode, or the end)."""
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
-    ending = state["chatbot_ended"]  # a verdict is due once the chatbot ended it
-    if deps.user_thoughts:
-        schema: type[UserTurn] = FinalUserTurn if ending else UserTurn
-    else:
-        schema = BriefFinalUserTurn if ending else BriefUserTurn
     number = state["turns"] + 1
-    view = state["user_view"] + _reminders(number, deps.max_turns)
+    published = deps.event.task is not None
+    view = state["user_view"] if published else state["user_view"] + _reminders(number, deps.max_turns)
+    schema = _user_schema(deps, ending=state["chatbot_ended"])
     for redraft in range(REDRAFTS + 1):
+        prompt = task_user_prompt(deps.event, view) if published else user_prompt(deps.event, view,
+                                                                                  thoughts=deps.user_thoughts)
         try:
-            turn = await deps.user.answer(user_prompt(deps.event, view, thoughts=deps.user_thoughts), schema,
-                                          step="simulate/user", warmer=redraft > 0)
+            turn = await deps.user.answer(prompt, schema, step="simulate/user", warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
@@ -217,13 +223,30 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     else:
         return {"outcome": Outcome("incomplete", f"the simulated user could not go on: its message {problem}")}
     update: Update = {"turns": number}
-    if turn.stops:
+    if isinstance(turn, TaskUserTurn) and turn.stops:
+        update["outcome"] = Outcome("incomplete", TASK_ENDED)
+    elif isinstance(turn, UserTurn) and turn.stops:
         verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
         update["stop"] = Stop(turn=number, verdict=verdict, reason=turn.reason, thought=turn.thought)
     else:
-        update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
+        thought = turn.thought if isinstance(turn, UserTurn) else None
+        update["transcript"] = [Message(role="user", content=turn.message, thought=thought, at_s=deps.clock())]
         update["user_view"] = [user_line(turn.message)]
     return update
+
+
+# A τ-bench task's dialog ends without a verdict; the stage grades it by the task's gold actions.
+TASK_ENDED = "the user ended the conversation"
+
+
+def _user_schema(deps: DialogDeps, *, ending: bool) -> type[UserTurn | TaskUserTurn]:
+    """The user's answer: a message alone for a τ-bench task; else with a decision, which must be a
+    verdict once the chatbot ended the conversation, and with a thought if the run asks for one."""
+    if deps.event.task is not None:
+        return TaskUserTurn
+    if deps.user_thoughts:
+        return FinalUserTurn if ending else UserTurn
+    return BriefFinalUserTurn if ending else BriefUserTurn
 
 
 def _reminders(number: int, max_turns: int) -> list[str]:
@@ -245,6 +268,12 @@ def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list
         conversation="\n".join(view),
         thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
     )
+
+
+def task_user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
+    """The user agent's instructions for a τ-bench task: the task's private instruction alone, as τ-bench
+    gives it, and the conversation so far."""
+    return render("simulate/task_user", instruction=event.scenario, conversation="\n".join(view), stop_token=STOP_TOKEN)
 
 
 def note(prompt: str, **values: str) -> str:

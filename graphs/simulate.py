@@ -12,11 +12,14 @@ A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded 
 
 from __future__ import annotations
 
+import asyncio
+import filecmp
 import operator
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -29,11 +32,13 @@ from intellagent.artifacts import Dialog, Event, PolicyCatalog
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
 from intellagent.context import RunContext, log
+from intellagent.environment import Environment
 from intellagent.errors import UsageError
 from intellagent.llm import Usage
 from intellagent.simulate.accounting import counted
 from intellagent.simulate.databases import fresh_copy
 from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
+from intellagent.simulate.published import graded
 from intellagent.simulate.seeds import dialog_model
 from intellagent.simulate.trials import trial_id, trial_user
 from intellagent.stage import StageItems
@@ -109,7 +114,7 @@ async def simulate_event(
     world_server: WorldServer | None = None,
 ) -> Dialog:
     """Copy the event's database for the dialog, play the dialog on it, note the database's digest, and run
-    the deterministic checks on what happened.
+    the deterministic checks on what happened; a τ-bench task's dialog is graded by its gold actions.
 
     Args:
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
@@ -142,15 +147,30 @@ async def simulate_event(
             user_thoughts=user_thoughts(ctx),
         )
         played = await run_dialog(deps)
-    digest = None
-    if session.database is not None:
-        with environment.session(session.database) as db:
-            digest = environment.digest(db)
     before = ctx.folder.path(event.database) if event.database else None
-    checks, findings = run_checks(environment, played.transcript, before=before, database=session.database)
-    return played.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
-                                     "usage": usage.report().roles, "database": database, "digest": digest,
-                                     "checks": checks, "findings": findings})
+    # Reading a world back (its digest, the checks, a τ-bench grade) takes seconds on a large one: off the
+    # loop, so that the other dialogs' conversations go on meanwhile.
+    settled = await asyncio.to_thread(settle, environment, event, played, before=before, database=session.database)
+    return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
+                                      "usage": usage.report().roles, "database": database})
+
+
+def settle(environment: Environment, event: Event, played: Dialog, *, before: Path | None,
+           database: Path | None) -> Dialog:
+    """A played dialog with its database's digest, the deterministic checks' findings, and, for a τ-bench
+    task, its grade."""
+    digest = None
+    unchanged = database is not None and before is not None and filecmp.cmp(before, database, shallow=False)
+    if unchanged and event.digest is not None:
+        digest = event.digest  # nothing was written: the event's world, whose digest is known
+    elif database is not None:
+        with environment.session(database) as db:
+            digest = environment.digest(db)
+    checks, findings = run_checks(environment, played.transcript, before=before, database=database)
+    played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
+    if event.task is not None and before is not None and database is not None:
+        played = graded(environment, event, played, initial=before, final=database)
+    return played
 
 
 def user_thoughts(ctx: RunContext) -> bool:

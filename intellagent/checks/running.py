@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Finding, Message
 from intellagent.checks.builtin import BUILTIN
@@ -22,6 +23,15 @@ def every_check(environment: Environment) -> list[Check]:
     return [*BUILTIN, *environment.checks]
 
 
+@lru_cache(maxsize=4)
+def _dump(environment: Environment, path: Path, version: int) -> dict[str, list[dict[str, Any]]]:
+    """An event's world as the chatbot found it, read once for all the dialogs that start from it (every
+    trial, every τ-bench task): on a large world, reading it is seconds. `version` is the file's time, so
+    a file made anew is read anew. The checks only read it."""
+    with environment.session(path) as session:
+        return environment.dump(session)
+
+
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None
 ) -> tuple[list[str], list[Finding]]:
@@ -36,10 +46,7 @@ def run_checks(
         before: the event's database, as the chatbot found it (None: the dialog had none).
         database: the dialog's database, as the chatbot left it.
     """
-    dump = {}
-    if before is not None:
-        with environment.session(before) as session:
-            dump = environment.dump(session)
+    dump = _dump(environment, before, before.stat().st_mtime_ns) if before is not None else {}
     trace = Trace(messages=messages, environment=environment, before=dump, database=database)
     names: list[str] = []
     findings: list[Finding] = []

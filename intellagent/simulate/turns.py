@@ -71,11 +71,29 @@ class BriefFinalUserTurn(FinalUserTurn):
     thought: SkipJsonSchema[str] = ""
 
 
+STOP_TOKEN = "###STOP###"
+"""τ-bench's convention: the user's message that ends the conversation."""
+
+
+class TaskUserTurn(BaseModel):
+    """One turn of the simulated user of a τ-bench task: only its message, which ends the conversation
+    when it holds the stop token (no verdict is asked of it: the task's gold actions grade the dialog)."""
+
+    model_config = ConfigDict(extra="forbid")
+    message: str = Field(min_length=1, max_length=text_limits.MESSAGE,
+                         description=f"What you say to the agent now, or {STOP_TOKEN} to end the conversation.")
+
+    @property
+    def stops(self) -> bool:
+        """Whether the user ends the conversation."""
+        return STOP_TOKEN in self.message
+
+
 # Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.
 ECHO_LENGTH = 20
 
 
-def repetition(turn: UserTurn, *, agent_said: str, user_said: Sequence[str] = ()) -> str | None:
+def repetition(turn: UserTurn | TaskUserTurn, *, agent_said: str, user_said: Sequence[str] = ()) -> str | None:
     """What is wrong with a message that copies the agent's last one or one the user already sent, or
     None: small models tend to echo the agent, or to repeat themselves once the conversation stalls."""
     message = _words(turn.message)
