@@ -23,7 +23,16 @@ from intellagent.reports.charts import (
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import BaselineComparison, Calibration, PolicyResult, Rate, Report, TrialFigures
+from intellagent.reports.models import (
+    BaselineComparison,
+    Calibration,
+    PolicyResult,
+    Rate,
+    Report,
+    TauFailure,
+    TauScore,
+    TrialFigures,
+)
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import one_line, percent
 
@@ -40,6 +49,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _header(report),
         _nothing_judged(report, artifacts) if not report.overall.pass_rate.total else "",
         _headline(report),
+        _tau(report.tau) if report.tau else "",
         _charts(report),
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
@@ -126,6 +136,42 @@ def _trials(figures: TrialFigures) -> str:
         f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
         "</section>"
     )
+
+
+def _tau(score: TauScore) -> str:
+    """τ-bench's score, then every dialog that missed its task's reward, with what differed from the gold."""
+    curve = "".join(
+        f"<tr><td>pass^{p.k}</td><td>{'–' if p.value is None else f'{p.value:.2f}'}</td>"
+        f"<td>{'' if p.low is None else f'{p.low:.2f}–{p.high:.2f}'}</td><td>{p.tasks}</td></tr>"
+        for p in score.pass_k
+    )
+    rows = "".join(
+        f'<tr><td><a href="#dialog-{escape(f.dialog)}">{escape(f.dialog)}</a></td>'
+        f"<td>{result.passed}/{result.trials}</td><td>{_tau_failure(f)}</td></tr>"
+        for result in score.results for f in result.failures
+    )
+    failures = (
+        '<h3 class="sub">Dialogs that missed the reward</h3><table class="compact"><thead><tr><th>Dialog</th>'
+        f"<th>Task passed</th><th>What differed from the gold</th></tr></thead><tbody>{rows}</tbody></table>"
+        if rows else '<p class="hint">Every dialog earned its reward.</p>'
+    )
+    errors = f" {score.errors} dialogs failed to run and count as reward 0." if score.errors else ""
+    return (
+        '<section class="panel"><h2>τ-bench score</h2>'
+        f'<p class="hint">{score.tasks} published tasks × {score.trials} trial{"" if score.trials == 1 else "s"}, '
+        "graded as τ-bench grades: reward 1 when the database ends as the task's gold actions leave it and every "
+        f"required output was said. pass^k: per task C(c, k) / C(n, k), averaged over the tasks.{errors}</p>"
+        '<table class="compact"><thead><tr><th></th><th>Score</th><th>95% CI</th><th>Tasks</th></tr></thead>'
+        f"<tbody>{curve}</tbody></table>{failures}</section>"
+    )
+
+
+def _tau_failure(failure: TauFailure) -> str:
+    lines = [f"missed <code>{escape(one_line(call, 200))}</code>" for call in failure.missed]
+    lines += [f"also wrote <code>{escape(one_line(call, 200))}</code>" for call in failure.unexpected]
+    lines += [f"never said {escape(output)}" for output in failure.unsaid]
+    lines += [f"differs: {escape(record)}" for record in failure.diff]
+    return "<br>".join(lines)
 
 
 def _calibration(calibration: Calibration, artifacts: RunArtifacts) -> str:

@@ -28,6 +28,7 @@ from intellagent.reports.models import (
     RunUsage,
     StageUsage,
 )
+from intellagent.reports.tau_score import tau_score
 from intellagent.reports.trials import trial_figures
 from intellagent.run_folder import id_order
 
@@ -83,6 +84,7 @@ def build_report(
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
         trials=trial_figures(artifacts.dialogs, rated),
         calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
+        tau=tau_score(artifacts.events, artifacts.dialogs),
         agreement=agreement(analyses),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
     )

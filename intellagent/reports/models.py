@@ -252,6 +252,47 @@ class TrialFigures(BaseModel):
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
 
 
+class TauPassK(BaseModel):
+    """τ-bench's pass^k over the tasks, with a 95% interval."""
+
+    k: int
+    value: float | None = Field(description="The mean over the tasks of C(c, k) / C(n, k); None if no task had k.")
+    low: float | None = Field(default=None, description="Wilson interval of the mean, its k-estimates as counts.")
+    high: float | None = None
+    tasks: int = Field(description="Tasks with at least k graded trials.")
+
+
+class TauFailure(BaseModel):
+    """A dialog that did not earn a task's reward, and why."""
+
+    dialog: str
+    missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make.")
+    unexpected: list[str] = Field(default_factory=list, description="Writes no gold action makes.")
+    unsaid: list[str] = Field(default_factory=list, description="Required outputs no reply stated.")
+    diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
+
+
+class TauTaskResult(BaseModel):
+    """One τ-bench task over its trials."""
+
+    task: int = Field(description="The τ-bench task number.")
+    id: str = Field(description="Its event's id (T + the number).")
+    trials: int = Field(description="Graded trials.")
+    passed: int = Field(description="Trials with reward 1.")
+    policies: list[str] = Field(default_factory=list, description="The policies its scenario tests.")
+    failures: list[TauFailure] = Field(default_factory=list)
+
+
+class TauScore(BaseModel):
+    """The run's τ-bench score: pass^1..pass^K over the published tasks it played."""
+
+    tasks: int = Field(description="Tasks played.")
+    trials: int = Field(description="Trials per task (the most any task had).")
+    pass_k: list[TauPassK]
+    errors: int = Field(default=0, description="Dialogs that failed to run: counted as reward 0.")
+    results: list[TauTaskResult] = Field(description="Per task, in τ-bench's order.")
+
+
 class MutantResult(BaseModel):
     """One mutant of a calibrated run, and whether the run caught it."""
 
@@ -301,6 +342,7 @@ class Report(BaseModel):
     baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
     trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
     calibration: Calibration | None = Field(default=None, description="Set when the run played mutants.")
+    tau: TauScore | None = Field(default=None, description="Set when the run played τ-bench's tasks.")
     agreement: Share | None = Field(
         default=None,
         description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "

@@ -12,8 +12,11 @@ from math import comb, sqrt
 Z_95 = 1.959963984540054
 
 
-def wilson_interval(passed: int, total: int, *, z: float = Z_95) -> tuple[float, float] | None:
+def wilson_interval(passed: float, total: int, *, z: float = Z_95) -> tuple[float, float] | None:
     """The Wilson score interval of a pass rate (95% by default); None when nothing was counted.
+
+    `passed` may be fractional: the sum of per-item estimates in [0, 1] (a mean of such values has at
+    most the variance of a proportion).
 
     Unlike the normal approximation it stays inside [0, 1] and is not empty at 0/n or n/n, which
     matters for rates measured on a few dialogs.

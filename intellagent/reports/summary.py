@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import Calibration, Report, TrialFigures
+from intellagent.reports.models import Calibration, Report, TauScore, TrialFigures
 from intellagent.reports.text import one_line, percent
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ def summary_text(result: RunResult) -> str:
                                                    (overall.event_errors, "whose database could not be built")) if n]
     if lost:
         lines.append(f"no dialog for {' and '.join(lost)} (the reasons are in scenarios.jsonl and events.jsonl)")
+    if report.tau is not None:
+        lines += tau_lines(report.tau)
     lines += [
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
@@ -47,6 +49,26 @@ def summary_text(result: RunResult) -> str:
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def tau_lines(score: TauScore) -> list[str]:
+    """τ-bench's score (pass^k with 95% intervals), then the failed tasks, the first few with what they missed."""
+    curve = " · ".join(
+        f"pass^{point.k} {point.value:.2f} (95% CI {point.low:.2f}–{point.high:.2f})" if point.value is not None
+        else f"pass^{point.k} n/a" for point in score.pass_k
+    )
+    lines = [f"τ-bench: {score.tasks} tasks × {score.trials} trial{'' if score.trials == 1 else 's'} · {curve}"]
+    failed = [result for result in score.results if result.failures]
+    if failed:
+        lines.append(f"τ-bench tasks failed at least once: {len(failed)} of {score.tasks}")
+        width = max(len(result.id) for result in failed[:WORST])
+        for result in failed[:WORST]:
+            failure = result.failures[0]
+            why = failure.missed[:1] or [f"also wrote {call}" for call in failure.unexpected[:1]] or [
+                f"never said {', '.join(failure.unsaid)}" if failure.unsaid else "the database ended otherwise"]
+            lines.append(f"  {result.id:<{width}}  {result.passed}/{result.trials} passed  "
+                         f"{one_line(why[0].removeprefix('the dialog failed to run: '), 80)}")
+    return lines
 
 
 def reliability_line(report: Report) -> str:
