@@ -398,7 +398,8 @@ def route_tasks(state: State) -> str | list[Send]:
 
 
 async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> dict[str, Any]:
-    """A published task as a scenario, with the policies it tests; if they cannot be named, with none."""
+    """A published task as a scenario, with the policies it tests; if none can be named, with every policy,
+    so that the judge still reads the dialog against the whole policy (a τ-bench grade needs no policy)."""
     catalog, published = task["catalog"], task["task"]
 
     async def work() -> Scenario:
@@ -407,10 +408,14 @@ async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> 
         try:
             answer = await runtime.context.ctx.llms["scenarios"].answer(messages, task["schema"],
                                                                           step="describe/task_policies")
+            named: list[str] = answer.policies  # type: ignore[attr-defined]
         except LLMError as error:
-            log.warning("describe: %s is played without policies: naming them failed (%s)", task_id(published), error)
-            return task_scenario(published, catalog, [])
-        return task_scenario(published, catalog, answer.policies)  # type: ignore[attr-defined]
+            named, why = [], f"naming them failed ({error})"
+        else:
+            why = "the model named none"
+        if not named:
+            log.warning("describe: %s is judged on every policy: %s", task_id(published), why)
+        return task_scenario(published, catalog, named or [policy.id for policy in catalog.policies])
 
     def failed(reason: str) -> Scenario:
         return Scenario(id=task_id(published), status="error", error=reason, policies=[], target_challenge=0,

@@ -3,7 +3,7 @@
 A task is already a scenario: the user's instruction is its description, the gold actions and the
 outputs are its expected behaviour. What a task lacks is the policies it puts to the test, which the
 per-policy report needs: one call names them, its answer restricted to the catalog's ids. A task whose
-policies cannot be named is still played and graded as τ-bench grades it; it only tests no policy.
+policies cannot be named is judged on every policy (and graded as τ-bench grades it, which needs none).
 """
 
 from __future__ import annotations

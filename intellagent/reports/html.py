@@ -34,7 +34,7 @@ from intellagent.reports.models import (
     TrialFigures,
 )
 from intellagent.reports.summary import reliability_line
-from intellagent.reports.text import one_line, percent
+from intellagent.reports.text import counted, one_line, percent
 
 TEMPLATE = Path(__file__).with_name("report.html")
 
@@ -158,7 +158,7 @@ def _tau(score: TauScore) -> str:
     errors = f" {score.errors} dialogs failed to run and count as reward 0." if score.errors else ""
     return (
         '<section class="panel"><h2>τ-bench score</h2>'
-        f'<p class="hint">{score.tasks} published tasks × {score.trials} trial{"" if score.trials == 1 else "s"}, '
+        f'<p class="hint">{counted(score.tasks, "published task")} × {counted(score.trials, "trial")}, '
         "graded as τ-bench grades: reward 1 when the database ends as the task's gold actions leave it and every "
         f"required output was said. pass^k: per task C(c, k) / C(n, k), averaged over the tasks.{errors}</p>"
         '<table class="compact"><thead><tr><th></th><th>Score</th><th>95% CI</th><th>Tasks</th></tr></thead>'

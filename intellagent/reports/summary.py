@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.models import Calibration, Report, TauScore, TrialFigures
-from intellagent.reports.text import one_line, percent
+from intellagent.reports.text import counted, one_line, percent
 
 if TYPE_CHECKING:
     from intellagent.runner import RunResult
@@ -25,7 +25,7 @@ def summary_text(result: RunResult) -> str:
         headline = (f"{report.name}: {rate.passed} of {rate.total} dialogs passed ({percent(rate.rate)}, "
                     f"95% CI {percent(rate.low)}–{percent(rate.high)})")
     lines = [f"{headline}; {status['incomplete']} incomplete and {status['error']} error dialogs not counted"]
-    lost = [f"{_scenarios(n)} {why}" for n, why in ((overall.scenario_errors, "that could not be written"),
+    lost = [f"{counted(n, 'scenario')} {why}" for n, why in ((overall.scenario_errors, "that could not be written"),
                                                    (overall.event_errors, "whose database could not be built")) if n]
     if lost:
         lines.append(f"no dialog for {' and '.join(lost)} (the reasons are in scenarios.jsonl and events.jsonl)")
@@ -44,7 +44,7 @@ def summary_text(result: RunResult) -> str:
                   f"{one_line(p.text, 70)}" for p in worst]
     gate = report.gate
     if gate is not None and gate.is_set:
-        reasons = f"{len(gate.failures)} reason{'' if len(gate.failures) == 1 else 's'}"
+        reasons = counted(len(gate.failures), "reason")
         lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
@@ -57,7 +57,7 @@ def tau_lines(score: TauScore) -> list[str]:
         f"pass^{point.k} {point.value:.2f} (95% CI {point.low:.2f}–{point.high:.2f})" if point.value is not None
         else f"pass^{point.k} n/a" for point in score.pass_k
     )
-    lines = [f"τ-bench: {score.tasks} tasks × {score.trials} trial{'' if score.trials == 1 else 's'} · {curve}"]
+    lines = [f"τ-bench: {counted(score.tasks, 'task')} × {counted(score.trials, 'trial')} · {curve}"]
     failed = [result for result in score.results if result.failures]
     if failed:
         lines.append(f"τ-bench tasks failed at least once: {len(failed)} of {score.tasks}")
@@ -106,7 +106,3 @@ def _detection(calibration: Calibration | None) -> str:
     if not alarms.total:
         return f"{caught}; the chatbot itself was never judged on those rules, so false alarms are unknown"
     return f"{caught}; false alarms on {alarms.count} of {alarms.total} tests of those rules ({percent(alarms.rate)})"
-
-
-def _scenarios(count: int) -> str:
-    return f"{count} scenario{'' if count == 1 else 's'}"

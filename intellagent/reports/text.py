@@ -14,3 +14,8 @@ def one_line(text: str, limit: int | None = None) -> str:
 def percent(value: float | None) -> str:
     """A rate as a whole percentage, or an en dash when there is none."""
     return "–" if value is None else f"{value * 100:.0f}%"
+
+
+def counted(count: int, noun: str) -> str:
+    """A count and its noun, plural unless one: "1 task", "3 tasks"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

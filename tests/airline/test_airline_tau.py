@@ -157,7 +157,9 @@ def test_a_write_with_other_arguments_is_both_missed_and_unexpected(
     assert any(line.startswith("reservations XEHM4B: ") for line in result.diff)
 
 
-def test_a_passed_grade_names_nothing_missed(airline: Environment, tau_template: Path, tau_tasks: list[TauTask]) -> None:
+def test_a_passed_grade_names_nothing_missed(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
     task = tau_tasks[34]
     result = grade(airline, task, calls=gold_calls(task), replies=[], initial=tau_template)
     assert result.passed and result.missed == result.unexpected == result.diff == []

@@ -19,8 +19,9 @@ import yaml
 from langchain_core.language_models import BaseChatModel
 
 from intellagent.api import arun
-from intellagent.artifacts import Dialog, Event, Scenario
+from intellagent.artifacts import Dialog, Event, Policy, PolicyCatalog, Scenario
 from intellagent.cli import main
+from intellagent.describe.tasks import task_scenario
 from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM, roles
 from intellagent.llm.careless import careless_answers
@@ -28,7 +29,7 @@ from intellagent.llm.factory import build_chat_model
 from intellagent.llm.spec import ModelSpec
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN
-from intellagent.tau.tasks import TauTask, read_tau_tasks
+from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,6 +149,22 @@ def test_the_tasks_become_scenarios_and_events_on_tau_benchs_database(gold_run: 
     assert {e.database for e in events} == {"events/tau.sqlite"}  # one database for every task
     assert all(e.task is not None and e.user_rows == {} for e in events)
     assert not (gold_run.folder / "events/background.sqlite").exists()
+
+
+def test_all_fifty_tasks_become_scenarios_in_tau_benchs_order() -> None:
+    catalog = PolicyCatalog(task_description="An airline desk.", flows=[], policies=[
+        Policy(id="P01", flows=[], **RULES[0]), Policy(id="P02", flows=[], **RULES[1])])
+    scenarios = [task_scenario(task, catalog, ["P02", "P02"]) for task in select_tasks(tasks(), None)]
+    assert [s.id for s in scenarios] == [f"T{number:03d}" for number in range(50)]
+    assert all(s.policies == ["P02"] and s.challenge == 2 and s.task is not None for s in scenarios)
+    assert [t.index for t in select_tasks(tasks(), "3,0-1")] == [0, 1, 3]
+
+
+def test_a_task_whose_policies_are_not_named_is_judged_on_every_policy(tmp_path: Path) -> None:
+    result = play(settings(tau={"tasks": "0"}), tmp_path / "run", script(policies={"policies": []}))
+    (scenario,) = jsonl(tmp_path / "run/scenarios.jsonl", Scenario)
+    assert scenario.status == "ok" and scenario.policies == ["P01", "P02"]
+    assert result.report.overall.pass_rate.total == 1  # judged, not an analysis error
 
 
 def test_the_gold_chatbot_earns_every_reward(gold_run: RunResult) -> None:
