@@ -18,6 +18,16 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # An id: a word of five or more letters, digits or underscores with at least one digit and one letter.
 _ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# A statement that a change is done ("has been cancelled", "I've booked", "is now confirmed"), unless the
+# sentence hedges it (a negation, a condition, the future) or asks.
+_DONE = (r"(?:booked|cancell?ed|changed|updated|modified|refunded|upgraded|downgraded|rebooked|added|removed|"
+         r"issued|processed|credited)")
+_CLAIM = re.compile(rf"\b(?:(?:has|have) been(?: successfully)? {_DONE}|I(?:'ve| have)(?: now| successfully| just| "
+                    rf"already)? {_DONE}|(?:is|are) now (?:booked|cancell?ed|confirmed|updated|changed))\b",
+                    re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:not|never|cannot|unable|once|if|when|after|before|will|would|can|could|should)\b|n't",
+                    re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 MAX_FACTOR = 9
 """An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
 
@@ -74,6 +84,22 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
                                   "customer message or the policy", turn=turn)
 
 
+@check
+def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
+    """The chatbot says a change is done (booked, cancelled, updated, refunded...) only once a tool that
+    changes the database has run without an error: a small model often reports an action it never took."""
+    writes = {tool.name for tool in trace.environment.tools if tool.writes}
+    made = [call.turn for call in trace.calls if call.name in writes and not (call.result or "").startswith("Error")]
+    for turn, message in enumerate(trace.messages):
+        if message.role != "chatbot" or any(done <= turn for done in made):
+            continue
+        claims = [sentence for sentence in _SENTENCE_END.split(message.content)
+                  if _CLAIM.search(sentence) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")]
+        if claims:
+            yield Finding(message=f'said "{claims[0].strip()[:160]}" before any change was made: no tool that '
+                                  "changes the database had run", turn=turn)
+
+
 def _cents(amount: str) -> float:
     return round(float(amount.replace(",", "")), 2)
 
@@ -85,5 +111,5 @@ def _derivable(known: set[float]) -> set[float]:
     return multiples | pairs
 
 
-BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts]
+BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts, claimed_changes_were_made]
 """The checks run on every dialog, whatever the domain."""

@@ -118,7 +118,8 @@ def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted
     assert catalog_of(folder).checks == {"confirmed_before_write": ["P01"]}
     (asked,) = script.calls(schema="CheckPolicies")
     schema = asked.body["response_format"]["json_schema"]["schema"]
-    assert set(schema["properties"]) == {"writes_are_valid", "confirmed_before_write", "grounded_facts"}
+    assert set(schema["properties"]) == {"writes_are_valid", "confirmed_before_write", "grounded_facts",
+                                         "claimed_changes_were_made"}
     assert "Before changing a booking" in asked.text and "explicit yes" in asked.text
     assert schema["properties"]["grounded_facts"]["items"]["enum"] == ["P01", "P02"]  # only the catalog's ids
 

@@ -9,7 +9,12 @@ import pytest
 
 from intellagent.artifacts import Message, ToolCall
 from intellagent.checks import Trace
-from intellagent.checks.builtin import confirmed_before_write, grounded_facts, writes_are_valid
+from intellagent.checks.builtin import (
+    claimed_changes_were_made,
+    confirmed_before_write,
+    grounded_facts,
+    writes_are_valid,
+)
 from intellagent.environment import Environment, Tool
 
 
@@ -101,3 +106,33 @@ def test_a_check_may_declare_the_category_of_policies_it_enforces() -> None:
     assert confirmed_before_write.category == "user_consent" and writes_are_valid.category is None
     with pytest.raises(UsageError, match="no docstring"):
         check(category="payment")(lambda trace: [])
+
+
+@pytest.mark.parametrize(("reply", "quoted"), [
+    ("Sure. Your reservation has been cancelled.", "Your reservation has been cancelled."),
+    ("Done! I've booked the flight for you.", "I've booked the flight for you."),
+    ("The booking is now confirmed and your card was charged.", "The booking is now confirmed"),
+])
+def test_a_change_claimed_before_any_write_is_found(library: Environment, reply: str, quoted: str) -> None:
+    messages = [Message(role="chatbot", content="Hello."), Message(role="user", content="Cancel it, please."),
+                Message(role="chatbot", content=reply)]
+
+    (finding,) = claimed_changes_were_made(Trace(messages=messages, environment=library))
+    assert finding.turn == 2 and f'said "{quoted}' in finding.message
+
+
+@pytest.mark.parametrize("said", ["I will cancel it once you confirm.", "It has not been cancelled yet.",
+                                  "If you agree, it can be rebooked.", "Has it been cancelled already?",
+                                  "I can't say whether it was updated."])
+def test_a_hedged_or_asked_change_is_no_claim(library: Environment, said: str) -> None:
+    messages = [Message(role="chatbot", content=said)]
+    assert claimed_changes_were_made(Trace(messages=messages, environment=library)) == []
+
+
+def test_a_claim_after_a_successful_write_is_fine_and_after_a_failed_one_is_not(library: Environment) -> None:
+    done = [Message(role="chatbot", content="It has been updated.", tool_calls=[call(writer(library))])]
+    failed = [Message(role="chatbot", content="It has been updated.",
+                      tool_calls=[call(writer(library), result="Error: no such loan")])]
+
+    assert claimed_changes_were_made(Trace(messages=done, environment=library)) == []
+    assert len(claimed_changes_were_made(Trace(messages=failed, environment=library))) == 1
