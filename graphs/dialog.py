@@ -203,18 +203,18 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
     number = state["turns"] + 1
-    published = deps.event.task is not None
-    view = state["user_view"] if published else state["user_view"] + _reminders(number, deps.max_turns)
+    # τ-bench's user gets no reminders: its conventions are τ-bench's, and its prompt holds them all.
+    view = state["user_view"] if deps.event.task else state["user_view"] + _reminders(number, deps.max_turns)
     schema = _user_schema(deps, ending=state["chatbot_ended"])
     for redraft in range(REDRAFTS + 1):
-        prompt = task_user_prompt(deps.event, view) if published else user_prompt(deps.event, view,
-                                                                                  thoughts=deps.user_thoughts)
         try:
-            turn = await deps.user.answer(prompt, schema, step="simulate/user", warmer=redraft > 0)
+            turn = await deps.user.answer(_user_messages(deps, view), schema, step="simulate/user",
+                                          warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
-        problem = repetition(turn, agent_said=transcript[-1].content, user_said=said)
+        private = deps.event.scenario if deps.event.task else ""  # only a τ-bench instruction is private
+        problem = repetition(turn, agent_said=transcript[-1].content, user_said=said, private=private)
         if problem is None:
             break
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
@@ -247,6 +247,13 @@ def _user_schema(deps: DialogDeps, *, ending: bool) -> type[UserTurn | TaskUserT
     if deps.user_thoughts:
         return FinalUserTurn if ending else UserTurn
     return BriefFinalUserTurn if ending else BriefUserTurn
+
+
+def _user_messages(deps: DialogDeps, view: list[str]) -> list[BaseMessage]:
+    """The user agent's prompt: a τ-bench task's, or the scenario's."""
+    if deps.event.task is not None:
+        return task_user_prompt(deps.event, view)
+    return user_prompt(deps.event, view, thoughts=deps.user_thoughts)
 
 
 def _reminders(number: int, max_turns: int) -> list[str]:

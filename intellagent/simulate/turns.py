@@ -91,11 +91,17 @@ class TaskUserTurn(BaseModel):
 
 # Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.
 ECHO_LENGTH = 20
+# Words in a row a message may share with the user's private instruction before it is pasting it: a
+# τ-bench user names the same airports and dates, but not in the instruction's own sentences.
+COPIED_WORDS = 12
 
 
-def repetition(turn: UserTurn | TaskUserTurn, *, agent_said: str, user_said: Sequence[str] = ()) -> str | None:
-    """What is wrong with a message that copies the agent's last one or one the user already sent, or
-    None: small models tend to echo the agent, or to repeat themselves once the conversation stalls."""
+def repetition(
+    turn: UserTurn | TaskUserTurn, *, agent_said: str, user_said: Sequence[str] = (), private: str = ""
+) -> str | None:
+    """What is wrong with a message that copies the agent's last one, one the user already sent, or the
+    user's private instruction (`private`), or None: small models tend to echo the agent, to repeat
+    themselves once the conversation stalls, and to paste their instruction instead of speaking."""
     message = _words(turn.message)
     if turn.stops or len(message) < ECHO_LENGTH:
         return None
@@ -103,7 +109,15 @@ def repetition(turn: UserTurn | TaskUserTurn, *, agent_said: str, user_said: Seq
         return "repeats the agent's words"
     if message in {_words(said) for said in user_said}:
         return "repeats a message you already sent"
+    if private and _runs(message) & _runs(_words(private)):
+        return "copies your private instruction word for word"
     return None
+
+
+def _runs(words: str) -> set[tuple[str, ...]]:
+    """Every run of `COPIED_WORDS` words in a row."""
+    tokens = words.split()
+    return {tuple(tokens[i:i + COPIED_WORDS]) for i in range(len(tokens) - COPIED_WORDS + 1)}
 
 
 def _words(text: str) -> str:

@@ -28,7 +28,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.llm.factory import build_chat_model
 from intellagent.llm.spec import ModelSpec
 from intellagent.runner import RunResult
-from intellagent.simulate.turns import STOP_TOKEN
+from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, repetition
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 
@@ -72,11 +72,12 @@ def settings(**overrides: Any) -> dict[str, Any]:
 
 
 def script(**answers: Any) -> ScriptedLLM:
-    """Describe names two rules and gives every task the first; the user asks, then stops once served."""
+    """Describe names two rules and gives every task the first; the user asks, then stops once served
+    (`policies` and `user` replace those answers)."""
     llm = ScriptedLLM()
     script_document(llm, flows={"Change a booking": RULES})
     llm.on(schema="TaskPolicies", reply=answers.get("policies", {"policies": ["P01"]}))
-    llm.on(role="user", schema="TaskUserTurn", reply=user_turn)
+    llm.on(role="user", schema="TaskUserTurn", reply=answers.get("user", user_turn))
     llm.on(role="analysis", schema="DialogAnalysis", reply={"tested": [], "violations": []})
     return llm
 
@@ -205,6 +206,27 @@ def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     missed = score.results[1].failures[0].missed[0]
     assert "τ-bench score" in page and '<a href="#dialog-T001-t2">' in page
     assert f"missed <code>{html.escape(missed)}</code>" in page
+
+
+def test_a_user_that_pastes_its_private_instruction_is_asked_again(tmp_path: Path) -> None:
+    def pasting(request: Request) -> dict[str, str]:
+        if "copies your private instruction" in request.last or DONE in request.last:
+            return user_turn(request)
+        return {"message": tasks()[3].instruction[:400]}  # what a small model does: its brief, verbatim
+
+    play(settings(tau={"tasks": "3"}), tmp_path / "run", script(user=pasting))
+    (dialog,) = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
+    said = [m.content for m in dialog.transcript if m.role == "user"]
+    assert said == ["I would like some help with my reservations."]
+    assert dialog.status == "pass"
+
+
+def test_a_paraphrase_of_the_instruction_is_no_copy() -> None:
+    instruction = tasks()[0].instruction
+    own_words = "I need a one way economy flight from New York to Seattle on May 20, not before 11am please."
+    assert repetition(TaskUserTurn(message=own_words), agent_said="Hi!", private=instruction) is None
+    pasted = TaskUserTurn(message="Hello! " + instruction[:200])
+    assert repetition(pasted, agent_said="Hi!", private=instruction) == "copies your private instruction word for word"
 
 
 def test_a_careless_model_still_ends_with_graded_dialogs(tmp_path: Path) -> None:
