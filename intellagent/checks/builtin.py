@@ -63,7 +63,7 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
                           call=call.shown())
 
 
-@check
+@check(category="knowledge_extraction")
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, dollar amounts and dates the chatbot states come from a tool result, the customer or the policy."""
     sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
@@ -84,7 +84,7 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
                                   "customer message or the policy", turn=turn)
 
 
-@check
+@check(category="knowledge_extraction")
 def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     """The chatbot says a change is done (booked, cancelled, updated, refunded...) only once a tool that
     changes the database has run without an error: a small model often reports an action it never took."""

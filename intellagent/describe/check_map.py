@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from intellagent.artifacts import PolicyCatalog
 from intellagent.checks import Check
+from intellagent.describe.evidence import evidenced
 
 
 def check_map_schema(catalog: PolicyCatalog, checks: list[Check]) -> type[BaseModel]:
@@ -53,13 +54,14 @@ def check_map(answer: BaseModel, catalog: PolicyCatalog) -> tuple[dict[str, list
 def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
     """The checks left unmapped that declare a category, mapped to that category's policies, with a note each.
 
-    Describe's own evidence checks make categories such as user_consent reliable even on a small model,
-    so a confirmation check still decides the confirmation rules when the model could not place it.
+    Only the policies that are of the category on evidence (`describe.evidence`): a confirmation check
+    still decides the rules that ask for the user's yes when the model could not place it, and a
+    grounding check is not pinned on a compensation rule a small model filed as knowledge extraction.
     """
     unmapped = [c for c in checks if c.category and c.name not in catalog.checks]
     mapped, notes = {}, []
     for check in unmapped:
-        ids = [policy.id for policy in catalog.policies if policy.category == check.category]
+        ids = [policy.id for policy in catalog.policies if evidenced(policy, check.category)]
         if ids:
             mapped[check.name] = ids
             notes.append(f"checks: {check.name} enforces the {check.category} policies ({', '.join(ids)}), "

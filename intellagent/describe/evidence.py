@@ -5,9 +5,11 @@ authentication, and scored 15 of 19 rules at challenge 1. Both hurt every report
 chart, and the sampler, which combines policies by challenge), so two plain checks run on every
 catalog, whatever the model:
 
-- **Category.** A rule whose text asks for the user's explicit agreement is `user_consent`, and one
-  that hands the user to a person is `escalation`. These cues are unambiguous in any domain; a rule
-  that carries one of them and was filed elsewhere is refiled. No other category is second-guessed.
+- **Category.** A rule whose text asks for the user's explicit agreement is `user_consent`, one
+  that hands the user to a person is `escalation`, and one that allows stating only what the tools
+  returned (no outside knowledge, nothing made up) is `knowledge_extraction`. These cues are
+  unambiguous in any domain; a rule that carries one of them and was filed elsewhere is refiled. No
+  other category is second-guessed.
 - **Challenge.** When the scores are degenerate (at least `MIN_POLICIES` rules, and one score given
   to more than `DEGENERATE_SHARE` of them), they carry no ranking, and every score is replaced by an
   estimate from the text: one point, plus one per distinct number and condition word it states (if,
@@ -37,7 +39,18 @@ _HANDOFF = re.compile(
     r"\b(transfer\w*|hand\w*\s+(\w+\s+)?over|escalat\w*)\b.{0,40}\b(human|person|staff)", re.IGNORECASE
 )
 
-CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (("user_consent", _CONSENT), ("escalation", _HANDOFF))
+# Only what the tools or the user said may be stated: the rule the grounding checks decide.
+_GROUNDING = re.compile(
+    r"\boutside knowledge\b"
+    r"|\b(do not|don't|never|must not|not)\s+(invent|make\s+(anything|things|something)?\s*up|fabricate|guess)"
+    r"|\b(share|say|state|tell|mention|report)\w*\s+only\b.{0,60}\b(tools?|system|database)\s+"
+    r"(returns?|provides?|shows?|gives?)\b",
+    re.IGNORECASE,
+)
+
+CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (
+    ("user_consent", _CONSENT), ("escalation", _HANDOFF), ("knowledge_extraction", _GROUNDING),
+)
 
 MIN_POLICIES = 4
 DEGENERATE_SHARE = 0.6
@@ -53,6 +66,13 @@ _NUMBER = re.compile(r"(?<!\w)\$?\d+(?:[.,]\d+)*%?")
 def evidenced_category(text: str) -> Category | None:
     """The category a rule's own words call for, or None when they call for none in particular."""
     return next((category for category, cue in CUES if cue.search(text)), None)
+
+
+def evidenced(policy: Policy, category: Category) -> bool:
+    """Whether `policy` is of `category` on evidence: its own words carry the category's cue, or, for a
+    category with no cue, the model filed it there."""
+    cue = dict(CUES).get(category)
+    return bool(cue.search(policy.text)) if cue else policy.category == category
 
 
 def estimated_challenge(text: str) -> int:

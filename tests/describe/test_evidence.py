@@ -53,6 +53,28 @@ def test_the_category_cues_need_the_users_agreement_or_a_person_to_hand_over_to(
     assert evidenced_category(HANDOFF) == "escalation"
 
 
+def test_a_rule_that_allows_stating_only_what_the_tools_returned_is_knowledge_extraction():
+    grounding = "Share only what the user told you or what your tools return. Do not add outside knowledge."
+    assert evidenced_category(grounding) == "knowledge_extraction"
+    assert evidenced_category("Never make anything up.") == "knowledge_extraction"
+    assert evidenced_category("Only change what the system shows as available.") is None
+    assert evidenced_category("A user qualifies for a certificate only if they are a gold member.") is None
+
+
+def test_a_grounding_check_left_unmapped_enforces_only_the_rules_that_say_so(scripted_config, script, folder):
+    grounding = "Share only what the user told you or what your tools return."
+    compensation = "A user qualifies for a certificate only if they are a gold member."
+    script_document(script, flows={"Orders": [
+        *rules(2), {"text": grounding, "category": "data_privacy", "challenge": 2},
+        {"text": compensation, "category": "knowledge_extraction", "challenge": 3}]},
+        checks={"grounded_facts": ["P01", "P02", "P03", "P04"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.checks["grounded_facts"] == ["P03"]  # refiled on its words; P04 was filed, but says nothing
+    assert catalog.checks["claimed_changes_were_made"] == ["P03"]
+
+
 def test_challenge_estimates_grow_with_numbers_and_conditions_and_stop_at_five():
     assert estimated_challenge("Be polite.") == 1
     assert estimated_challenge(COMPENSATION) == 5
