@@ -505,5 +505,5 @@ async def run(ctx: RunContext) -> None:
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},
         context=context,
-        config={"max_concurrency": ctx.config.workers, "recursion_limit": limit},
+        config={"max_concurrency": ctx.config.workers, "recursion_limit": limit, "run_name": "describe"},
     )

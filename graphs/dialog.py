@@ -109,6 +109,7 @@ class DialogDeps:
         max_critiques: times the critique may send the dialog back.
         world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
         user_thoughts: whether the user writes a private thought before each message.
+        name: the dialog's id, which names its trace (the event's, with its trial or mutant).
     """
 
     event: Event
@@ -121,6 +122,7 @@ class DialogDeps:
     max_critiques: int
     world: DialogWorld | None = None
     user_thoughts: bool = True
+    name: str = ""
     started: float = field(default_factory=time.monotonic)
 
     def clock(self) -> float:
@@ -391,7 +393,8 @@ async def run_dialog(deps: DialogDeps) -> Dialog:
     }
     # Each user turn takes two steps (user, chatbot), each verdict at most three more; a margin for the rest.
     limit = 2 * deps.max_turns + 3 * (deps.max_critiques + 1) + 5
-    state = await build_graph().ainvoke(start, {"recursion_limit": limit}, context=deps)
+    state = await build_graph().ainvoke(start, {"recursion_limit": limit, "run_name": f"dialog {deps.name or deps.event.id}"},
+                                        context=deps)
     outcome: Outcome = state["outcome"]
     return Dialog(
         id=deps.event.id,

@@ -303,7 +303,7 @@ def build_graph(shared: Shared, items: StageItems[Event]) -> CompiledStateGraph:
         scenario = state["scenario"]
 
         async def work() -> Event:
-            result = await event_graph.ainvoke({"scenario": scenario})
+            result = await event_graph.ainvoke({"scenario": scenario}, config={"run_name": f"event {scenario.id}"})
             return result["event"]
 
         def failed(reason: str) -> Event:
@@ -337,7 +337,8 @@ async def run(ctx: RunContext) -> None:
         items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending),
                            done=len(scenarios) - len(pending))
         graph = build_graph(shared, items)
-        await graph.ainvoke({"scenarios": pending, "done": []}, config={"max_concurrency": ctx.config.workers})
+        await graph.ainvoke({"scenarios": pending, "done": []},
+                            config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
     artifact.finalize()
 
 

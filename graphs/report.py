@@ -149,7 +149,7 @@ def dispatch_analyses(state: ReportState) -> list[Send] | str:
 
 async def run(ctx: RunContext) -> None:
     """Analyse the run's dialogs, write its reports, and set `ctx.report` and `ctx.gate_failures`."""
-    final = await build_graph(ctx).ainvoke({}, config={"max_concurrency": ctx.config.workers})
+    final = await build_graph(ctx).ainvoke({}, config={"max_concurrency": ctx.config.workers, "run_name": "report"})
     report: Report = final["report"]
     ctx.report = report
     ctx.gate_failures = list(report.gate.failures) if report.gate else []

@@ -145,6 +145,7 @@ async def simulate_event(
             max_critiques=ctx.config.simulate.max_critiques,
             world=world,
             user_thoughts=user_thoughts(ctx),
+            name=played_id,
         )
         played = await run_dialog(deps)
     before = ctx.folder.path(event.database) if event.database else None
@@ -214,7 +215,8 @@ async def run(ctx: RunContext) -> None:
         async with served_world(ctx, [chatbot, *playing.values()]) as world_server:
             deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, mutants=playing, world_server=world_server)
             await build_graph().ainvoke(
-                SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers}, context=deps
+                SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
+                context=deps,
             )
     artifact.finalize()
 

@@ -182,7 +182,10 @@ class LLM:
         sent = {**options, "extra_headers": headers} if headers else options
         model = self.model.bind(**sent) if sent else self.model
         try:
-            return await model.ainvoke(messages)
+            # Named by step and tagged by role, for a tracer the user turned on (LangSmith); nothing is sent
+            # anywhere otherwise.
+            return await model.ainvoke(messages, config={"run_name": step, "tags": [self.role],
+                                                          "metadata": {"role": self.role, "step": step}})
         except PERMANENT as error:
             raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
         except (openai.APIConnectionError, openai.RateLimitError) as error:

@@ -6,10 +6,13 @@ import asyncio
 import json
 import sqlite3
 import xml.etree.ElementTree as ET
+from contextvars import ContextVar
 from pathlib import Path
 
 import networkx as nx
 import pytest
+from langchain_core.tracers.context import register_configure_hook
+from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
 import intellagent
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
@@ -128,3 +131,31 @@ def test_run_json_counts_each_stages_records_on_a_first_run_and_on_a_resume(tmp_
     intellagent.evaluate(config(), output=folder, script=pipeline_script())  # everything is found done
     assert counts() == {name: (len(items), sum(i.status == "error" for i in items), len(items))
                         for name, items in records.items()}
+
+
+# A tracer handed down to every nested run, as LangSmith's is when the user turns tracing on; this one
+# only collects the runs in-process, so nothing leaves the machine.
+TRACER: ContextVar[RunCollectorCallbackHandler | None] = ContextVar("test_tracer", default=None)
+register_configure_hook(TRACER, True)
+
+
+def test_traced_runs_are_named_by_stage_event_dialog_and_step(tmp_path: Path, script: ScriptedLLM) -> None:
+    collector = RunCollectorCallbackHandler()
+    token = TRACER.set(collector)
+    try:
+        intellagent.evaluate(config(), output=tmp_path / "run", script=script)
+    finally:
+        TRACER.reset(token)
+
+    def every(runs):
+        for run in runs:
+            yield run
+            yield from every(run.child_runs)
+
+    roots = {run.name for run in collector.traced_runs}
+    assert roots == {"describe", "populate", "simulate", "report"}  # every call sits under its stage
+    runs = list(every(collector.traced_runs))
+    assert {"event S001", "dialog S001", "dialog S002"} <= {run.name for run in runs}
+    dialog = next(run for run in runs if run.name == "dialog S002")
+    user_calls = [run for run in every([dialog]) if run.run_type == "llm" and run.name == "simulate/user"]
+    assert user_calls and all("user" in run.tags for run in user_calls)
