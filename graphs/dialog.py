@@ -393,8 +393,8 @@ async def run_dialog(deps: DialogDeps) -> Dialog:
     }
     # Each user turn takes two steps (user, chatbot), each verdict at most three more; a margin for the rest.
     limit = 2 * deps.max_turns + 3 * (deps.max_critiques + 1) + 5
-    state = await build_graph().ainvoke(start, {"recursion_limit": limit, "run_name": f"dialog {deps.name or deps.event.id}"},
-                                        context=deps)
+    config = {"recursion_limit": limit, "run_name": f"dialog {deps.name or deps.event.id}"}
+    state = await build_graph().ainvoke(start, config, context=deps)
     outcome: Outcome = state["outcome"]
     return Dialog(
         id=deps.event.id,

@@ -9,30 +9,24 @@ from pydantic import BaseModel, Field
 
 from intellagent.errors import RunAborted
 
-# USD per million input / output tokens, for models whose list price is known.
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
-    "gpt-5": (1.25, 10.00),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5-nano": (0.05, 0.40),
-}
 
+def price_per_token(model: str | None, *, provider: str | None = None) -> tuple[float, float] | None:
+    """(input, output) USD per token of a model at its list price, from genai-prices' maintained table
+    (a snapshot that ships with the package: no network), or None when the table does not know it.
 
-def price_per_token(model: str | None) -> tuple[float, float] | None:
-    """(input, output) USD per token for a known model name or dated snapshot of it, else None."""
+    Args:
+        model: the model's name as the provider knows it (a dated snapshot is matched too).
+        provider: the provider's id in that table ("openai", "azure", ...); None lets it guess from the name.
+    """
     if not model:
         return None
-    for name in sorted(PRICES, key=len, reverse=True):
-        if model == name or model.startswith(name + "-20"):
-            per_million_in, per_million_out = PRICES[name]
-            return per_million_in / 1e6, per_million_out / 1e6
-    return None
+    from genai_prices import Usage, calc_price  # loads its table: only when a price is asked for
+
+    try:
+        price = calc_price(Usage(input_tokens=1_000_000, output_tokens=1_000_000), model, provider_id=provider)
+    except LookupError:
+        return None
+    return float(price.input_price) / 1e6, float(price.output_price) / 1e6
 
 
 class Tally(BaseModel):
