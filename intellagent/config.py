@@ -278,6 +278,11 @@ class ReportConfig(_Strict):
         description="Exit 1 when pass^k (the chance that all k trials of an event pass) is below its minimum; "
         "needs simulate.trials >= k.",
     )
+    min_tau_pass_k: dict[Annotated[int, Field(ge=1)], Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict,
+        description="τ-bench mode: exit 1 when τ-bench's pass^k over the tasks is below its minimum; needs "
+        "simulate.trials >= k.",
+    )
     min_detection: float | None = Field(
         default=None, ge=0, le=1,
         description="Exit 1 when the share of mutants caught is below this (needs --calibrate): the evaluation "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from intellagent.config import ReportConfig
 from intellagent.reports.models import Gate, Rate, Report
+from intellagent.reports.text import counted
 
 
 def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
@@ -11,8 +12,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
 
     Args:
         report: the run's report, compared with its baseline already when one is set.
-        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_pass_k`, `min_detection`,
-            `gate_on`, `baseline`, `significance`.
+        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_pass_k`, `min_tau_pass_k`,
+            `min_detection`, `gate_on`, `baseline`, `significance`.
     """
     failures = []
     if settings.require_verdict and not report.overall.pass_rate.total:
@@ -38,6 +39,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
     for k, minimum in sorted(settings.min_pass_k.items()):
         failures += _pass_k_shortfall(report, k, minimum)
+    for k, minimum in sorted(settings.min_tau_pass_k.items()):
+        failures += _tau_shortfall(report, k, minimum, gate_on=settings.gate_on)
     if settings.min_detection is not None:
         if report.calibration is None:
             failures.append(f"report.min_detection {settings.min_detection:g} is set, but no mutant was played; "
@@ -59,6 +62,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         min_policy=dict(settings.min_policy),
         min_pass_k=dict(settings.min_pass_k),
         min_detection=settings.min_detection,
+        min_tau_pass_k=dict(settings.min_tau_pass_k),
         gate_on=settings.gate_on,
         baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,
@@ -99,4 +103,23 @@ def _pass_k_shortfall(report: Report, k: int, minimum: float) -> list[str]:
                 f"report.min_pass_k {minimum:g}"]
     if figure.value < minimum:
         return [f"pass^{k} {figure.value:.1%} (over {figure.events} events) is below report.min_pass_k {minimum:g}"]
+    return []
+
+
+def _tau_shortfall(report: Report, k: int, minimum: float, *, gate_on: str) -> list[str]:
+    setting = "report.min_tau_pass_k"
+    if report.tau is None:
+        return [f"{setting} is set, but the run played no τ-bench task; give a task set with --scenarios-from tau:DIR"]
+    if k > report.tau.trials:
+        return [f"{setting} asks for pass^{k}, but each task was played {counted(report.tau.trials, 'time')}; "
+                f"set simulate.trials (--trials) to {k} or more"]
+    figure = report.tau.pass_k[k - 1]
+    if figure.value is None or figure.low is None:
+        return [f"τ-bench pass^{k} has no value (no task has {k} trials), so it cannot reach {setting} {minimum:g}"]
+    shown = f"τ-bench pass^{k} {figure.value:.2f} (over {counted(figure.tasks, 'task')})"
+    if gate_on == "lower_bound" and figure.low < minimum:
+        return [f"{shown} has a 95% lower bound of {figure.low:.2f}, below {setting} {minimum:g} "
+                "(report.gate_on: lower_bound)"]
+    if gate_on == "point" and figure.value < minimum:
+        return [f"{shown} is below {setting} {minimum:g}"]
     return []

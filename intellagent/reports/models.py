@@ -201,6 +201,7 @@ class Gate(BaseModel):
     min_policy: dict[str, float] = Field(default_factory=dict)
     min_pass_k: dict[int, float] = Field(default_factory=dict)
     min_detection: float | None = None
+    min_tau_pass_k: dict[int, float] = Field(default_factory=dict)
     gate_on: str = Field(
         default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
     )
@@ -212,7 +213,7 @@ class Gate(BaseModel):
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k or self.min_detection is not None or self.failures)
+                    or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k or self.failures)
 
 
 class DialogResult(BaseModel):

@@ -21,12 +21,14 @@ from langchain_core.language_models import BaseChatModel
 from intellagent.api import arun
 from intellagent.artifacts import Dialog, Event, Policy, PolicyCatalog, Scenario
 from intellagent.cli import main
+from intellagent.config import ReportConfig
 from intellagent.describe.tasks import task_scenario
 from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM, roles
 from intellagent.llm.careless import careless_answers
 from intellagent.llm.factory import build_chat_model
 from intellagent.llm.spec import ModelSpec
+from intellagent.reports.gate import evaluate_gate
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, repetition
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
@@ -194,7 +196,7 @@ def test_a_skipped_write_fails_its_task_and_is_named(tmp_path: Path) -> None:
 
 def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     config = settings(chatbot={"target": "tests.pipeline.test_tau_mode:flaky"}, simulate={"trials": 3},
-                      tau={"tasks": "0-1"})
+                      tau={"tasks": "0-1"}, report={"min_tau_pass_k": {1: 0.8, 3: 0.6}})
     result = play(config, tmp_path / "run", script())
     score = result.report.tau
     assert (score.tasks, score.trials) == (2, 3)
@@ -202,6 +204,14 @@ def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     assert [p.value for p in score.pass_k] == [round((1 + 2 / 3) / 2, 4), round((1 + 1 / 3) / 2, 4), 0.5]
     assert [(r.task, r.passed, r.trials) for r in score.results] == [(0, 3, 3), (1, 2, 3)]
     assert [f.dialog for f in score.results[1].failures] == ["T001-t2"]
+    assert result.exit_code == 1  # pass^1 0.83 reaches 0.8; pass^3 0.5 misses 0.6
+    assert result.gate_failures == ["τ-bench pass^3 0.50 (over 2 tasks) is below report.min_tau_pass_k 0.6"]
+    lenient = evaluate_gate(result.report, ReportConfig(min_tau_pass_k={3: 0.6}, gate_on="lower_bound"))
+    assert lenient.failures == ["τ-bench pass^3 0.50 (over 2 tasks) has a 95% lower bound of 0.09, below "
+                                "report.min_tau_pass_k 0.6 (report.gate_on: lower_bound)"]
+    assert evaluate_gate(result.report, ReportConfig(min_tau_pass_k={4: 0.5})).failures == [
+        "report.min_tau_pass_k asks for pass^4, but each task was played 3 times; set simulate.trials (--trials) "
+        "to 4 or more"]
     page = (tmp_path / "run/report.html").read_text()
     missed = score.results[1].failures[0].missed[0]
     assert "τ-bench score" in page and '<a href="#dialog-T001-t2">' in page

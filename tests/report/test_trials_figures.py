@@ -79,6 +79,13 @@ def test_min_pass_k_gates_on_the_curve_and_says_when_it_was_not_measured(shop_re
     ]
 
 
+def test_min_tau_pass_k_on_a_run_without_tau_bench_tasks_says_so(shop_report):
+    assert evaluate_gate(shop_report[0].report, ReportConfig(min_tau_pass_k={1: 0.5})).failures == [
+        "report.min_tau_pass_k is set, but the run played no τ-bench task; give a task set with --scenarios-from "
+        "tau:DIR"
+    ]
+
+
 def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_report, three_trials):
     report = shop_report[0].report
     assert reliability_line(report) == (
