@@ -8,7 +8,7 @@ import pytest
 
 from db_schemas.airline.tau import TauDatabase, export_tau
 from intellagent.environment import Environment
-from intellagent.tau.grading import grade, replay, tau_hash
+from intellagent.tau.grading import grade, tau_hash
 from intellagent.tau.tasks import TauTask
 
 INITIAL_HASH = "4587e6b48ad2b2c4f3e1fecb40aabec7bb2286513273b8f8cec3f5865222f290"
@@ -73,10 +73,13 @@ def test_there_are_fifty_tasks(tau_tasks: list[TauTask]) -> None:
 
 
 @pytest.mark.parametrize("index", range(50))
-def test_gold_actions_reach_the_reference_hash(
+def test_gold_actions_reach_the_reference_hash_and_earn_the_reward(
     airline: Environment, tau_template: Path, tau_tasks: list[TauTask], index: int
 ) -> None:
-    assert tau_hash(replay(airline, tau_template, gold_calls(tau_tasks[index]))) == GOLD_HASHES.get(index, INITIAL_HASH)
+    task = tau_tasks[index]
+    result = grade(airline, task, calls=gold_calls(task), replies=[" ".join(task.outputs)], initial=tau_template)
+    assert result.agent_hash == result.gold_hash == GOLD_HASHES.get(index, INITIAL_HASH)
+    assert result.reward == 1.0 and result.missed == result.unexpected == result.diff == []
 
 
 def test_every_gold_action_succeeds(airline: Environment, tau_db: Path, tau_tasks: list[TauTask]) -> None:
