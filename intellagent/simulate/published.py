@@ -11,16 +11,28 @@ from pathlib import Path
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.environment import Environment
+from intellagent.errors import failure_reason
 from intellagent.tau.grading import exported, grade
 
 
 def graded(env: Environment, event: Event, dialog: Dialog, *, initial: Path, final: Path) -> Dialog:
-    """`dialog` with its τ-bench grade, and, unless it failed to run, the grade as its status and reason."""
+    """`dialog` with its τ-bench grade, and, unless it failed to run, the grade as its status and reason.
+
+    A grade that cannot be computed (a config without the domain's τ-bench module, say) makes the
+    dialog an `error` with the reason, its transcript kept: played again on resume, once it is fixed.
+    """
     assert event.task is not None  # a published task's event
     calls = [(call.name, call.arguments) for message in dialog.transcript for call in message.tool_calls
              if not call.reported]
     replies = [message.content for message in dialog.transcript if message.role == "chatbot"]
-    result = grade(env, event.task, calls=calls, replies=replies, initial=initial, final=exported(env, final))
+    if env.tau is None:
+        return dialog.model_copy(update={"status": "error", "reason": "the dialog played a τ-bench task, but "
+                                         "environment.tau names no module to grade it with; add it and run again"})
+    try:
+        result = grade(env, event.task, calls=calls, replies=replies, initial=initial, final=exported(env, final))
+    except Exception as error:  # the grader's failure, not the chatbot's: recorded with what was played
+        return dialog.model_copy(update={"status": "error",
+                                         "reason": f"the τ-bench grade could not be computed: {failure_reason(error)}"})
     if dialog.status == "error":  # played again on resume; its grade says what it had done so far
         return dialog.model_copy(update={"tau": result})
     return dialog.model_copy(update={"tau": result, "status": "pass" if result.passed else "fail",

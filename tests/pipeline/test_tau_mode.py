@@ -278,6 +278,18 @@ def test_tasks_without_a_task_set_are_refused(tmp_path: Path) -> None:
         play(config, tmp_path / "run", script())
 
 
+def test_a_frozen_task_set_played_without_the_domains_module_keeps_its_dialog_as_an_error(tmp_path: Path) -> None:
+    frozen = tmp_path / "frozen"
+    asyncio.run(arun(settings(tau={"tasks": "3"}), output=frozen, script=script(), stages=("describe", "populate")))
+    config = settings()
+    del config["environment"]["tau"], config["tau"]
+    asyncio.run(arun(config, output=tmp_path / "run", script=script(), scenarios_from=str(frozen),
+                     stages=("simulate",)))
+    (dialog,) = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
+    assert dialog.status == "error" and "environment.tau" in dialog.reason
+    assert [m.role for m in dialog.transcript][:2] == ["chatbot", "user"]  # what was played is kept
+
+
 def test_a_task_set_without_the_domains_module_is_refused(tmp_path: Path) -> None:
     config = settings()
     del config["environment"]["tau"]
