@@ -408,11 +408,9 @@ async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> 
         try:
             answer = await runtime.context.ctx.llms["scenarios"].answer(messages, task["schema"],
                                                                           step="describe/task_policies")
-            named: list[str] = answer.policies  # type: ignore[attr-defined]
+            named, why = answer.policies, "the model named none"  # type: ignore[attr-defined]
         except LLMError as error:
             named, why = [], f"naming them failed ({error})"
-        else:
-            why = "the model named none"
         if not named:
             log.warning("describe: %s is judged on every policy: %s", task_id(published), why)
         return task_scenario(published, catalog, named or [policy.id for policy in catalog.policies])

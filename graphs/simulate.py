@@ -167,7 +167,8 @@ def settle(environment: Environment, event: Event, played: Dialog, *, before: Pa
     elif database is not None:
         with environment.session(database) as db:
             digest = environment.digest(db)
-    checks, findings = run_checks(environment, played.transcript, before=before, database=database)
+    checks, findings = run_checks(environment, played.transcript, before=before, database=database,
+                                  changed=not unchanged)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     if event.task is not None and before is not None and database is not None:
         played = graded(environment, event, played, initial=before, final=database)

@@ -329,6 +329,16 @@ class Config(_Strict):
     tau: TauConfig = Field(default_factory=TauConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
 
+    @model_validator(mode="after")
+    def _tau_needs_a_task_set_and_its_module(self) -> Config:
+        if self.tau.tasks is not None and not self.tau.active:
+            raise ValueError("tau.tasks chooses among the tasks of a τ-bench task set, and none is given; give one "
+                             "with --scenarios-from tau:FOLDER (tau.data)")
+        if self.tau.active and not self.environment.tau:
+            raise ValueError("tau.data is set, but environment.tau names no module that loads τ-bench's data into "
+                             "this domain's tables; add it (the airline's is db_schemas.airline.tau)")
+        return self
+
     def chatbot_llm(self) -> ModelSpec:
         """The model behind the default `llm_agent` chatbot."""
         return self.chatbot.llm or self.llm.default
@@ -397,7 +407,6 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
     if config.tau.data is not None:
         config.tau.data = (base_dir / config.tau.data).resolve()
-    _check_tau(config, origin)
     return config
 
 
@@ -415,16 +424,6 @@ def scenario_source(value: str | Path | None) -> tuple[Path | None, Path | None]
     return Path(value), None
 
 
-def _check_tau(config: Config, origin: str) -> None:
-    """τ-bench mode needs the domain's τ-bench module, which loads the task set's data."""
-    if config.tau.tasks is not None and not config.tau.active:
-        raise UsageError(f"{origin}: tau.tasks chooses among the tasks of a τ-bench task set, and none is given; "
-                         "give one with --scenarios-from tau:FOLDER (tau.data)")
-    if config.tau.active and not config.environment.tau:
-        raise UsageError(f"{origin}: tau.data is set, but environment.tau names no module that loads τ-bench's data "
-                         "into this domain's tables; add it (the airline's is db_schemas.airline.tau)")
-
-
 def _first_problem(exc: ValidationError) -> str:
     error = exc.errors()[0]
     key = ".".join(str(part) for part in error["loc"]) or "(top level)"
@@ -434,6 +433,8 @@ def _first_problem(exc: ValidationError) -> str:
     if error["type"] == "missing":
         return f"missing key `{key}`; add it"
     message = error["msg"].removeprefix("Value error, ")
+    if not error["loc"]:  # a rule across sections: its message names the keys; the input is the whole config
+        return message
     return f"`{key}`: {message} (got {error.get('input')!r})"
 
 
@@ -505,8 +506,6 @@ def apply_overrides(
     if tau_tasks is not None:
         data["tau"]["tasks"] = tau_tasks
     try:
-        updated = Config.model_validate(data)
+        return Config.model_validate(data)
     except ValidationError as exc:
         raise UsageError(f"command line: {_first_problem(exc)}") from exc
-    _check_tau(updated, "command line")
-    return updated

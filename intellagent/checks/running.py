@@ -33,7 +33,8 @@ def _dump(environment: Environment, path: Path, version: int) -> dict[str, list[
 
 
 def run_checks(
-    environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None
+    environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
+    changed: bool = True,
 ) -> tuple[list[str], list[Finding]]:
     """The names of the checks that ran on a dialog, and their findings.
 
@@ -45,9 +46,10 @@ def run_checks(
         messages: the dialog's transcript.
         before: the event's database, as the chatbot found it (None: the dialog had none).
         database: the dialog's database, as the chatbot left it.
+        changed: False when that file is byte for byte the event's: the checks need not read it again.
     """
     dump = _dump(environment, before, before.stat().st_mtime_ns) if before is not None else {}
-    trace = Trace(messages=messages, environment=environment, before=dump, database=database)
+    trace = Trace(messages=messages, environment=environment, before=dump, database=database, changed=changed)
     names: list[str] = []
     findings: list[Finding] = []
     for check in every_check(environment):

@@ -37,12 +37,14 @@ class Trace:
         environment: the domain (its tools, validators and policy).
         before: the event's database as a dump (table → rows), what the chatbot found.
         database: the dialog's database file, what the chatbot left, if the dialog had one.
+        changed: whether that file differs from the event's at all (False: nothing was written).
     """
 
     messages: list[Message]
     environment: Environment
     before: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     database: Path | None = None
+    changed: bool = True
 
     @cached_property
     def calls(self) -> list[Call]:

@@ -28,7 +28,7 @@ def published_tasks(settings: TauConfig) -> list[TauTask]:
 
 def pending_tasks(tasks: list[TauTask], records: dict[str, Scenario]) -> list[TauTask]:
     """The tasks with no scenario yet (a task's scenario never fails: it is recorded with no policy instead)."""
-    return [task for task in tasks if records.get(task_id(task)) is None or records[task_id(task)].status != "ok"]
+    return [task for task in tasks if (record := records.get(task_id(task))) is None or record.status != "ok"]
 
 
 def task_policies_schema(catalog: PolicyCatalog) -> type[BaseModel]:

@@ -4,6 +4,7 @@ Every LLM call of a run goes through `LLM.answer` (a validated structured answer
 (a raw message, e.g. with tools bound), which cache, count and budget it.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -51,6 +52,4 @@ _EXPORTS = {
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'intellagent.llm' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(f"intellagent.llm.{_EXPORTS[name]}"), name)

@@ -167,7 +167,8 @@ def _tau(score: TauScore) -> str:
 
 
 def _tau_failure(failure: TauFailure) -> str:
-    lines = [f"missed <code>{escape(one_line(call, 200))}</code>" for call in failure.missed]
+    lines = [f"failed to run: {escape(failure.error)}"] if failure.error is not None else []
+    lines += [f"missed <code>{escape(one_line(call, 200))}</code>" for call in failure.missed]
     lines += [f"also wrote <code>{escape(one_line(call, 200))}</code>" for call in failure.unexpected]
     lines += [f"never said {escape(output)}" for output in failure.unsaid]
     lines += [f"differs: {escape(record)}" for record in failure.diff]

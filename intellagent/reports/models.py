@@ -267,6 +267,7 @@ class TauFailure(BaseModel):
     """A dialog that did not earn a task's reward, and why."""
 
     dialog: str
+    error: str | None = Field(default=None, description="Why the dialog failed to run, if it did (reward 0).")
     missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make.")
     unexpected: list[str] = Field(default_factory=list, description="Writes no gold action makes.")
     unsaid: list[str] = Field(default_factory=list, description="Required outputs no reply stated.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import Calibration, Report, TauScore, TrialFigures
+from intellagent.reports.models import Calibration, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.text import counted, one_line, percent
 
 if TYPE_CHECKING:
@@ -63,12 +63,22 @@ def tau_lines(score: TauScore) -> list[str]:
         lines.append(f"τ-bench tasks failed at least once: {len(failed)} of {score.tasks}")
         width = max(len(result.id) for result in failed[:WORST])
         for result in failed[:WORST]:
-            failure = result.failures[0]
-            why = failure.missed[:1] or [f"also wrote {call}" for call in failure.unexpected[:1]] or [
-                f"never said {', '.join(failure.unsaid)}" if failure.unsaid else "the database ended otherwise"]
             lines.append(f"  {result.id:<{width}}  {result.passed}/{result.trials} passed  "
-                         f"{one_line(why[0].removeprefix('the dialog failed to run: '), 80)}")
+                         f"{one_line(_first_reason(result.failures[0]), 80)}")
     return lines
+
+
+def _first_reason(failure: TauFailure) -> str:
+    """What most plainly cost a dialog its reward."""
+    if failure.error is not None:
+        return f"failed to run: {failure.error}"
+    if failure.missed:
+        return f"missed {failure.missed[0]}"
+    if failure.unexpected:
+        return f"also wrote {failure.unexpected[0]}"
+    if failure.unsaid:
+        return f"never said {', '.join(failure.unsaid)}"
+    return "the database ended otherwise"
 
 
 def reliability_line(report: Report) -> str:

@@ -52,7 +52,7 @@ def _result(event: Event, played: list[Dialog]) -> TauTaskResult:
         if dialog.id in passed:
             continue
         if grade is None or dialog.status == "error":
-            failures.append(TauFailure(dialog=dialog.id, missed=[f"the dialog failed to run: {dialog.reason}"]))
+            failures.append(TauFailure(dialog=dialog.id, error=dialog.reason))
             continue
         failures.append(TauFailure(dialog=dialog.id, missed=grade.missed, unexpected=grade.unexpected,
                                    unsaid=[output for output, said in grade.outputs.items() if not said],

@@ -144,6 +144,7 @@ async def automatic_mutants(ctx: RunContext, policies: list[Policy]) -> list[Pla
         for kind in ctx.config.calibrate.automatic:
             record = MutantRecord(name=f"{kind}-{policy.id}", kind=kind, breaks=policy.id, policies=[policy.id])
             opposite = opposites.get(policy.id) if kind == "opposite" else None
+            chatbot = None
             if span is None:
                 record.status, record.reason = "error", "no passage of the policy document states this rule clearly"
             elif isinstance(opposite, BaseException):
@@ -152,10 +153,8 @@ async def automatic_mutants(ctx: RunContext, policies: list[Policy]) -> list[Pla
                 record.status, record.reason = "error", f"its opposite was not written: {failure_reason(opposite)}"
             else:
                 record.removed, record.inserted = "\n".join(lines[span[0] : span[1]]), opposite
-                prompt = _replaced(document, span, opposite)
-                made.append(PlayableMutant(record, llm_agent(ctx, ctx.config.chatbot, policy=prompt)))
-                continue
-            made.append(PlayableMutant(record, None))
+                chatbot = llm_agent(ctx, ctx.config.chatbot, policy=_replaced(document, span, opposite))
+            made.append(PlayableMutant(record, chatbot))
     return made
 
 

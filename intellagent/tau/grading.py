@@ -62,8 +62,8 @@ class TauGrade(BaseModel):
         if not self.hash_match:
             reasons.append("the database did not end as the gold actions leave it")
         if self.missed:
-            reasons.append(f"missed {self.missed[0]}" + (f" and {len(self.missed) - 1} more" if len(self.missed) > 1
-                                                          else ""))
+            more = f" and {len(self.missed) - 1} more" if len(self.missed) > 1 else ""
+            reasons.append(f"missed {self.missed[0]}{more}")
         if self.unexpected:
             reasons.append(f"also wrote {self.unexpected[0]}")
         unsaid = [output for output, said in self.outputs.items() if not said]
@@ -82,14 +82,13 @@ def replay(env: Environment, initial: Path, calls: Iterable[Call]) -> TauDocumen
 
     A call the tools refuse (wrong arguments, say) changes nothing, as in τ-bench.
     """
-    assert env.tau is not None, "the environment has no τ-bench module (environment.tau)"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "episode.sqlite"
         shutil.copyfile(initial, path)
         with env.session(path) as session:
             for name, arguments in calls:
                 env.call_tool(session, name, arguments)
-            return env.tau.export_tau(session)
+        return exported(env, path)
 
 
 def exported(env: Environment, database: Path) -> TauDocument:
@@ -125,13 +124,14 @@ def grade(
     texts = [text.lower().replace(",", "") for text in said]
     outputs = {output: any(output.lower() in text for text in texts) for output in task.outputs}
     agent_hash, gold_hash = tau_hash(agent), tau_hash(gold)
+    match = agent_hash == gold_hash
     made = {_key(name, arguments) for name, arguments in calls}
     expected = {_key(action.name, action.kwargs) for action in task.replayed}
     writes = {tool.name for tool in env.tools if tool.writes}
     return TauGrade(
         task=task.index,
-        reward=1.0 if agent_hash == gold_hash and all(outputs.values()) else 0.0,
-        hash_match=agent_hash == gold_hash,
+        reward=1.0 if match and all(outputs.values()) else 0.0,
+        hash_match=match,
         agent_hash=agent_hash,
         gold_hash=gold_hash,
         outputs=outputs,

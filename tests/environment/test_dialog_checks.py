@@ -91,6 +91,17 @@ def test_a_row_the_chatbot_left_that_breaks_a_validator_is_found_and_untouched_r
     assert finding.row == "books row ('111')" and "copies_not_negative: copies is -1" in finding.message
 
 
+def test_a_world_the_dialog_left_unchanged_is_not_read_again(library: Environment, shelf: Path) -> None:
+    with library.session(shelf) as session:
+        before = library.dump(session)
+    with sqlite3.connect(shelf) as connection:  # a broken row, which only a read of the file would find
+        connection.execute("UPDATE books SET copies = -1 WHERE isbn = '111'")
+
+    unchanged = Trace(messages=[], environment=library, before=before, database=shelf, changed=False)
+    assert writes_are_valid(unchanged) == []
+    assert len(writes_are_valid(Trace(messages=[], environment=library, before=before, database=shelf))) == 1
+
+
 def test_a_check_may_declare_the_category_of_policies_it_enforces() -> None:
     from intellagent.checks import check
     from intellagent.errors import UsageError

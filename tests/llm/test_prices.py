@@ -19,3 +19,13 @@ def test_a_model_of_another_provider_is_priced_too() -> None:
 def test_a_model_the_table_does_not_know_has_no_price() -> None:
     assert price_per_token("my-own-bot") is None
     assert price_per_token(None) is None
+
+
+def test_a_model_is_priced_under_its_own_provider_never_by_a_guess_from_its_name() -> None:
+    from intellagent.llm.client import _prices
+    from intellagent.llm.spec import parse_spec
+
+    assert price_per_token("deepseek-chat") is not None  # another provider sells a model of that name ...
+    assert _prices(parse_spec("openai:deepseek-chat@http://127.0.0.1:8000/v1")) is None  # ... not this server
+    assert _prices(parse_spec("local")) is None
+    assert _prices(parse_spec("openai:gpt-4o-mini")) == pytest.approx((0.15e-6, 0.60e-6))

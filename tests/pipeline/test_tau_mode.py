@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 import yaml
-from langchain_core.language_models import BaseChatModel
 
 from intellagent.api import arun
 from intellagent.artifacts import Dialog, Event, Policy, PolicyCatalog, Scenario
@@ -24,11 +23,11 @@ from intellagent.cli import main
 from intellagent.config import ReportConfig
 from intellagent.describe.tasks import task_scenario
 from intellagent.errors import UsageError
-from intellagent.llm import Request, ScriptedLLM, roles
+from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
-from intellagent.llm.factory import build_chat_model
-from intellagent.llm.spec import ModelSpec
 from intellagent.reports.gate import evaluate_gate
+from intellagent.reports.summary import tau_lines
+from intellagent.reports.tau_score import tau_score
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, repetition
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
@@ -73,7 +72,7 @@ def settings(**overrides: Any) -> dict[str, Any]:
     return data
 
 
-def script(**answers: Any) -> ScriptedLLM:
+def tau_script(**answers: Any) -> ScriptedLLM:
     """Describe names two rules and gives every task the first; the user asks, then stops once served
     (`policies` and `user` replace those answers)."""
     llm = ScriptedLLM()
@@ -139,7 +138,7 @@ def jsonl(path: Path, model: type) -> list[Any]:
 @pytest.fixture(scope="module")
 def gold_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     folder = tmp_path_factory.mktemp("tau") / "run"
-    return play(settings(), folder, script())
+    return play(settings(), folder, tau_script())
 
 
 def test_the_tasks_become_scenarios_and_events_on_tau_benchs_database(gold_run: RunResult) -> None:
@@ -164,7 +163,7 @@ def test_all_fifty_tasks_become_scenarios_in_tau_benchs_order() -> None:
 
 
 def test_a_task_whose_policies_are_not_named_is_judged_on_every_policy(tmp_path: Path) -> None:
-    result = play(settings(tau={"tasks": "0"}), tmp_path / "run", script(policies={"policies": []}))
+    result = play(settings(tau={"tasks": "0"}), tmp_path / "run", tau_script(policies={"policies": []}))
     (scenario,) = jsonl(tmp_path / "run/scenarios.jsonl", Scenario)
     assert scenario.status == "ok" and scenario.policies == ["P01", "P02"]
     assert result.report.overall.pass_rate.total == 1  # judged, not an analysis error
@@ -183,7 +182,7 @@ def test_the_gold_chatbot_earns_every_reward(gold_run: RunResult) -> None:
 
 def test_a_skipped_write_fails_its_task_and_is_named(tmp_path: Path) -> None:
     config = settings(chatbot={"target": "tests.pipeline.test_tau_mode:skipping"}, tau={"tasks": "1"})
-    result = play(config, tmp_path / "run", script())
+    result = play(config, tmp_path / "run", tau_script())
     (dialog,) = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
     assert dialog.status == "fail" and dialog.tau is not None and dialog.tau.reward == 0.0
     task = tasks()[1]
@@ -197,7 +196,7 @@ def test_a_skipped_write_fails_its_task_and_is_named(tmp_path: Path) -> None:
 def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     config = settings(chatbot={"target": "tests.pipeline.test_tau_mode:flaky"}, simulate={"trials": 3},
                       tau={"tasks": "0-1"}, report={"min_tau_pass_k": {1: 0.8, 3: 0.6}})
-    result = play(config, tmp_path / "run", script())
+    result = play(config, tmp_path / "run", tau_script())
     score = result.report.tau
     assert (score.tasks, score.trials) == (2, 3)
     # Task 0 passed 3 of 3 trials, task 1 2 of 3: pass^k = (1 + C(2, k) / C(3, k)) / 2.
@@ -218,13 +217,23 @@ def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     assert f"missed <code>{html.escape(missed)}</code>" in page
 
 
+def test_a_dialog_that_failed_to_run_counts_as_reward_zero_and_says_why() -> None:
+    event = Event(id="T000", task=tasks()[0], database="events/tau.sqlite")
+    crashed = Dialog(id="T000", event="T000", status="error", reason="chatbot: connection refused")
+    score = tau_score([event], [crashed])
+    assert score is not None and [p.value for p in score.pass_k] == [0.0] and score.errors == 1
+    (failure,) = score.results[0].failures
+    assert (failure.error, failure.missed) == ("chatbot: connection refused", [])
+    assert "  T000  0/1 passed  failed to run: chatbot: connection refused" in tau_lines(score)
+
+
 def test_a_user_that_pastes_its_private_instruction_is_asked_again(tmp_path: Path) -> None:
     def pasting(request: Request) -> dict[str, str]:
         if "copies your private instruction" in request.last or DONE in request.last:
             return user_turn(request)
         return {"message": tasks()[3].instruction[:400]}  # what a small model does: its brief, verbatim
 
-    play(settings(tau={"tasks": "3"}), tmp_path / "run", script(user=pasting))
+    play(settings(tau={"tasks": "3"}), tmp_path / "run", tau_script(user=pasting))
     (dialog,) = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
     said = [m.content for m in dialog.transcript if m.role == "user"]
     assert said == ["I would like some help with my reservations."]
@@ -248,15 +257,15 @@ def test_a_careless_model_still_ends_with_graded_dialogs(tmp_path: Path) -> None
     assert result.report.tau is not None and result.report.tau.tasks == 2
 
 
+@pytest.fixture
+def script() -> ScriptedLLM:
+    """The models of this module's command-line run (`scripted_models`, from the pipeline's conftest)."""
+    return tau_script()
+
+
 def test_the_command_line_plays_a_task_set_given_as_scenarios_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    llm = script()
-
-    def build(spec: ModelSpec, **options: Any) -> BaseChatModel:  # the command line cannot be handed a script
-        return build_chat_model(spec, **{**options, "script": llm})
-
-    monkeypatch.setattr(roles, "build_chat_model", build)
     config = settings()
     del config["tau"]
     path = tmp_path / "tau.yml"
@@ -271,38 +280,34 @@ def test_the_command_line_plays_a_task_set_given_as_scenarios_from(
     assert [s.id for s in jsonl(tmp_path / "run/scenarios.jsonl", Scenario)] == ["T003", "T045"]
 
 
-def test_tasks_without_a_task_set_are_refused(tmp_path: Path) -> None:
-    config = settings()
-    del config["tau"]["data"]
-    with pytest.raises(UsageError, match=r"tau\.tasks"):
-        play(config, tmp_path / "run", script())
-
-
 def test_a_frozen_task_set_played_without_the_domains_module_keeps_its_dialog_as_an_error(tmp_path: Path) -> None:
     frozen = tmp_path / "frozen"
-    asyncio.run(arun(settings(tau={"tasks": "3"}), output=frozen, script=script(), stages=("describe", "populate")))
+    asyncio.run(arun(settings(tau={"tasks": "3"}), output=frozen, script=tau_script(), stages=("describe", "populate")))
     config = settings()
     del config["environment"]["tau"], config["tau"]
-    asyncio.run(arun(config, output=tmp_path / "run", script=script(), scenarios_from=str(frozen),
+    asyncio.run(arun(config, output=tmp_path / "run", script=tau_script(), scenarios_from=str(frozen),
                      stages=("simulate",)))
     (dialog,) = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
     assert dialog.status == "error" and "environment.tau" in dialog.reason
     assert [m.role for m in dialog.transcript][:2] == ["chatbot", "user"]  # what was played is kept
 
 
-def test_a_task_set_without_the_domains_module_is_refused(tmp_path: Path) -> None:
-    config = settings()
+def _without_data(config: dict[str, Any]) -> dict[str, Any]:
+    del config["tau"]["data"]
+    return config
+
+
+def _without_module(config: dict[str, Any]) -> dict[str, Any]:
     del config["environment"]["tau"]
-    with pytest.raises(UsageError, match=r"environment\.tau"):
-        play(config, tmp_path / "run", script())
+    return config
 
 
-def test_a_missing_task_set_is_one_clear_error(tmp_path: Path) -> None:
-    config = settings(tau={"data": str(tmp_path / "nowhere")})
-    with pytest.raises(UsageError, match=r"tasks\.json"):
-        play(config, tmp_path / "run", script())
-
-
-def test_a_task_number_the_set_lacks_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no task 50"):
-        play(settings(tau={"tasks": "49-50"}), tmp_path / "run", script())
+@pytest.mark.parametrize(("config", "error"), [
+    (_without_data(settings()), r"tau\.tasks chooses among the tasks of a τ-bench task set, and none is given"),
+    (_without_module(settings()), r"environment\.tau names no module"),
+    (settings(tau={"data": "/nowhere/tau_airline"}), r"/nowhere/tau_airline/tasks\.json not found"),
+    (settings(tau={"tasks": "49-50"}), "there is no task 50"),
+], ids=["tasks-without-a-set", "no-domain-module", "missing-set", "task-out-of-range"])
+def test_a_task_set_the_run_cannot_play_is_one_clear_error(tmp_path: Path, config: dict[str, Any], error: str) -> None:
+    with pytest.raises(UsageError, match=error):
+        play(config, tmp_path / "run", tau_script())
