@@ -88,3 +88,22 @@ def test_a_level_with_no_unused_set_left_gets_fewer_candidates():
     graph = policy_graph([5, 5])  # only {P01} and {P02} reach level 3
     plan = plan_samples(graph, count=2, challenge_range=(3, 3), attempts=2, seed=0)
     assert [len(slot.candidates) for slot in plan] == [2, 0]
+
+
+def test_walks_start_where_the_earlier_slots_have_not_been():
+    # No edges of weight: every policy of a walk is a start. Three scenarios of two policies out of six
+    # then sample all six, whatever the seed.
+    graph = policy_graph([1] * 6, weight=lambda u, v: 0.0)
+    for seed in range(20):
+        plan = plan_samples(graph, count=3, challenge_range=(2, 2), attempts=1, seed=seed)
+        assert sorted(p for slot in plan for p in slot.candidates[0].policies) == sorted(graph.nodes)
+
+
+def test_a_step_to_a_policy_sampled_before_weighs_less():
+    # From P01, P02 and P03 weigh the same; P02 was sampled three times and P03 once, so P03 (1/2) is
+    # twice as likely as P02 (1/4).
+    graph = policy_graph([1, 1, 1])
+    sampled = Counter({"P02": 3, "P03": 1})
+    pairs = Counter(walk(graph, 2, random.Random(seed), sampled) for seed in range(3000))
+    assert set(pairs) == {("P01", "P02"), ("P01", "P03")}  # every walk starts at the unsampled P01
+    assert 0.6 < pairs["P01", "P03"] / 3000 < 0.73
