@@ -235,6 +235,7 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     fallback, notes = by_category(checks, catalog)
     catalog.checks.update(fallback)
     catalog.errors += notes
+    catalog.every_dialog = [check.name for check in checks if check.every_dialog and check.name in catalog.checks]
     ctx.folder.save(POLICIES_FILE, catalog)
     return {"catalog": catalog}
 

@@ -83,6 +83,10 @@ class PolicyCatalog(BaseModel):
         default_factory=dict,
         description="Deterministic check → ids of the policies it enforces (a check left out enforces none).",
     )
+    every_dialog: list[str] = Field(
+        default_factory=list,
+        description="Checks that rule on their policies in every dialog, not only where the scenario sampled them.",
+    )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:
         """Policies (all, or the given ones), one per line as `id: text`, the way prompts cite them."""

@@ -1,4 +1,5 @@
-"""The checks every domain gets: valid writes, confirmation before marked tools, grounded facts."""
+"""The checks every domain gets: valid writes, confirmation before marked tools, grounded facts, claims
+of changes and of work under way that the tool calls bear out."""
 
 from __future__ import annotations
 
@@ -27,6 +28,17 @@ _CLAIM = re.compile(rf"\b(?:(?:has|have) been(?: successfully)? {_DONE}|I(?:'ve|
                     re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:not|never|cannot|unable|once|if|when|after|before|will|would|can|could|should)\b|n't",
                     re.IGNORECASE)
+# Work announced as happening now ("let me check", "one moment while I update it", "I'll proceed with the
+# booking"), as opposed to a plan put to the customer ("I will cancel it; shall I?") or a promise for later.
+_UNDER_WAY = re.compile(
+    r"\b(?:(?:please|kindly) (?:wait|hold)|one moment|(?:just|give me) (?:a|one) (?:moment|second|minute)|"
+    r"a (?:moment|second|minute),? (?:please|while)|bear with me|"
+    r"hold on|let me (?:now |quickly |just )?(?:check|look|verify|update|cancel|book|change|modify|process|search|"
+    r"pull|fetch|retrieve|find|proceed)|I(?:'m| am) (?:now )?(?:checking|looking|verifying|updating|cancell?ing|"
+    r"booking|changing|modifying|processing|searching|pulling|proceeding)|I(?:'ll| will) (?:now )?proceed|"
+    r"let'?s proceed|proceeding (?:with|to))\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 MAX_FACTOR = 9
 """An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
@@ -63,7 +75,7 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
                           call=call.shown())
 
 
-@check(category="knowledge_extraction")
+@check(category="knowledge_extraction", every_dialog=True)
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, dollar amounts and dates the chatbot states come from a tool result, the customer or the policy."""
     sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
@@ -84,7 +96,7 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
                                   "customer message or the policy", turn=turn)
 
 
-@check(category="knowledge_extraction")
+@check(category="knowledge_extraction", every_dialog=True)
 def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     """The chatbot says a change is done (booked, cancelled, updated, refunded...) only once a tool that
     changes the database has run without an error: a small model often reports an action it never took."""
@@ -100,6 +112,20 @@ def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
                                   "changes the database had run", turn=turn)
 
 
+@check(category="knowledge_extraction", every_dialog=True)
+def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
+    """A chatbot that says it is acting now ("let me check", "one moment while I update that", "I'll proceed
+    with the booking") and asks the customer nothing calls a tool in that same turn: its message ends
+    the turn, so work announced without a call never happens, and the customer waits for nothing."""
+    for turn, message in enumerate(trace.messages):
+        if message.role != "chatbot" or message.tool_calls or "?" in message.content:
+            continue
+        announced = [sentence for sentence in _SENTENCE_END.split(message.content) if _UNDER_WAY.search(sentence)]
+        if announced:
+            yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
+                                  "it announced never happened", turn=turn)
+
+
 def _cents(amount: str) -> float:
     return round(float(amount.replace(",", "")), 2)
 
@@ -111,5 +137,5 @@ def _derivable(known: set[float]) -> set[float]:
     return multiples | pairs
 
 
-BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts, claimed_changes_were_made]
+BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts, claimed_changes_were_made, announced_work_was_done]
 """The checks run on every dialog, whatever the domain."""

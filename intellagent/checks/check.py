@@ -26,12 +26,16 @@ class Check:
         function: the decorated function, `(trace) -> iterable of Finding`.
         category: the policy category whose rules it enforces, if it is one category's; describe then
             maps it to that category's policies when the model's mapping is not believed.
+        every_dialog: whether it rules on its policies in every dialog, not only in those whose scenario
+            sampled them: true of a check that reads every chatbot message (a made-up fact breaks the
+            grounding rule whatever the scenario was about), not of one that needs a certain action.
     """
 
     name: str
     rule: str
     function: CheckFunction
     category: Category | None = None
+    every_dialog: bool = False
 
     def __call__(self, trace: Trace) -> list[Finding]:
         """The check's findings on `trace`, each naming the check."""
@@ -41,22 +45,25 @@ class Check:
 @overload
 def check(function: CheckFunction, /) -> Check: ...
 @overload
-def check(*, category: Category) -> Callable[[CheckFunction], Check]: ...
+def check(*, category: Category | None = None, every_dialog: bool = False) -> Callable[[CheckFunction], Check]: ...
 
 
-def check(function: CheckFunction | None = None, /, *, category: Category | None = None) -> Any:
+def check(
+    function: CheckFunction | None = None, /, *, category: Category | None = None, every_dialog: bool = False
+) -> Any:
     """Register a function of a dialog's `Trace` as a check; it yields a `Finding` per breach.
 
     Used bare (`@check`), or with the category of policies the check enforces
-    (`@check(category="user_consent")`).
+    (`@check(category="user_consent")`), and `every_dialog=True` for a check whose subject is in every
+    dialog (each chatbot message), so that it rules on its policies wherever it runs.
 
     Raises:
         UsageError: the function has no docstring stating its rule.
     """
     if function is None:
-        return lambda decorated: check(decorated, category=category)
+        return lambda decorated: check(decorated, category=category, every_dialog=every_dialog)
     doc = inspect.getdoc(function)
     if not doc:
         raise UsageError(f"check {function.__name__} has no docstring; state the rule it enforces in one sentence")
     return Check(name=function.__name__, rule=doc.split("\n\n")[0].replace("\n", " "), function=function,
-                 category=category)
+                 category=category, every_dialog=every_dialog)

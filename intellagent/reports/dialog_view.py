@@ -13,6 +13,7 @@ from html import escape
 from intellagent.artifacts import Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.text import one_line
+from intellagent.reports.verdicts import ruled_policies
 
 
 def dialog_cards(artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
@@ -24,7 +25,8 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     """The card of one dialog: a summary line that opens onto everything about it."""
     catalog = artifacts.catalog
     violated = {v.policy for v in analysis.violations}
-    chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested)) for pid in dialog.policies)
+    chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested))
+                    for pid in ruled_policies(dialog, catalog))
     headline = analysis.violations[0].reason if analysis.violations else (analysis.error or dialog.reason)
     summary = (
         f'<summary><span class="badge {analysis.status}">{analysis.status}</span>'

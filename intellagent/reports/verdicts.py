@@ -1,11 +1,13 @@
 """One verdict per policy per dialog, from the deterministic checks and the LLM judge, neither overruling the other.
 
-A check's finding is a violation of every policy the check enforces (describe's mapping), with its
-evidence. The judge rules on every policy. Where a check enforces a policy and the judge tested it,
-they may disagree (the check found a breach the judge calls held, or the reverse): both violations
-are kept and the policy is marked disputed; where they gave the same verdict it is marked agreed,
-which the report counts as the two judges' agreement. When the judge's answer failed, the simulation's verdict
-stands beside the checks' findings, with the failure recorded.
+A check's finding is a violation of every policy the check enforces (describe's mapping) that the
+dialog's scenario sampled, with its evidence; a check that reads every chatbot message (`every_dialog`)
+rules on its policies in every dialog, passed or broken. The judge rules on the scenario's policies.
+Where a check enforces a policy and the judge tested it, they may disagree (the check found a breach
+the judge calls held, or the reverse): both violations are kept and the policy is marked disputed;
+where they gave the same verdict it is marked agreed, which the report counts as the two judges'
+agreement. When the judge's answer failed, the simulation's verdict stands beside the checks'
+findings, with the failure recorded.
 """
 
 from __future__ import annotations
@@ -15,10 +17,24 @@ from intellagent.reports.analysis import dialog_digest
 from intellagent.reports.text import one_line
 
 
+def ruled_policies(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
+    """The policies a dialog gets a verdict on: its scenario's, then those of the every-dialog checks that ran."""
+    return list(dict.fromkeys([*dialog.policies, *_ruled_everywhere(dialog, catalog)]))
+
+
+def _ruled_everywhere(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
+    """The policies of the every-dialog checks that ran on the dialog."""
+    return [p for name in dialog.checks if name in catalog.every_dialog for p in catalog.checks.get(name, [])]
+
+
 def check_violations(dialog: Dialog, catalog: PolicyCatalog) -> tuple[list[str], list[Violation]]:
-    """The dialog's policies that a check enforced, and the checks' violations of them (one per policy)."""
-    enforced = {name: [p for p in catalog.checks.get(name, []) if p in dialog.policies] for name in dialog.checks}
-    checked = [p for p in dialog.policies if any(p in policies for policies in enforced.values())]
+    """The policies a check ruled on in the dialog, and the checks' violations of them (one per policy)."""
+    enforced = {
+        name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in catalog.every_dialog]
+        for name in dialog.checks
+    }
+    ruled = ruled_policies(dialog, catalog)
+    checked = [p for p in ruled if any(p in policies for policies in enforced.values())]
     found: dict[str, Violation] = {}
     for finding in dialog.findings:
         for policy in enforced.get(finding.check, []):
@@ -26,7 +42,7 @@ def check_violations(dialog: Dialog, catalog: PolicyCatalog) -> tuple[list[str],
                 policy=policy, turn=finding.turn, reason=one_line(f"{finding.check}: {finding.message}", 400),
                 source="check", check=finding.check, call=finding.call, row=finding.row,
             ))
-    return checked, [found[p] for p in dialog.policies if p in found]
+    return checked, [found[p] for p in ruled if p in found]
 
 
 def combine(
@@ -34,9 +50,13 @@ def combine(
 ) -> Analysis:
     """The dialog's analysis from the checks and the judge's analysis (None when the judge's answer failed)."""
     checked, by_checks = check_violations(dialog, catalog)
+    ruled = ruled_policies(dialog, catalog)
     broken_by_checks = {v.policy for v in by_checks}
+    # An every-dialog check tested its policies whether or not it found a breach; a check that needs an
+    # action tested nothing when the action never came, so its silence is not a pass.
+    passed_everywhere = set(_ruled_everywhere(dialog, catalog))
     if judged is None:
-        tested = set(broken_by_checks)
+        tested = broken_by_checks | passed_everywhere
         violations = by_checks
         disputed: list[str] = []
         agreed: list[str] = []
@@ -44,7 +64,7 @@ def combine(
     else:
         by_judge = judged.violations
         broken_by_judge = {v.policy for v in by_judge}
-        tested = set(judged.tested) | broken_by_checks
+        tested = set(judged.tested) | broken_by_checks | passed_everywhere
         violations = by_checks + by_judge
         compared = [p for p in checked if p in judged.tested]
         disputed = [p for p in compared if (p in broken_by_checks) != (p in broken_by_judge)]
@@ -54,8 +74,8 @@ def combine(
         id=dialog.id,
         status=status,
         error=judge_error if status == "incomplete" else None,
-        tested=[p for p in dialog.policies if p in tested],
-        violations=sorted(violations, key=lambda v: (dialog.policies.index(v.policy), v.source != "check")),
+        tested=[p for p in ruled if p in tested],
+        violations=sorted(violations, key=lambda v: (ruled.index(v.policy), v.source != "check")),
         checked=checked,
         disputed=disputed,
         agreed=agreed,

@@ -112,14 +112,17 @@ def test_every_prompt_with_the_document_opens_with_it_word_for_word():
 def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted_config, script, folder):
     script_document(script, flows={"Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2},
                                               *rules(1)]},
-                    checks={"confirmed_before_write": ["P01"], "grounded_facts": []})
+                    checks={"confirmed_before_write": ["P01"], "grounded_facts": ["P02"],
+                            "claimed_changes_were_made": []})
     run_describe(configure(scripted_config, samples=1), folder, script)
 
-    assert catalog_of(folder).checks == {"confirmed_before_write": ["P01"]}
+    catalog = catalog_of(folder)
+    assert catalog.checks == {"confirmed_before_write": ["P01"], "grounded_facts": ["P02"]}
+    assert catalog.every_dialog == ["grounded_facts"]  # of the mapped checks, the one that reads every message
     (asked,) = script.calls(schema="CheckPolicies")
     schema = asked.body["response_format"]["json_schema"]["schema"]
     assert set(schema["properties"]) == {"writes_are_valid", "confirmed_before_write", "grounded_facts",
-                                         "claimed_changes_were_made"}
+                                         "claimed_changes_were_made", "announced_work_was_done"}
     assert "Before changing a booking" in asked.text and "explicit yes" in asked.text
     assert schema["properties"]["grounded_facts"]["items"]["enum"] == ["P01", "P02"]  # only the catalog's ids
 

@@ -10,6 +10,7 @@ import pytest
 from intellagent.artifacts import Message, ToolCall
 from intellagent.checks import Trace
 from intellagent.checks.builtin import (
+    announced_work_was_done,
     claimed_changes_were_made,
     confirmed_before_write,
     grounded_facts,
@@ -147,3 +148,30 @@ def test_a_claim_after_a_successful_write_is_fine_and_after_a_failed_one_is_not(
 
     assert claimed_changes_were_made(Trace(messages=done, environment=library)) == []
     assert len(claimed_changes_were_made(Trace(messages=failed, environment=library))) == 1
+
+
+@pytest.mark.parametrize(("reply", "quoted"), [
+    ("Great! I'll update the cabin. Please wait a moment while I do that.", "Please wait a moment while I do that."),
+    ("Thank you, John. I'll proceed with your reservation.", "I'll proceed with your reservation."),
+    ("Let me look that up for you.", "Let me look that up for you."),
+    ("One moment, I'm checking your loans now.", "One moment, I'm checking your loans now."),
+])
+def test_work_announced_without_a_tool_call_is_found(library: Environment, reply: str, quoted: str) -> None:
+    messages = [Message(role="chatbot", content="Hello."), Message(role="user", content="Renew my loan."),
+                Message(role="chatbot", content=reply)]
+
+    (finding,) = announced_work_was_done(Trace(messages=messages, environment=library))
+    assert finding.turn == 2 and f'said "{quoted}"' in finding.message
+
+
+@pytest.mark.parametrize("said", ["Let me check that for you. What is your card number?",
+                                  "Let me know if there is anything else.", "I will renew it once you confirm.",
+                                  "In a moment of doubt, ask a librarian.", "Your loan is due on Friday."])
+def test_a_question_a_plan_or_a_plain_statement_announces_no_work(library: Environment, said: str) -> None:
+    messages = [Message(role="chatbot", content=said)]
+    assert announced_work_was_done(Trace(messages=messages, environment=library)) == []
+
+
+def test_work_announced_with_a_tool_call_in_the_same_turn_is_fine(library: Environment) -> None:
+    messages = [Message(role="chatbot", content="One moment while I renew it.", tool_calls=[call(writer(library))])]
+    assert announced_work_was_done(Trace(messages=messages, environment=library)) == []

@@ -60,3 +60,32 @@ def test_a_finding_of_a_check_mapped_to_no_policy_of_the_dialog_changes_no_verdi
     analysis = combine(dialog(findings=(unmapped,)), CATALOG, judged(tested=["P02"], violated=[]))
 
     assert analysis.status == "pass" and analysis.violations == []
+
+
+GROUNDED = CATALOG.model_copy(update={
+    "policies": [*CATALOG.policies, Policy(id="P03", text="Say only what the tools return.", flows=["F1"],
+                                          category="knowledge_extraction", challenge=2)],
+    "checks": {**CATALOG.checks, "grounded_facts": ["P03"]},
+    "every_dialog": ["grounded_facts"],
+})
+
+
+def test_an_every_dialog_check_rules_on_its_policy_where_the_scenario_did_not_sample_it() -> None:
+    made_up = Finding(check="grounded_facts", message="stated ORD123, found in no tool result", turn=2)
+    ran = dialog().model_copy(update={"checks": ["confirmed_before_write", "grounded_facts"]})
+
+    broken = combine(ran.model_copy(update={"findings": [made_up]}), GROUNDED, judged(tested=["P02"], violated=[]))
+    held = combine(ran, GROUNDED, judged(tested=["P02"], violated=[]))
+
+    assert broken.status == "fail" and [(v.policy, v.source) for v in broken.violations] == [("P03", "check")]
+    assert broken.tested == ["P02", "P03"] and broken.checked == ["P01", "P03"]
+    assert held.status == "pass" and held.tested == ["P02", "P03"]  # its silence is a pass: it read every message
+
+
+def test_a_check_that_needs_an_action_rules_only_where_the_scenario_sampled_its_policy() -> None:
+    narrow = CATALOG.model_copy(update={"checks": {"confirmed_before_write": ["P03"]}})
+    elsewhere = dialog(findings=(FINDING,))
+
+    analysis = combine(elsewhere, narrow, judged(tested=["P02"], violated=[]))
+
+    assert analysis.status == "pass" and analysis.violations == [] and analysis.tested == ["P02"]
