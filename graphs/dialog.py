@@ -204,6 +204,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
+    agent_said = [message.content for message in transcript if message.role == "chatbot"]
     number = state["turns"] + 1
     # τ-bench's user gets no reminders: its conventions are τ-bench's, and its prompt holds them all.
     view = state["user_view"] if deps.event.task else state["user_view"] + _reminders(number, deps.max_turns)
@@ -216,7 +217,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
         private = deps.event.scenario if deps.event.task else ""  # only a τ-bench instruction is private
-        problem = repetition(turn, agent_said=transcript[-1].content, user_said=said, private=private)
+        problem = repetition(turn, agent_said=agent_said, user_said=said, private=private)
         if problem is None:
             break
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its

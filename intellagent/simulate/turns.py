@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -96,16 +97,33 @@ ECHO_LENGTH = 20
 COPIED_WORDS = 12
 
 
+# What only the agent says: offering help, declining to assist, inviting more questions. A small model
+# playing the customer slips into the agent's part ("I'm sorry, but I can't assist with that"), and a
+# dialog in which both sides serve never reaches the customer's request.
+_AGENT_SPEAK = re.compile(
+    r"\b(?:how (?:can|may) I (?:help|assist)|I(?:'m| am) here to (?:help|assist)|I can(?:not|'t)? assist|"
+    r"(?:anything|something) else I can (?:help|do|assist)|feel free to (?:ask|reach out|contact)|"
+    r"(?:happy|glad) to (?:help|assist) you)\b",
+    re.IGNORECASE,
+)
+
+
 def repetition(
-    turn: UserTurn | TaskUserTurn, *, agent_said: str, user_said: Sequence[str] = (), private: str = ""
+    turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (), private: str = ""
 ) -> str | None:
-    """What is wrong with a message that copies the agent's last one, one the user already sent, or the
-    user's private instruction (`private`), or None: small models tend to echo the agent, to repeat
-    themselves once the conversation stalls, and to paste their instruction instead of speaking."""
-    message = _words(turn.message)
-    if turn.stops or len(message) < ECHO_LENGTH:
+    """What is wrong with a message that copies one of the agent's (`agent_said`), one the user already
+    sent, or the user's private instruction (`private`), or speaks as the agent does, or None: small
+    models tend to echo the agent, to repeat themselves once the conversation stalls, to paste their
+    instruction instead of speaking, and to swap parts with the agent."""
+    if turn.stops:
         return None
-    if message in _words(agent_said):
+    agent_speak = _AGENT_SPEAK.search(turn.message)
+    if agent_speak:
+        return f'speaks as the agent ("{agent_speak.group(0)}"), not as the customer'
+    message = _words(turn.message)
+    if len(message) < ECHO_LENGTH:
+        return None
+    if any(message in _words(said) for said in agent_said):
         return "repeats the agent's words"
     if message in {_words(said) for said in user_said}:
         return "repeats a message you already sent"

@@ -243,9 +243,10 @@ def test_a_user_that_pastes_its_private_instruction_is_asked_again(tmp_path: Pat
 def test_a_paraphrase_of_the_instruction_is_no_copy() -> None:
     instruction = tasks()[0].instruction
     own_words = "I need a one way economy flight from New York to Seattle on May 20, not before 11am please."
-    assert repetition(TaskUserTurn(message=own_words), agent_said="Hi!", private=instruction) is None
+    assert repetition(TaskUserTurn(message=own_words), agent_said=["Hi!"], private=instruction) is None
     pasted = TaskUserTurn(message="Hello! " + instruction[:200])
-    assert repetition(pasted, agent_said="Hi!", private=instruction) == "copies your private instruction word for word"
+    assert repetition(pasted, agent_said=["Hi!"], private=instruction) == (
+        "copies your private instruction word for word")
 
 
 def test_a_careless_model_still_ends_with_graded_dialogs(tmp_path: Path) -> None:

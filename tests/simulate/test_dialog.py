@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from scripted_dialogs import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import HTTPError
+from intellagent.simulate.turns import UserTurn, repetition
 
 SECRET = "my-private-plan-7"
 
@@ -206,6 +208,32 @@ def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script)
     (dialog,) = play(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Please cancel my order now.", "It is A1."]
     assert "repeats a message you already sent" in script.calls(role="user")[2].last
+
+
+def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[
+        say("Cancel my order."), say("I'm sorry, but I can't assist with that."), say("It is A1."),
+        stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Which order?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play(tmp_path, run_folder, script)
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
+    redraft = script.calls(role="user")[2]
+    assert redraft.body["temperature"] > script.calls(role="user")[1].body["temperature"]
+    assert 'speaks as the agent ("I can\'t assist"), not as the customer' in redraft.last
+
+
+@pytest.mark.parametrize(("message", "problem"), [
+    ("Hello! How can I help you today?", 'speaks as the agent ("How can I help")'),
+    ("If you have any other questions, feel free to ask.", 'speaks as the agent ("feel free to ask")'),
+    ("Hello! Welcome to our airline, what brings you here?", "repeats the agent's words"),  # its greeting
+    ("I can't find my booking number anywhere.", None),
+    ("Can you help me change my flight?", None),
+])
+def test_what_the_user_must_not_send(message, problem):
+    said = ["Hello! Welcome to our airline, what brings you here?", "Sure. What is your user id?"]
+    found = repetition(UserTurn(thought="", message=message, decision="continue", reason=""), agent_said=said)
+    assert found == problem or (problem is not None and found is not None and found.startswith(problem))
 
 
 def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcript(tmp_path, run_folder, script):
