@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -66,6 +69,7 @@ class RunProgress:
 
     def __init__(self, usage: Usage, *, enabled: bool = True, console: Console | None = None) -> None:
         self._progress: Progress | None = None
+        self._moved: list[tuple[logging.StreamHandler, object]] = []  # log handlers and their own streams
         if enabled:
             self._progress = Progress(
                 TextColumn("{task.description:<9}"),
@@ -80,11 +84,26 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self._progress is not None:
             self._progress.start()
+            self._log_above_the_bars()
         return self
 
     def __exit__(self, *_: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+            for handler, stream in self._moved:
+                handler.setStream(stream)
+
+    def _log_above_the_bars(self) -> None:
+        """Point the log handlers that write to the terminal at the live display's own stream.
+
+        The display redirects `sys.stderr` so that whatever is written prints above the bars; but a log
+        handler keeps the stream it was made with, and its lines, written past the display, left a second
+        copy of the bars below them.
+        """
+        for handler in logging.getLogger().handlers:
+            terminal = isinstance(handler, logging.StreamHandler) and handler.stream in (sys.__stderr__, sys.__stdout__)
+            if terminal and sys.stderr is not handler.stream:  # not redirected when the output is no terminal
+                self._moved.append((handler, handler.setStream(sys.stderr)))
 
     def stage(self, name: str, total: int) -> StageProgress:
         """A new bar for a stage expecting `total` items."""

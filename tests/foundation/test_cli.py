@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.metadata
+import io
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -84,6 +86,25 @@ def test_a_progress_bar_counts_its_errors_in_words(failed, shown):
         for number in range(3):
             bar.advance(error=number < failed)
     assert f" {shown} " in console.export_text()
+
+
+def test_a_log_line_during_the_bars_prints_above_them_and_not_past_the_display(capfd):
+    """A handler made before the display (as the command line's is) writes through the display's stream:
+    written past it, the line left a second copy of the bars below."""
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
+    handler = logging.StreamHandler(sys.__stderr__)
+    logging.getLogger().addHandler(handler)
+    try:
+        with RunProgress(Usage(), console=console) as progress:
+            progress.stage("simulate", total=2)
+            logging.getLogger("intellagent").warning("a tool timed out")
+        logging.getLogger("intellagent").warning("after the bars")
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert "a tool timed out" in screen.getvalue() and "after the bars" not in screen.getvalue()
+    err = capfd.readouterr().err
+    assert "a tool timed out" not in err and "after the bars" in err  # its own stream again once the bars are gone
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
