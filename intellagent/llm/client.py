@@ -18,14 +18,16 @@ from typing import Any, TypeVar
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm.cache import ResponseCache, request_key
 from intellagent.llm.factory import answer_cap
+from intellagent.llm.providers import provider_answer, speaks_chat_completions
 from intellagent.llm.spec import ModelSpec
 from intellagent.llm.token_bound import token_bound
-from intellagent.llm.usage import Usage, price_per_token
+from intellagent.llm.usage import Usage, price_per_token, price_provider
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -179,13 +181,18 @@ class LLM:
     async def _send(
         self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
     ) -> AIMessage:
+        # Named by step and tagged by role, for a tracer the user turned on (LangSmith); nothing is sent
+        # anywhere otherwise.
+        config: RunnableConfig = {"run_name": step, "tags": [self.role], "metadata": {"role": self.role, "step": step}}
+        if not speaks_chat_completions(self.spec):
+            try:
+                return await provider_answer(self.model, messages, options, config)
+            except Exception as error:  # each integration raises its own errors; none can be told apart here
+                raise self._failed(step, error) from error
         sent = {**options, "extra_headers": headers} if headers else options
         model = self.model.bind(**sent) if sent else self.model
         try:
-            # Named by step and tagged by role, for a tracer the user turned on (LangSmith); nothing is sent
-            # anywhere otherwise.
-            return await model.ainvoke(messages, config={"run_name": step, "tags": [self.role],
-                                                          "metadata": {"role": self.role, "step": step}})
+            return await model.ainvoke(messages, config=config)
         except PERMANENT as error:
             raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
         except (openai.APIConnectionError, openai.RateLimitError) as error:
@@ -220,11 +227,12 @@ class LLM:
 def _prices(spec: ModelSpec) -> tuple[float, float] | None:
     if spec.prices:
         return spec.prices[0] / 1e6, spec.prices[1] / 1e6
-    if spec.provider not in ("openai", "azure"):  # the embedded model and the test double cost nothing
+    if spec.provider in ("local", "scripted"):  # the embedded model and the test double cost nothing
         return None
     # Looked up under the provider itself, never guessed from the name: a model an OpenAI-compatible server
     # runs here has no list price, even if another provider sells one of that name.
-    return price_per_token(spec.model, provider=spec.provider)
+    listed = price_provider(spec.provider)
+    return price_per_token(spec.model, provider=listed) if listed else None
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)

@@ -1,8 +1,9 @@
-"""One factory from a `ModelSpec` to a LangChain chat model that speaks the Chat Completions API.
+"""One factory from a `ModelSpec` to a LangChain chat model.
 
 OpenAI, Azure OpenAI, any OpenAI-compatible server and the embedded model all go through
-`langchain-openai`; transient errors (timeouts, 429, 5xx, dropped connections) are retried by the
-OpenAI client itself, with exponential backoff and jitter.
+`langchain-openai`, in the Chat Completions API (the other providers: `providers`); transient errors
+(timeouts, 429, 5xx, dropped connections) are retried by the OpenAI client itself, with exponential
+backoff and jitter.
 
 The embedded model is different: it runs on this machine's cores, so its speed is the machine's. Its
 answers are streamed, and its timeout measures progress (no token for `timeout` seconds) rather than
@@ -21,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from intellagent.errors import UsageError
+from intellagent.llm.providers import provider_chat_model, speaks_chat_completions
 from intellagent.llm.spec import ModelSpec, without_credentials
 
 if TYPE_CHECKING:
@@ -65,6 +67,8 @@ def build_chat_model(
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
         return script.chat_model(role=role, **common)
+    if not speaks_chat_completions(spec):
+        return provider_chat_model(spec)
     # Each model gets an HTTP client of its own: LangChain's default one is shared process-wide, and its
     # pooled connections belong to the event loop of the first run, so a second run in the same process
     # (evaluate twice, freeze then evaluate) failed with "Event loop is closed".

@@ -1,18 +1,20 @@
 """Model SPECs: the one-string way to name an LLM (`local`, `openai:MODEL`, `azure:DEPLOYMENT`,
-`openai:MODEL@BASE_URL`), and the block form a config file may use instead."""
+`openai:MODEL@BASE_URL`, or `PROVIDER:MODEL` for any provider LangChain's `init_chat_model` knows), and
+the block form a config file may use instead."""
 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from intellagent.errors import UsageError
 
-Provider = Literal["local", "openai", "azure", "scripted"]
+SPEC_HELP = ("use local, openai:MODEL, azure:DEPLOYMENT, openai:MODEL@BASE_URL, or PROVIDER:MODEL for another "
+             "provider LangChain knows (anthropic:MODEL, ollama:MODEL, google_genai:MODEL, bedrock:MODEL, ...)")
 
-SPEC_HELP = "use local, openai:MODEL, azure:DEPLOYMENT or openai:MODEL@BASE_URL"
+# A provider's name as LangChain's init_chat_model spells it: lower case, digits, underscores.
+_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
 
 _URL_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 
@@ -28,7 +30,11 @@ class ModelSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    provider: Provider = Field(description="local (embedded), openai, azure, or scripted (tests only).")
+    provider: str = Field(
+        pattern=_PROVIDER.pattern,
+        description="local (embedded), openai, azure, scripted (tests only), or another provider LangChain's "
+                    "init_chat_model knows (anthropic, ollama, google_genai, bedrock, ...).",
+    )
     model: str | None = Field(default=None, description="Model name; for azure, the deployment name.")
     base_url: str | None = Field(default=None, description="Base URL of an OpenAI-compatible server.")
     api_version: str | None = Field(default=None, description="azure: API version (else OPENAI_API_VERSION).")
@@ -47,7 +53,7 @@ class ModelSpec(BaseModel):
 
     @model_validator(mode="after")
     def _needs_model(self) -> ModelSpec:
-        if self.provider in ("openai", "azure") and not self.model:
+        if self.provider not in ("local", "scripted") and not self.model:
             raise ValueError(f"provider {self.provider} needs a model ({SPEC_HELP})")
         return self
 
@@ -66,7 +72,7 @@ def parse_spec(text: str) -> ModelSpec:
     if text in ("local", "scripted"):
         return ModelSpec(provider=text)
     provider, sep, rest = text.partition(":")
-    if not sep or not rest or provider not in ("openai", "azure"):
+    if not sep or not rest or not _PROVIDER.fullmatch(provider) or provider in ("local", "scripted"):
         raise UsageError(f"model SPEC {text!r} not understood; {SPEC_HELP}")
     model, at, base_url = rest.partition("@")
     if at and provider != "openai":

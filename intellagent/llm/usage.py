@@ -9,6 +9,20 @@ from pydantic import BaseModel, Field
 
 from intellagent.errors import RunAborted
 
+# LangChain's name of a provider → its id in genai-prices' table. Providers that run models on the user's
+# own machines (ollama) have no list price.
+_PRICE_PROVIDERS = {
+    "openai": "openai", "azure": "azure", "azure_openai": "azure", "anthropic": "anthropic",
+    "google_genai": "google", "google_vertexai": "google", "bedrock": "aws", "bedrock_converse": "aws",
+    "mistralai": "mistral", "groq": "groq", "deepseek": "deepseek", "xai": "x-ai", "fireworks": "fireworks",
+    "together": "together", "cohere": "cohere", "perplexity": "perplexity",
+}
+
+
+def price_provider(provider: str) -> str | None:
+    """The id under which the price table lists a provider's models, if it lists them."""
+    return _PRICE_PROVIDERS.get(provider)
+
 
 def price_per_token(model: str | None, *, provider: str | None = None) -> tuple[float, float] | None:
     """(input, output) USD per token of a model at its list price, from genai-prices' maintained table
