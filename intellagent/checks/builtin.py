@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from intellagent.artifacts import Finding
 from intellagent.checks.check import check
@@ -19,6 +20,10 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # An id: a word of five or more letters, digits or underscores with at least one digit and one letter.
 _ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# A code: a capitalised word of three or more capitals or digits ("JFK", "SFO2"). Stated, it counts only
+# when the world holds it as a value: the chatbot then told the customer a fact of the world it never
+# looked up ("your flight goes to JFK" with no tool call), which is a guess even when it is right.
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]{2,}\b")
 # A statement that a change is done ("has been cancelled", "I've booked", "is now confirmed"), unless the
 # sentence hedges it (a negation, a condition, the future) or asks.
 _DONE = (r"(?:booked|cancell?ed|changed|updated|modified|refunded|upgraded|downgraded|rebooked|added|removed|"
@@ -77,15 +82,21 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
 
 @check(category="knowledge_extraction", every_dialog=True)
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
-    """Ids, dollar amounts and dates the chatbot states come from a tool result, the customer or the policy."""
+    """Ids, codes of the world, dollar amounts and dates the chatbot states come from a tool result, the
+    customer or the policy."""
     sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
                *(m.content for m in trace.messages if m.role == "user")]
     text = "\n".join(sources)
     derivable: set[float] | None = None  # worked out at the first amount: most messages state none
+    codes: set[str] | None = None  # likewise the world's codes, at the first code-like word
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
         stated = _DATE.findall(message.content) + _ID.findall(message.content)
+        capitals = _CODE.findall(message.content)
+        if capitals and codes is None:
+            codes = _world_codes(trace.before)
+        stated += [word for word in capitals if word in (codes or set())]
         unknown = [token for token in stated if token not in text]
         amounts = _AMOUNT.findall(message.content)
         if amounts and derivable is None:
@@ -124,6 +135,12 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
         if announced:
             yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
                                   "it announced never happened", turn=turn)
+
+
+def _world_codes(world: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """Every value of the world that is a code as `_CODE` reads one."""
+    return {value for rows in world.values() for row in rows for value in row.values()
+            if isinstance(value, str) and _CODE.fullmatch(value)}
 
 
 def _cents(amount: str) -> float:

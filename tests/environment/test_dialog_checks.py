@@ -175,3 +175,16 @@ def test_a_question_a_plan_or_a_plain_statement_announces_no_work(library: Envir
 def test_work_announced_with_a_tool_call_in_the_same_turn_is_fine(library: Environment) -> None:
     messages = [Message(role="chatbot", content="One moment while I renew it.", tool_calls=[call(writer(library))])]
     assert announced_work_was_done(Trace(messages=messages, environment=library)) == []
+
+
+def test_a_code_of_the_world_stated_without_a_source_is_found(library: Environment) -> None:
+    world = {"books": [{"isbn": "B1", "shelf": "SCI"}, {"isbn": "B2", "shelf": "ART"}]}
+    guessed = [Message(role="user", content="Where is my book?"),
+               Message(role="chatbot", content="It is on shelf SCI, next to the USA atlas. OK?")]
+    looked_up = [Message(role="user", content="Where is my book?"),
+                 Message(role="chatbot", content="It is on shelf SCI.",
+                         tool_calls=[call("find_book", result='{"shelf": "SCI"}')])]
+
+    (finding,) = grounded_facts(Trace(messages=guessed, environment=library, before=world))
+    assert finding.message.startswith("stated SCI,")  # USA and OK are no values of this world
+    assert grounded_facts(Trace(messages=looked_up, environment=library, before=world)) == []
