@@ -97,13 +97,16 @@ ECHO_LENGTH = 20
 COPIED_WORDS = 12
 
 
-# What only the agent says: offering help, declining to assist, inviting more questions. A small model
-# playing the customer slips into the agent's part ("I'm sorry, but I can't assist with that"), and a
+# What only the agent says: offering help, declining to assist, inviting more questions, asking the
+# customer for their own records or doing the work on them. A small model playing the customer slips
+# into the agent's part ("I'm sorry, but I don't have your user profile. Can you provide it?"), and a
 # dialog in which both sides serve never reaches the customer's request.
 _AGENT_SPEAK = re.compile(
     r"\b(?:how (?:can|may) I (?:help|assist)|I(?:'m| am) here to (?:help|assist)|I can(?:not|'t)? assist|"
     r"(?:anything|something) else I can (?:help|do|assist)|feel free to (?:ask|reach out|contact)|"
-    r"(?:happy|glad) to (?:help|assist) you)\b",
+    r"(?:happy|glad) to (?:help|assist) you|I (?:do not|don'?t) have your|"
+    r"so (?:that )?I can (?:update|change|book|cancel|process|modify) (?:it|your|the)|"
+    r"provide me with (?:the|your) (?:user|reservation|booking|account|profile))\b",
     re.IGNORECASE,
 )
 

@@ -226,6 +226,11 @@ def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, 
 @pytest.mark.parametrize(("message", "problem"), [
     ("Hello! How can I help you today?", 'speaks as the agent ("How can I help")'),
     ("If you have any other questions, feel free to ask.", 'speaks as the agent ("feel free to ask")'),
+    ("I'm sorry, but I don't have your user profile yet. Can you please provide it?",
+     'speaks as the agent ("I don\'t have your")'),
+    ("Can you please provide me with the reservation ID so I can update it?",
+     'speaks as the agent ("provide me with the reservation")'),
+    ("I don't have my reservation id with me.", None),
     ("Hello! Welcome to our airline, what brings you here?", "repeats the agent's words"),  # its greeting
     ("I can't find my booking number anywhere.", None),
     ("Can you help me change my flight?", None),
