@@ -47,7 +47,7 @@ from intellagent.simulate.turns import (
     FinalUserTurn,
     TaskUserTurn,
     UserTurn,
-    repetition,
+    redraft_reason,
 )
 
 log = logging.getLogger("intellagent")
@@ -217,7 +217,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
         private = deps.event.scenario if deps.event.task else ""  # only a τ-bench instruction is private
-        problem = repetition(turn, agent_said=agent_said, user_said=said, private=private)
+        problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=private)
         if problem is None:
             break
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its

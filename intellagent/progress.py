@@ -92,6 +92,7 @@ class RunProgress:
             self._progress.stop()
             for handler, stream in self._moved:
                 handler.setStream(stream)
+            self._moved.clear()
 
     def _log_above_the_bars(self) -> None:
         """Point the log handlers that write to the terminal at the live display's own stream.

@@ -23,7 +23,7 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from intellagent.errors import UsageError
 from intellagent.llm.providers import provider_chat_model, speaks_chat_completions
-from intellagent.llm.spec import ModelSpec, without_credentials
+from intellagent.llm.spec import ModelSpec, required_env, without_credentials
 
 if TYPE_CHECKING:
     from intellagent.llm.scripted import ScriptedLLM
@@ -76,9 +76,9 @@ def build_chat_model(
     if spec.provider == "azure":
         return AzureChatOpenAI(
             azure_deployment=spec.model,
-            azure_endpoint=spec.base_url or _required_env("AZURE_OPENAI_ENDPOINT", spec),
-            api_version=spec.api_version or _required_env("OPENAI_API_VERSION", spec),
-            api_key=_required_env(spec.api_key_env or "AZURE_OPENAI_API_KEY", spec),
+            azure_endpoint=spec.base_url or required_env("AZURE_OPENAI_ENDPOINT", spec),
+            api_version=spec.api_version or required_env("OPENAI_API_VERSION", spec),
+            api_key=required_env(spec.api_key_env or "AZURE_OPENAI_API_KEY", spec),
             **common,
         )
     key_env = spec.api_key_env or "OPENAI_API_KEY"
@@ -121,13 +121,6 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI
         # server also reports its progress through a long prompt, batch by batch, before the first token.
         timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},
     )
-
-
-def _required_env(name: str, spec: ModelSpec) -> str:
-    value = os.environ.get(name)
-    if not value:
-        raise UsageError(f"{name} is not set for {spec.label}; export it")
-    return value
 
 
 def cache_identity(spec: ModelSpec, *, seed: int) -> dict[str, Any]:

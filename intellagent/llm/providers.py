@@ -10,7 +10,6 @@ these models sample with the SPEC's own settings, and retry transient errors as 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -18,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 
 from intellagent.errors import UsageError
-from intellagent.llm.spec import ModelSpec
+from intellagent.llm.spec import ModelSpec, required_env
 
 CHAT_COMPLETIONS = ("local", "openai", "azure", "scripted")
 """The providers the client speaks to directly, in the Chat Completions API."""
@@ -44,10 +43,7 @@ def provider_chat_model(spec: ModelSpec) -> BaseChatModel:
     if spec.base_url:  # a self-hosted server (ollama's, say)
         settings["base_url"] = spec.base_url
     if spec.api_key_env:  # else the integration reads its own variable (ANTHROPIC_API_KEY, ...)
-        key = os.environ.get(spec.api_key_env)
-        if not key:
-            raise UsageError(f"{spec.api_key_env} is not set for {spec.label}; export it")
-        settings["api_key"] = key
+        settings["api_key"] = required_env(spec.api_key_env, spec)
     try:
         return init_chat_model(spec.model, model_provider=spec.provider, **settings)
     except (ImportError, ValueError) as error:  # LangChain's message names the package to install
@@ -78,7 +74,4 @@ async def provider_answer(
         # the caller refuses a call made anyway.
         choice = options.get("tool_choice")
         model = model.bind_tools(options["tools"], **({"tool_choice": choice} if choice not in (None, "none") else {}))
-    answer = await model.ainvoke(messages, config=config)
-    if not isinstance(answer, AIMessage):
-        raise ValueError(f"the model answered with a {type(answer).__name__}, not a message")
-    return answer
+    return await model.ainvoke(messages, config=config)  # type: ignore[return-value]  # a chat model's message

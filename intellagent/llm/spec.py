@@ -4,6 +4,7 @@ the block form a config file may use instead."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -82,3 +83,11 @@ def parse_spec(text: str) -> ModelSpec:
     if not model:
         raise UsageError(f"model SPEC {text!r} names no model; {SPEC_HELP}")
     return ModelSpec(provider=provider, model=model, base_url=base_url or None)
+
+
+def required_env(name: str, spec: ModelSpec) -> str:
+    """The value of an environment variable the model needs (a key, an endpoint), or a `UsageError` naming it."""
+    value = os.environ.get(name)
+    if not value:
+        raise UsageError(f"{name} is not set for {spec.label}; export it")
+    return value

@@ -19,21 +19,21 @@ from intellagent.reports.text import one_line
 
 def ruled_policies(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
     """The policies a dialog gets a verdict on: its scenario's, then those of the every-dialog checks that ran."""
-    return list(dict.fromkeys([*dialog.policies, *_ruled_everywhere(dialog, catalog)]))
+    everywhere = _ruled_everywhere(dialog, catalog)
+    return list(dict.fromkeys([*dialog.policies, *(p.id for p in catalog.policies if p.id in everywhere)]))
 
 
-def _ruled_everywhere(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
+def _ruled_everywhere(dialog: Dialog, catalog: PolicyCatalog) -> set[str]:
     """The policies of the every-dialog checks that ran on the dialog."""
-    return [p for name in dialog.checks if name in catalog.every_dialog for p in catalog.checks.get(name, [])]
+    return {p for name in dialog.checks if name in catalog.every_dialog for p in catalog.checks.get(name, [])}
 
 
-def check_violations(dialog: Dialog, catalog: PolicyCatalog) -> tuple[list[str], list[Violation]]:
+def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str]) -> tuple[list[str], list[Violation]]:
     """The policies a check ruled on in the dialog, and the checks' violations of them (one per policy)."""
     enforced = {
         name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in catalog.every_dialog]
         for name in dialog.checks
     }
-    ruled = ruled_policies(dialog, catalog)
     checked = [p for p in ruled if any(p in policies for policies in enforced.values())]
     found: dict[str, Violation] = {}
     for finding in dialog.findings:
@@ -49,12 +49,12 @@ def combine(
     dialog: Dialog, catalog: PolicyCatalog, judged: Analysis | None, judge_error: str | None = None
 ) -> Analysis:
     """The dialog's analysis from the checks and the judge's analysis (None when the judge's answer failed)."""
-    checked, by_checks = check_violations(dialog, catalog)
     ruled = ruled_policies(dialog, catalog)
+    checked, by_checks = _check_violations(dialog, catalog, ruled)
     broken_by_checks = {v.policy for v in by_checks}
     # An every-dialog check tested its policies whether or not it found a breach; a check that needs an
     # action tested nothing when the action never came, so its silence is not a pass.
-    passed_everywhere = set(_ruled_everywhere(dialog, catalog))
+    passed_everywhere = _ruled_everywhere(dialog, catalog)
     if judged is None:
         tested = broken_by_checks | passed_everywhere
         violations = by_checks

@@ -111,7 +111,7 @@ _AGENT_SPEAK = re.compile(
 )
 
 
-def repetition(
+def redraft_reason(
     turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (), private: str = ""
 ) -> str | None:
     """What is wrong with a message that copies one of the agent's (`agent_said`), one the user already

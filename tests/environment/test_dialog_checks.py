@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from intellagent.artifacts import Message, ToolCall
-from intellagent.checks import Trace
+from intellagent.checks import Check, Trace
 from intellagent.checks.builtin import (
     announced_work_was_done,
     claimed_changes_were_made,
@@ -120,16 +120,25 @@ def test_a_check_may_declare_the_category_of_policies_it_enforces() -> None:
         check(category="payment")(lambda trace: [])
 
 
-@pytest.mark.parametrize(("reply", "quoted"), [
-    ("Sure. Your reservation has been cancelled.", "Your reservation has been cancelled."),
-    ("Done! I've booked the flight for you.", "I've booked the flight for you."),
-    ("The booking is now confirmed and your card was charged.", "The booking is now confirmed"),
+@pytest.mark.parametrize(("found_by", "reply", "quoted"), [
+    (claimed_changes_were_made, "Sure. Your reservation has been cancelled.", "Your reservation has been cancelled."),
+    (claimed_changes_were_made, "Done! I've booked the flight for you.", "I've booked the flight for you."),
+    (claimed_changes_were_made, "The booking is now confirmed and your card was charged.",
+     "The booking is now confirmed"),
+    (announced_work_was_done, "Great! I'll update the cabin. Please wait a moment while I do that.",
+     "Please wait a moment while I do that.\""),
+    (announced_work_was_done, "Thank you, John. I'll proceed with your reservation.",
+     "I'll proceed with your reservation.\""),
+    (announced_work_was_done, "Let me look that up for you.", "Let me look that up for you.\""),
+    (announced_work_was_done, "One moment, I'm checking your loans now.", "One moment, I'm checking your loans now.\""),
 ])
-def test_a_change_claimed_before_any_write_is_found(library: Environment, reply: str, quoted: str) -> None:
+def test_a_change_claimed_or_work_announced_with_no_tool_behind_it_is_found(
+    library: Environment, found_by: Check, reply: str, quoted: str
+) -> None:
     messages = [Message(role="chatbot", content="Hello."), Message(role="user", content="Cancel it, please."),
                 Message(role="chatbot", content=reply)]
 
-    (finding,) = claimed_changes_were_made(Trace(messages=messages, environment=library))
+    (finding,) = found_by(Trace(messages=messages, environment=library))
     assert finding.turn == 2 and f'said "{quoted}' in finding.message
 
 
@@ -148,20 +157,6 @@ def test_a_claim_after_a_successful_write_is_fine_and_after_a_failed_one_is_not(
 
     assert claimed_changes_were_made(Trace(messages=done, environment=library)) == []
     assert len(claimed_changes_were_made(Trace(messages=failed, environment=library))) == 1
-
-
-@pytest.mark.parametrize(("reply", "quoted"), [
-    ("Great! I'll update the cabin. Please wait a moment while I do that.", "Please wait a moment while I do that."),
-    ("Thank you, John. I'll proceed with your reservation.", "I'll proceed with your reservation."),
-    ("Let me look that up for you.", "Let me look that up for you."),
-    ("One moment, I'm checking your loans now.", "One moment, I'm checking your loans now."),
-])
-def test_work_announced_without_a_tool_call_is_found(library: Environment, reply: str, quoted: str) -> None:
-    messages = [Message(role="chatbot", content="Hello."), Message(role="user", content="Renew my loan."),
-                Message(role="chatbot", content=reply)]
-
-    (finding,) = announced_work_was_done(Trace(messages=messages, environment=library))
-    assert finding.turn == 2 and f'said "{quoted}"' in finding.message
 
 
 @pytest.mark.parametrize("said", ["Let me check that for you. What is your card number?",

@@ -29,7 +29,7 @@ from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.summary import tau_lines
 from intellagent.reports.tau_score import tau_score
 from intellagent.runner import RunResult
-from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, repetition
+from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 
@@ -243,9 +243,9 @@ def test_a_user_that_pastes_its_private_instruction_is_asked_again(tmp_path: Pat
 def test_a_paraphrase_of_the_instruction_is_no_copy() -> None:
     instruction = tasks()[0].instruction
     own_words = "I need a one way economy flight from New York to Seattle on May 20, not before 11am please."
-    assert repetition(TaskUserTurn(message=own_words), agent_said=["Hi!"], private=instruction) is None
+    assert redraft_reason(TaskUserTurn(message=own_words), agent_said=["Hi!"], private=instruction) is None
     pasted = TaskUserTurn(message="Hello! " + instruction[:200])
-    assert repetition(pasted, agent_said=["Hi!"], private=instruction) == (
+    assert redraft_reason(pasted, agent_said=["Hi!"], private=instruction) == (
         "copies your private instruction word for word")
 
 

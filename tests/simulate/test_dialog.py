@@ -8,7 +8,7 @@ import pytest
 from scripted_dialogs import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import HTTPError
-from intellagent.simulate.turns import UserTurn, repetition
+from intellagent.simulate.turns import UserTurn, redraft_reason
 
 SECRET = "my-private-plan-7"
 
@@ -237,7 +237,7 @@ def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, 
 ])
 def test_what_the_user_must_not_send(message, problem):
     said = ["Hello! Welcome to our airline, what brings you here?", "Sure. What is your user id?"]
-    found = repetition(UserTurn(thought="", message=message, decision="continue", reason=""), agent_said=said)
+    found = redraft_reason(UserTurn(thought="", message=message, decision="continue", reason=""), agent_said=said)
     assert found == problem or (problem is not None and found is not None and found.startswith(problem))
 
 
