@@ -3,6 +3,10 @@
 Each event gets its own file so that tools running in one conversation never see another's changes.
 The dump lists every table with rows sorted by primary key, so two databases holding the same rows
 have the same digest whatever order the rows were written in.
+
+Every file is reached through one engine, which connects to the file being opened: an engine per file
+would bring a dialect of its own, and the ORM keeps a compiled-statement cache per dialect alive, so a
+run's memory would grow with every event it built.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import WithJsonSchema
-from sqlalchemy import String
+from sqlalchemy import Connection, String, event
 from sqlalchemy.engine import Dialect
+from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Session, SQLModel, create_engine, select
 
@@ -50,6 +56,29 @@ class ExactNumber(TypeDecorator[int | float]):
         return json.dumps(x) == json.dumps(y)
 
 
+_ENGINE = create_engine("sqlite:///database-being-opened.db", poolclass=NullPool)
+"""The one engine of every database file; NullPool, since a pooled connection would stay on its first file."""
+
+_OPENING: ContextVar[Path] = ContextVar("database being opened")
+
+
+@event.listens_for(_ENGINE, "do_connect")
+def _connect_to_the_file_being_opened(dialect: Dialect, record: Any, cargs: list[Any], cparams: dict[str, Any]) -> None:
+    cargs[0] = str(_OPENING.get())  # the dialect's own connect arguments, pointed at the file `_connect` names
+
+
+@contextmanager
+def _connect(path: Path) -> Iterator[Connection]:
+    """A connection to the SQLite file at `path` (created if missing), closed on exit."""
+    token = _OPENING.set(path.resolve())
+    try:
+        connection = _ENGINE.connect()
+    finally:
+        _OPENING.reset(token)
+    with connection:
+        yield connection
+
+
 def create_database(
     path: Path,
     tables: Sequence[type[SQLModel]],
@@ -68,13 +97,9 @@ def create_database(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
-    engine = create_engine(f"sqlite:///{path}")
-    try:
-        with engine.begin() as connection:
-            for table in tables:
-                table.__table__.create(connection)  # type: ignore[attr-defined]
-    finally:
-        engine.dispose()
+    with _connect(path) as connection, connection.begin():
+        for table in tables:
+            table.__table__.create(connection)  # type: ignore[attr-defined]
     if generate is not None:
         with open_session(path) as session:
             generate(session, seed)
@@ -90,13 +115,9 @@ def open_session(path: Path) -> Iterator[Session]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"database {path} does not exist; create it with create_database first")
-    engine = create_engine(f"sqlite:///{path}")
-    try:
-        with Session(engine) as session:
-            yield session
-            session.commit()
-    finally:
-        engine.dispose()
+    with _connect(path) as connection, Session(connection) as session:
+        yield session
+        session.commit()
 
 
 def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[dict[str, Any]]]:

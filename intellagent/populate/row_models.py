@@ -9,7 +9,7 @@ a message naming the unknown table or column.
 from __future__ import annotations
 
 import typing
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
@@ -147,7 +147,7 @@ def _rule_model(table: TableInfo) -> type[BaseModel]:
     )
 
 
-@cache
+@lru_cache(maxsize=128)  # the columns asked vary with the event: unbounded, a long run would keep every subset
 def _row_values_model(table: TableInfo, columns: tuple[str, ...]) -> type[BaseModel]:
     asked = {name: table.columns[name].annotation | None for name in columns}
     suffix = "".join(f"_{name}" for name in columns) if len(columns) < len(table.generated_columns()) else ""
