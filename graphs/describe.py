@@ -72,7 +72,7 @@ from intellagent.describe.tasks import (
 from intellagent.errors import RunAborted
 from intellagent.llm import LLM, LLMError
 from intellagent.progress import StageProgress
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 from intellagent.run_folder import JsonlArtifact
 from intellagent.stage import ItemFailed, StageItems
 from intellagent.tau.tasks import TauTask, task_id

@@ -37,7 +37,7 @@ from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event,
 from intellagent.chatbots import ChatbotConversation, ChatbotError, ChatbotReply, DialogWorld
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import LLM, AnswerInvalid
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
 from intellagent.simulate.turns import (
     STOP_TOKEN,

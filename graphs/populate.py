@@ -64,7 +64,7 @@ from intellagent.populate import (
     values_model,
 )
 from intellagent.populate.published import task_database, task_event
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 from intellagent.run_folder import JsonlArtifact
 from intellagent.stage import StageItems
 

@@ -27,7 +27,6 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from graphs.dialog import DialogDeps, run_dialog
 from intellagent.artifacts import Dialog, Event, PolicyCatalog
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
@@ -42,6 +41,8 @@ from intellagent.simulate.published import graded
 from intellagent.simulate.seeds import dialog_model
 from intellagent.simulate.trials import trial_id, trial_user
 from intellagent.stage import StageItems
+
+from .dialog import DialogDeps, run_dialog
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer

@@ -26,8 +26,11 @@ model SPECs:
   openai:MODEL            OpenAI (key from OPENAI_API_KEY)
   azure:DEPLOYMENT        Azure OpenAI (AZURE_OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION)
   openai:MODEL@BASE_URL   any OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp)
+  PROVIDER:MODEL          any provider LangChain's init_chat_model knows (anthropic:, ollama:,
+                          google_genai:, bedrock:, ...), once its integration package is installed
 
-exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted
+exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted,
+  4 a file could not be read or written, 130 interrupted; after 3, 4 or 130 the same command resumes
 """
 
 

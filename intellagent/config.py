@@ -13,12 +13,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from intellagent.artifacts.policies import Category
+from intellagent.bundled import bundled
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
 from intellagent.tau.tasks import parse_selection
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_CONFIGS = PROJECT_ROOT / "configs"
+EXAMPLE_CONFIGS = bundled("configs")
 
 
 class _Strict(BaseModel):
@@ -336,7 +336,7 @@ class Config(_Strict):
                              "with --scenarios-from tau:FOLDER (tau.data)")
         if self.tau.active and not self.environment.tau:
             raise ValueError("tau.data is set, but environment.tau names no module that loads τ-bench's data into "
-                             "this domain's tables; add it (the airline's is db_schemas.airline.tau)")
+                             "this domain's tables; add it (the airline's is intellagent.db_schemas.airline.tau)")
         return self
 
     def chatbot_llm(self) -> ModelSpec:

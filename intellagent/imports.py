@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from intellagent.bundled import current_module_name
 from intellagent.errors import UsageError
 
 
@@ -19,7 +20,7 @@ def import_user_module(name: str, *, where: str, shown: str | None = None, not_f
     """
     shown = shown or name
     try:
-        return importlib.import_module(name)
+        return importlib.import_module(current_module_name(name))
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
             raise UsageError(f"{where}: module {shown} not found; {not_found}") from None

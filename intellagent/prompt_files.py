@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.prompts import ChatPromptTemplate
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+from intellagent.bundled import bundled
+
+PROMPTS_DIR = bundled("prompts")
 
 _MARKER = re.compile(r"^=== (system|user|assistant) ===[ \t]*$", re.MULTILINE)
 _ROLES = {"system": "system", "user": "human", "assistant": "ai"}

@@ -129,7 +129,7 @@ async def execute(
             )
             try:
                 if "populate" in stages and not config.tau.active:  # τ-bench's tasks bring their own world
-                    importlib.import_module("graphs.populate").build_background(ctx)
+                    importlib.import_module("intellagent.graphs.populate").build_background(ctx)
                 for name in (stage for stage in STAGES if stage in stages):
                     await _run_stage(ctx, info, name)
             except RunAborted as error:
@@ -169,7 +169,7 @@ OUTPUTS = {"describe": "scenarios.jsonl", "populate": "events.jsonl", "simulate"
 
 
 async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
-    module = importlib.import_module(f"graphs.{name}")
+    module = importlib.import_module(f"intellagent.graphs.{name}")
     previous = info.stages.get(name)
     earlier = 0.0
     if previous is not None:  # a stage killed before it stopped has no end: its last run is not counted

@@ -48,8 +48,8 @@ def scripted_config(tmp_path: Path, policy_file: Path) -> Config:
             "name": "scripted",
             "environment": {
                 "policy": str(policy_file),
-                "schema": "db_schemas.airline.schema",
-                "tools": "db_schemas.airline.tools",
+                "schema": "intellagent.db_schemas.airline.schema",
+                "tools": "intellagent.db_schemas.airline.tools",
             },
             "llm": "scripted",
             "samples": 2,

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from faker import Faker
 from sqlmodel import Session
 
-from db_schemas.airline.schema import AIRPORTS, NOW, Flight, FlightDate, PaymentMethod, SavedPassenger, User
+from .schema import AIRPORTS, NOW, Flight, FlightDate, PaymentMethod, SavedPassenger, User
 
 FIRST_DAY = date(2024, 5, 1)
 DAYS = 30

@@ -10,8 +10,10 @@ from pydantic import ConfigDict
 from sqlmodel import Session
 from typing_extensions import TypedDict
 
-from db_schemas.airline.records import Record, ordered, reservation_parts, reservation_record
-from db_schemas.airline.schema import (
+from intellagent.environment import InjectedSession, Number, tool
+
+from .records import Record, ordered, reservation_parts, reservation_record
+from .schema import (
     NOW,
     Flight,
     FlightDate,
@@ -23,7 +25,6 @@ from db_schemas.airline.schema import (
     User,
     UserReservation,
 )
-from intellagent.environment import InjectedSession, Number, tool
 
 Cabin = Literal["basic_economy", "economy", "business"]
 

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from db_schemas.airline.schema import NOW
-from db_schemas.airline.validators import MAX_PASSENGERS
 from intellagent.artifacts import Finding
 from intellagent.checks import Call, Trace, check
+
+from .schema import NOW
+from .validators import MAX_PASSENGERS
 
 FREE_BAGS = {
     "regular": {"basic_economy": 0, "economy": 1, "business": 2},

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlmodel import Session, SQLModel, select
 
-from db_schemas.airline.schema import (
+from .schema import (
     CABINS,
     Flight,
     FlightDate,

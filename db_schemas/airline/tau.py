@@ -13,8 +13,10 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, SQLModel, select
 
-from db_schemas.airline.records import STATUS_TIMES, Record, flight_record, reservation_record, user_record
-from db_schemas.airline.schema import (
+from intellagent.environment import Environment
+
+from .records import STATUS_TIMES, Record, flight_record, reservation_record, user_record
+from .schema import (
     CABINS,
     Flight,
     FlightDate,
@@ -27,7 +29,6 @@ from db_schemas.airline.schema import (
     User,
     UserReservation,
 )
-from intellagent.environment import Environment
 
 TauDatabase = dict[str, dict[str, Any]]
 """`{"flights": {number: flight}, "reservations": {id: reservation}, "users": {id: user}}`."""

@@ -12,14 +12,16 @@ import math
 
 from sqlmodel import select
 
-from db_schemas.airline.booking import (
+from intellagent.environment import InjectedSession, Number, tool
+
+from .booking import (
     book_reservation,
     cancel_reservation,
     update_reservation_baggages,
     update_reservation_flights,
     update_reservation_passengers,
 )
-from db_schemas.airline.records import (
+from .records import (
     Record,
     find_reservation_record,
     find_user_record,
@@ -27,8 +29,7 @@ from db_schemas.airline.records import (
     ordered,
     status_record,
 )
-from db_schemas.airline.schema import AIRPORTS, Flight, FlightDate, PaymentMethod, User
-from intellagent.environment import InjectedSession, Number, tool
+from .schema import AIRPORTS, Flight, FlightDate, PaymentMethod, User
 
 __all__ = [
     "book_reservation",

@@ -9,7 +9,9 @@ from datetime import date, datetime
 
 from sqlmodel import Session
 
-from db_schemas.airline.schema import (
+from intellagent.environment import RowRejected, validator
+
+from .schema import (
     AIRPORTS,
     CABINS,
     FLIGHT_STATUSES,
@@ -27,7 +29,6 @@ from db_schemas.airline.schema import (
     User,
     UserReservation,
 )
-from intellagent.environment import RowRejected, validator
 
 MAX_PASSENGERS = 5
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\+1)?$")

@@ -20,7 +20,7 @@ from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep,
 from intellagent.chatbots.world import DialogWorld
 from intellagent.errors import RunAborted, failure_reason
 from intellagent.llm import LLM
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 from intellagent.simulate.accounting import counted
 from intellagent.simulate.seeds import dialog_model
 

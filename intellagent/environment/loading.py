@@ -90,12 +90,18 @@ def _import(reference: str, key: str) -> ModuleType:
 def _module_name(path: Path, key: str) -> str:
     """The name to import a .py file under, so that it is never imported twice under two names.
 
-    A file inside an importable package gets its package name; any other file becomes a module of a
-    package made for its folder, so that relative imports between a domain's modules still work.
+    A file already imported keeps the name it was imported under (the example domain's files are
+    `intellagent.db_schemas.…`, though their folder is also a top-level package in a checkout). A file
+    inside an importable package gets its package name; any other file becomes a module of a package
+    made for its folder, so that relative imports between a domain's modules still work.
     """
     path = path.resolve()
     if not path.is_file():
         raise UsageError(f"environment.{key}: file {path} not found; fix the path")
+    imported = {module.__file__: name for name, module in list(sys.modules.items())
+                if isinstance(getattr(module, "__file__", None), str)}
+    if str(path) in imported:
+        return imported[str(path)]
     parts = [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file():

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog, Violation
 from intellagent.llm import LLM
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 from intellagent.reports.text import one_line
 from intellagent.stage import ItemFailed
 

@@ -31,7 +31,7 @@ from intellagent.chatbots.selection import configured_chatbot, llm_agent
 from intellagent.context import log
 from intellagent.errors import failure_reason
 from intellagent.llm import LLMError
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 
 if TYPE_CHECKING:
     from intellagent.context import RunContext

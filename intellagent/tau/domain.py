@@ -1,7 +1,7 @@
 """What a domain provides to play τ-bench's tasks: its data in and out of its tables.
 
 τ-bench keeps a domain's world as one JSON document; the domain's module (`environment.tau` in the
-config, `db_schemas.airline.tau` for the airline) loads that document into the domain's tables and
+config, `intellagent.db_schemas.airline.tau` for the airline) loads that document into the domain's tables and
 exports the tables back as the same document, so that the hash of an exported state is the hash
 τ-bench computes for the same calls.
 """

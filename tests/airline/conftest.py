@@ -4,8 +4,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from intellagent.db_schemas.airline.tau import TauDatabase, build_tau_database, read_tau_data
 
-from db_schemas.airline.tau import TauDatabase, build_tau_database, read_tau_data
 from intellagent.config import EnvironmentConfig
 from intellagent.environment import Environment, load_environment
 from intellagent.tau.tasks import TauTask, read_tau_tasks
@@ -18,11 +18,11 @@ TAU_DATA = REPO.parent / "shared/data/tau_airline"
 def airline() -> Environment:
     config = EnvironmentConfig(
         policy=REPO / "policies/airline.md",
-        schema="db_schemas.airline.schema",
-        tools="db_schemas.airline.tools",
-        validators="db_schemas.airline.validators",
-        background="db_schemas.airline.background",
-        tau="db_schemas.airline.tau",
+        schema="intellagent.db_schemas.airline.schema",
+        tools="intellagent.db_schemas.airline.tools",
+        validators="intellagent.db_schemas.airline.validators",
+        background="intellagent.db_schemas.airline.background",
+        tau="intellagent.db_schemas.airline.tau",
     )
     return load_environment(config)
 

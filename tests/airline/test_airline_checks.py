@@ -28,8 +28,9 @@ FLIGHT = {"flight_number": "HAT136", "date": "2024-05-20"}
 @pytest.fixture(scope="module")
 def airline_with_checks() -> Environment:
     return load_environment(EnvironmentConfig(
-        policy=REPO / "policies/airline.md", schema="db_schemas.airline.schema", tools="db_schemas.airline.tools",
-        validators="db_schemas.airline.validators", checks="db_schemas.airline.checks",
+        policy=REPO / "policies/airline.md", schema="intellagent.db_schemas.airline.schema",
+        tools="intellagent.db_schemas.airline.tools", validators="intellagent.db_schemas.airline.validators",
+        checks="intellagent.db_schemas.airline.checks",
     ))
 
 

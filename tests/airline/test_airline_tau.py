@@ -5,8 +5,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from intellagent.db_schemas.airline.tau import TauDatabase, export_tau
 
-from db_schemas.airline.tau import TauDatabase, export_tau
 from intellagent.environment import Environment
 from intellagent.tau.grading import grade, tau_hash
 from intellagent.tau.tasks import TauTask

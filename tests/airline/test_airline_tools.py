@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from intellagent.db_schemas.airline.tau import TauDatabase
 
-from db_schemas.airline.tau import TauDatabase
 from intellagent.environment import Environment
 
 MIA = "mia_li_3668"  # gold member: two credit cards and certificates of 100 and 250 dollars

@@ -8,7 +8,7 @@ from conftest import catalog_of, configure, rules, run_describe, script_document
 from intellagent.artifacts import CATEGORIES
 from intellagent.errors import RunAborted
 from intellagent.llm import HTTPError
-from intellagent.prompts import render
+from intellagent.prompt_files import render
 
 CONFIRM = "Before changing a booking, list the details and wait for the user's explicit yes."
 CONFIRM_AGAIN = "Before changing a booking, list the details and wait for the user's explicit 'yes'!"

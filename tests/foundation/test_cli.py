@@ -33,7 +33,9 @@ def test_help_documents_every_option():
     text = parser().format_help()
     for option in OPTIONS:
         assert option in text
-    assert "openai:MODEL@BASE_URL" in text and "exit codes" in text
+    assert "openai:MODEL@BASE_URL" in text and "PROVIDER:MODEL" in text
+    codes = text[text.index("exit codes"):]
+    assert all(f"{code} " in codes for code in (0, 1, 2, 3, 4, 130))
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from intellagent.errors import UsageError
 MINIMAL = """\
 environment:
   policy: policy.md
-  schema: db_schemas.airline.schema
-  tools: db_schemas.airline.tools
+  schema: intellagent.db_schemas.airline.schema
+  tools: intellagent.db_schemas.airline.tools
 """
 
 

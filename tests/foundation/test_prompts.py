@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from intellagent.prompts import PROMPTS_DIR, load_prompt, render
+from intellagent.prompt_files import PROMPTS_DIR, load_prompt, render
 
 ALL_PROMPTS = sorted(str(p.relative_to(PROMPTS_DIR).with_suffix("")) for p in PROMPTS_DIR.rglob("*.md"))
 

@@ -22,7 +22,7 @@ def test_run_json_describes_the_run(scripted_config, tmp_path):
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert result.exit_code == 0
     assert info["status"] == "done" and info["seed"] == 42
-    assert info["config"]["environment"]["schema"] == "db_schemas.airline.schema"
+    assert info["config"]["environment"]["schema"] == "intellagent.db_schemas.airline.schema"
     assert {"python", "pydantic", "langgraph"} <= set(info["versions"])
     assert info["started_at"] <= info["finished_at"]
 

@@ -34,9 +34,9 @@ def clinic_environment(background: str = "background.py") -> dict[str, str]:
     return {key: str(CLINIC / name) for key, name in files.items()}
 
 
-AIRLINE = {"policy": str(ROOT / "policies" / "airline.md"), "schema": "db_schemas.airline.schema",
-           "tools": "db_schemas.airline.tools", "validators": "db_schemas.airline.validators",
-           "background": "db_schemas.airline.background"}
+AIRLINE = {"policy": str(ROOT / "policies" / "airline.md"), "schema": "intellagent.db_schemas.airline.schema",
+           "tools": "intellagent.db_schemas.airline.tools", "validators": "intellagent.db_schemas.airline.validators",
+           "background": "intellagent.db_schemas.airline.background"}
 
 
 def config(tmp_path: Path, environment: dict[str, str]) -> Config:

@@ -60,7 +60,7 @@ def test_an_aborted_run_writes_the_abort_as_an_error(config, tmp_path, monkeypat
     async def abort(ctx):
         raise RunAborted("budget exhausted")
 
-    monkeypatch.setattr("graphs.describe.run", abort)
+    monkeypatch.setattr("intellagent.graphs.describe.run", abort)
     with pytest.raises(RunAborted):
         asyncio.run(execute(config, output=tmp_path / "run", stages=("describe",), progress=False))
     root = ET.parse(tmp_path / "run" / "junit.xml").getroot()

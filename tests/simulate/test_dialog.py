@@ -281,7 +281,8 @@ def test_without_thoughts_the_user_is_asked_for_none_and_says_none(tmp_path, run
 
 
 def test_thoughts_are_asked_for_unless_the_user_is_the_embedded_model(tmp_path):
-    from graphs.simulate import user_thoughts
+    from intellagent.graphs.simulate import user_thoughts
+
     from intellagent.context import RunContext
     from intellagent.llm import RoleModels
 
