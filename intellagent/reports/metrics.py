@@ -139,10 +139,14 @@ def run_usage(usage: UsageReport, info: RunInfo | None, *, now: datetime) -> Run
     """Calls, tokens and cost per stage (from the accounting), with each stage's wall time over every
     invocation of the run and in this one."""
     times = stage_times(info, now=now)
+    # The records each stage made are read from run.json, the one place that counts them.
+    counts = {name: stage.model_dump(include={"items", "errors", "skipped"}) for name, stage in info.stages.items()
+              if stage.finished_at} if info else {}
     stages = {
         name: StageUsage(**(usage.stages[name].model_dump() if name in usage.stages else {}),
                          duration_s=times[name][0] if name in times else None,
-                         invocation_s=times[name][1] if name in times else None)
+                         invocation_s=times[name][1] if name in times else None,
+                         **counts.get(name, {}))
         for name in sorted(set(usage.stages) | set(times), key=_stage_order)
     }
     return RunUsage(

@@ -53,10 +53,14 @@ def _estimate(count: int, total: int) -> dict[str, float]:
 
 
 class StageUsage(Tally):
-    """What one stage took: LLM calls, tokens, cost, and wall time over all invocations of the run and in the last."""
+    """What one stage took: LLM calls, tokens, cost, and wall time over all invocations of the run and in the last;
+    and what it made, as run.json counts it."""
 
     duration_s: float | None = Field(default=None, description="Seconds over every invocation of the run.")
     invocation_s: float | None = Field(default=None, description="Seconds in the invocation that wrote the report.")
+    items: int | None = Field(default=None, description="Records in the stage's output file (run.json's count).")
+    errors: int | None = Field(default=None, description="Of those, the records whose status is `error`.")
+    skipped: int | None = Field(default=None, description="Of those, the records an earlier invocation had made.")
 
 
 class RunUsage(StageUsage):

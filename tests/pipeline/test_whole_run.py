@@ -128,9 +128,18 @@ def test_run_json_counts_each_stages_records_on_a_first_run_and_on_a_resume(tmp_
                         for name, items in records.items()}
     assert counts()["simulate"][0] == 2  # the figures are the files', not zero
 
+    def reported() -> dict[str, tuple[int | None, int | None, int | None]]:
+        stages = Report.model_validate_json((folder / "report.json").read_text()).overall.usage.stages
+        return {name: (stage.items, stage.errors, stage.skipped) for name, stage in stages.items()}
+
+    # The report reads the counters of the stages before it from run.json; its own are not known yet.
+    assert reported() == {**{name: counts()[name] for name in ("describe", "populate", "simulate")},
+                          "report": (None, None, None)}
+
     intellagent.evaluate(config(), output=folder, script=pipeline_script())  # everything is found done
     assert counts() == {name: (len(items), sum(i.status == "error" for i in items), len(items))
                         for name, items in records.items()}
+    assert reported()["simulate"] == counts()["simulate"]
 
 
 # A tracer handed down to every nested run, as LangSmith's is when the user turns tracing on; this one
