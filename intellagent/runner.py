@@ -317,6 +317,9 @@ def _fingerprint(config: Config) -> str:
     # Settings left at their defaults are left out: a setting a new version adds (at a default that keeps
     # the old behaviour) does not turn every earlier run folder into one "with other settings".
     shaping = config.model_dump(mode="json", by_alias=True, exclude=RESUMABLE_SETTINGS, exclude_defaults=True)
+    # A model's rate limit paces the calls without changing an answer: a run resumes under a new one.
+    for spec in [*shaping.get("llm", {}).values(), shaping.get("chatbot", {}).get("llm") or {}]:
+        spec.pop("rate", None)
     return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
 

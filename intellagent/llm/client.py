@@ -25,6 +25,7 @@ from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm.cache import ResponseCache, request_key
 from intellagent.llm.factory import answer_cap
 from intellagent.llm.providers import provider_answer, speaks_chat_completions
+from intellagent.llm.rate_limit import RateLimiter, estimated_tokens
 from intellagent.llm.spec import ModelSpec
 from intellagent.llm.token_bound import token_bound
 from intellagent.llm.usage import Usage, price_per_token, price_provider
@@ -77,6 +78,7 @@ class LLM:
         usage: Usage,
         replay: bool = False,
         parse_retries: int = 2,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.role = role
         self.spec = spec
@@ -86,6 +88,7 @@ class LLM:
         self.usage = usage
         self.replay = replay
         self.parse_retries = parse_retries
+        self.limiter = limiter
         self._prices = _prices(spec)
         self.options: dict[str, Any] = {}  # request options every call carries (see `with_options`)
 
@@ -166,7 +169,7 @@ class LLM:
         answered: asyncio.Future[AIMessage] = asyncio.get_running_loop().create_future()
         self.cache.in_flight[key] = answered
         try:
-            reply = await self._send(messages, step=step, headers=headers, options=options)
+            reply = await self._paced_send(messages, step=step, headers=headers, options=options)
         except BaseException as error:
             answered.set_exception(error)
             answered.exception()  # retrieved here: the waiters, if any, get it raised too
@@ -176,6 +179,17 @@ class LLM:
         answered.set_result(reply)
         self._count(reply, step, cached=False)
         self.cache.put(key, role=self.role, step=step, request=request, answer=reply)
+        return reply
+
+    async def _paced_send(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
+    ) -> AIMessage:
+        """`_send`, once the model's quota has room for the request (when its SPEC sets a `rate`)."""
+        if self.limiter is None:
+            return await self._send(messages, step=step, headers=headers, options=options)
+        slot = await self.limiter.acquire(estimated_tokens(messages, options, max_tokens=answer_cap(self.spec)))
+        reply = await self._send(messages, step=step, headers=headers, options=options)
+        self.limiter.answered(slot, (reply.usage_metadata or {}).get("total_tokens"))
         return reply
 
     async def _send(

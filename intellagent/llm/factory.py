@@ -14,6 +14,7 @@ again, since the same request would only redo the same work.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -28,6 +29,8 @@ from intellagent.llm.spec import ModelSpec, required_env, without_credentials
 if TYPE_CHECKING:
     from intellagent.llm.scripted import ScriptedLLM
 
+ResponseHook = Callable[[httpx2.Response], Awaitable[None]]
+
 # A local model must not write forever when a schema lets it (an endless array, say).
 LOCAL_MAX_TOKENS = 1536
 
@@ -41,7 +44,8 @@ def answer_cap(spec: ModelSpec) -> int | None:
 
 
 def build_chat_model(
-    spec: ModelSpec, *, role: str, seed: int, max_retries: int, script: ScriptedLLM | None = None
+    spec: ModelSpec, *, role: str, seed: int, max_retries: int, script: ScriptedLLM | None = None,
+    on_response: ResponseHook | None = None,
 ) -> BaseChatModel:
     """A chat model for `spec`.
 
@@ -51,7 +55,10 @@ def build_chat_model(
         seed: sampling seed, sent to providers that honour it.
         max_retries: retries of a transient error before the call fails.
         script: the scripted test double, required when `spec.provider` is `scripted`.
+        on_response: called with every HTTP response of a Chat Completions client, the ones its retries
+            get included (the rate limiter sees each 429 there).
     """
+    hooks = {"response": [on_response]} if on_response else {}
     common: dict[str, Any] = {
         "temperature": spec.temperature,
         "max_tokens": spec.max_tokens,
@@ -66,13 +73,13 @@ def build_chat_model(
     if spec.provider == "scripted":
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
-        return script.chat_model(role=role, **common)
+        return script.chat_model(role=role, event_hooks=hooks, **common)
     if not speaks_chat_completions(spec):
         return provider_chat_model(spec)
     # Each model gets an HTTP client of its own: LangChain's default one is shared process-wide, and its
     # pooled connections belong to the event loop of the first run, so a second run in the same process
     # (evaluate twice, freeze then evaluate) failed with "Event loop is closed".
-    common["http_async_client"] = httpx2.AsyncClient()
+    common["http_async_client"] = httpx2.AsyncClient(event_hooks=hooks)
     if spec.provider == "azure":
         return AzureChatOpenAI(
             azure_deployment=spec.model,

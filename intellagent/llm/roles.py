@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.client import LLM
 from intellagent.llm.factory import build_chat_model, cache_identity
+from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
 from intellagent.llm.spec import ModelSpec
 from intellagent.llm.usage import Usage
@@ -35,6 +36,7 @@ class RoleModels:
         self.replay = replay
         self.script = script
         self._built: dict[str, LLM] = {}
+        self._limiters: dict[tuple[str, str | None, str | None], RateLimiter] = {}
 
     def spec(self, role: str) -> ModelSpec:
         """The model configured for a role."""
@@ -49,8 +51,11 @@ class RoleModels:
         """An `LLM` for `role` on `spec`, sharing this run's cache, accounting, seed and retries."""
         seed = self.config.seed
 
+        limiter = self._limiter(spec)
+
         def connect() -> BaseChatModel:
-            return build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script)
+            return build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script,
+                                    on_response=limiter.observe if limiter else None)
 
         # Remote clients are built now, so a missing key is reported before any work; the embedded
         # model is started only when a call is not answered from the cache. Under replay nothing is
@@ -65,4 +70,15 @@ class RoleModels:
             usage=self.usage,
             replay=self.replay,
             parse_retries=self.config.parse_retries,
+            limiter=limiter,
         )
+
+    def _limiter(self, spec: ModelSpec) -> RateLimiter | None:
+        """The quota of `spec`'s model, one per model and endpoint whichever roles call it (the first role's
+        `rate` is the one kept)."""
+        if spec.rate is None:
+            return None
+        key = (spec.provider, spec.model, spec.base_url)
+        if key not in self._limiters:
+            self._limiters[key] = RateLimiter(spec.rate)
+        return self._limiters[key]

@@ -126,15 +126,15 @@ class ScriptedLLM:
         """The recorded requests of a role and/or schema."""
         return [r for r in self.requests if (role in (None, r.role)) and (schema in (None, r.schema))]
 
-    def chat_model(self, *, role: str, **options: Any) -> ChatOpenAI:
-        """A real OpenAI chat model whose HTTP traffic this double answers."""
+    def chat_model(self, *, role: str, event_hooks: dict[str, list[Any]] | None = None, **options: Any) -> ChatOpenAI:
+        """A real OpenAI chat model whose HTTP traffic this double answers (`event_hooks`: the async client's)."""
         transport = httpx2.MockTransport(lambda http_request: self._answer(role, http_request))
         return ChatOpenAI(
             model="scripted",
             api_key="scripted",
             base_url="http://scripted.invalid/v1",
             http_client=httpx2.Client(transport=transport),
-            http_async_client=httpx2.AsyncClient(transport=transport),
+            http_async_client=httpx2.AsyncClient(transport=transport, event_hooks=event_hooks or {}),
             **options,
         )
 

@@ -26,6 +26,22 @@ def without_credentials(text: str) -> str:
     return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
+class RateLimit(BaseModel):
+    """A model's quota per minute, as its provider states it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    requests_per_minute: float | None = Field(default=None, gt=0, description="Requests started in any minute.")
+    tokens_per_minute: float | None = Field(default=None, gt=0,
+                                            description="Input and output tokens of the requests of any minute.")
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> RateLimit:
+        if self.requests_per_minute is None and self.tokens_per_minute is None:
+            raise ValueError("a rate names requests_per_minute, tokens_per_minute or both")
+        return self
+
+
 class ModelSpec(BaseModel):
     """One LLM endpoint and its sampling settings."""
 
@@ -50,6 +66,9 @@ class ModelSpec(BaseModel):
     )
     prices: tuple[float, float] | None = Field(
         default=None, description="USD per million input and output tokens, for a model the price table lacks."
+    )
+    rate: RateLimit | None = Field(
+        default=None, description="The provider's quota per minute, kept by every worker that calls this model."
     )
 
     @model_validator(mode="after")
