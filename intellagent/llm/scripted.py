@@ -8,6 +8,7 @@ asks for, or any predicate on the messages. Every request is recorded for assert
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from collections.abc import Callable, Sequence
@@ -95,6 +96,8 @@ class ScriptedLLM:
     """Rules of answers, matched in the order they were added (first match wins)."""
 
     rules: list[Rule] = field(default_factory=list)
+    latency: float = 0.0
+    """Seconds each asynchronous answer takes, as a remote model's would (the benchmarks set it)."""
     requests: list[Request] = field(default_factory=list)
     unmatched: list[Request] = field(default_factory=list)
     _ids: itertools.count = field(default_factory=itertools.count)
@@ -128,13 +131,21 @@ class ScriptedLLM:
 
     def chat_model(self, *, role: str, event_hooks: dict[str, list[Any]] | None = None, **options: Any) -> ChatOpenAI:
         """A real OpenAI chat model whose HTTP traffic this double answers (`event_hooks`: the async client's)."""
-        transport = httpx2.MockTransport(lambda http_request: self._answer(role, http_request))
+        def answer(http_request: httpx2.Request) -> httpx2.Response:
+            return self._answer(role, http_request)
+
+        async def answer_later(http_request: httpx2.Request) -> httpx2.Response:
+            await asyncio.sleep(self.latency)
+            return answer(http_request)
+
         return ChatOpenAI(
             model="scripted",
             api_key="scripted",
             base_url="http://scripted.invalid/v1",
-            http_client=httpx2.Client(transport=transport),
-            http_async_client=httpx2.AsyncClient(transport=transport, event_hooks=event_hooks or {}),
+            http_client=httpx2.Client(transport=httpx2.MockTransport(answer)),
+            http_async_client=httpx2.AsyncClient(
+                transport=httpx2.MockTransport(answer_later if self.latency else answer), event_hooks=event_hooks or {}
+            ),
             **options,
         )
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""What a large run costs besides the model: framework CPU per call, how the stages scale with workers,
+memory, and disk per event and per dialog.
+
+Describes the airline example with the careless double (answers valid against each schema, arbitrary
+in content: no model is needed), then runs populate, simulate and report from those scenarios, the
+double's every answer taking `--latency` seconds as a remote model's would. For each number of
+scenarios it prints:
+
+- at 0 s latency, one worker: wall time, calls per second and framework CPU milliseconds per call
+  (the process's CPU time over the LLM calls sent; nearly all of it is the framework's);
+- at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
+  efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling;
+- the peak resident memory of the process, and the bytes on disk per event and per dialog.
+
+    python benchmarks/scale.py                                  # 16 scenarios; 1, 4 and 16 workers
+    python benchmarks/scale.py --scenarios 16 200 --workers 1 4 16 64 --latency 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from intellagent.artifacts import PolicyCatalog, RunInfo, Scenario
+from intellagent.config import apply_overrides, load_config
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
+from intellagent.run_folder import RunFolder
+from intellagent.runner import execute
+
+STAGES = ("populate", "simulate", "report")
+
+
+def configured(scenarios: int, workers: int):
+    config = apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", samples=scenarios,
+                             workers=workers)
+    # The careless double's policy graph leaves many scenarios unwritable: they are recorded, not fatal.
+    return config.model_copy(update={"budget": config.budget.model_copy(update={"max_error_rate": 1.0})})
+
+
+def describe(scenarios: int, folder: Path) -> None:
+    """The scenarios every timed run starts from: the careless double describes the policy, then the
+    scenarios it could not write are replaced by ones of two or three of its policies, so every size has
+    its number of dialogs."""
+    script = ScriptedLLM().on(reply=careless_answers(seed=1))
+    asyncio.run(execute(configured(scenarios, 4), output=folder, stages=("describe",), script=script, progress=False))
+    ids = [p.id for p in RunFolder(folder).load("policies.json", PolicyCatalog).policies]
+    written = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
+    pick = random.Random(1)
+    kept = [s if s.status == "ok" else Scenario(
+        id=s.id, policies=pick.sample(ids, min(len(ids), pick.choice([2, 3]))), target_challenge=5, challenge=5,
+        description=f"Customer {s.id} wants a booking changed and asks for compensation.",
+        expected_behaviour="The agent follows the policy.") for s in written.load()]
+    (folder / "scenarios.jsonl").unlink()
+    for scenario in kept:
+        written.append(scenario)
+
+
+def run(described: Path, workers: int, latency: float, folder: Path) -> tuple[RunInfo, dict[str, float], float]:
+    """Populate, simulate and report from the described scenarios, one stage at a time: run.json, each
+    stage's wall seconds, and the process's CPU seconds over the three."""
+    shutil.copytree(described, folder)
+    script = ScriptedLLM(latency=latency).on(reply=careless_answers(seed=1))
+    seconds, cpu = {}, time.process_time()
+    for stage in STAGES:
+        wall = time.perf_counter()
+        asyncio.run(execute(configured(1, workers), output=folder, stages=(stage,), script=script, progress=False))
+        seconds[stage] = time.perf_counter() - wall
+    return (RunInfo.model_validate_json((folder / "run.json").read_text()), seconds, time.process_time() - cpu)
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenarios", type=int, nargs="+", default=[16], help="scenarios asked of describe")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 4, 16], help="worker counts to compare")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds each answer takes")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        describe(2, root / "warm-up-described")  # the first run also imports the modules: kept out of the figures
+        run(root / "warm-up-described", 1, 0.0, root / "warm-up")
+        for size in args.scenarios:
+            described = root / f"described-{size}"
+            describe(size, described)
+            info, seconds, cpu = run(described, 1, 0.0, root / f"cpu-{size}")
+            wall = sum(seconds.values())
+            folder = root / f"cpu-{size}"
+            calls = info.usage.total.calls - sum(info.usage.stages[s].calls for s in ("describe",)
+                                                 if s in info.usage.stages)
+            made, held = info.stages["populate"].items, info.stages["simulate"].items
+            print(f"{size} scenarios asked, {made} events, {held} dialogs; at 0 s latency, 1 worker: {wall:.1f} s, "
+                  f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * cpu / max(calls, 1):.1f} ms CPU per call")
+            print(f"  disk: {folder_bytes(folder / 'events') / max(made, 1) / 1e3:.0f} KB per event, "
+                  f"{folder_bytes(folder / 'dialogs') / max(held, 1) / 1e3:.0f} KB per dialog")
+            times = {}
+            for workers in args.workers:
+                times[workers] = run(described, workers, args.latency, root / f"w{workers}-{size}")[1]
+            first = min(times)
+            print(f"  at {args.latency} s latency:")
+            for workers, seconds in times.items():
+                cells = [f"{name} {seconds[name]:6.1f} s (efficiency "
+                         f"{seconds_ratio(times[first][name], seconds[name], workers / first):.2f})" for name in STAGES]
+                print(f"    {workers:>3} workers: " + "  ".join(cells))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+    print(f"peak resident memory of the process: {peak:.0f} MB")
+    return 0
+
+
+def seconds_ratio(base: float, seconds: float, scale: float) -> float:
+    """Efficiency: the time at the smallest worker count over `scale` times this time."""
+    return base / (scale * seconds) if seconds else float("nan")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
