@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -119,10 +120,8 @@ class LLM:
             warmer: sample at `RETRY_TEMPERATURE` from the first try, as for a re-ask: the caller is
                 asking again for something the last answer got wrong.
         """
-        json_schema = schema.model_json_schema()
-        response_format = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": json_schema,
-                                                                  "strict": False}}
-        bound, cap = token_bound(json_schema), answer_cap(self.spec)
+        response_format, bound = _response_format(schema)
+        cap = answer_cap(self.spec)
         max_tokens = min(bound, cap) if cap else bound
         conversation = list(messages)
         for attempt in range(self.parse_retries + 1):
@@ -236,6 +235,20 @@ class LLM:
             prices=self._prices,
             unpriced_model=None if self._prices or self.spec.provider in ("local", "scripted") else self.spec.model,
         )
+
+
+# Per answer model: its response format and the most tokens a valid answer needs. Working them out took
+# about 10 ms a call; weakly keyed, so an answer model made for one event is not kept alive here.
+_FORMATS: WeakKeyDictionary[type[BaseModel], tuple[dict[str, Any], int]] = WeakKeyDictionary()
+
+
+def _response_format(schema: type[BaseModel]) -> tuple[dict[str, Any], int]:
+    if schema not in _FORMATS:
+        json_schema = schema.model_json_schema()
+        response_format = {"type": "json_schema",
+                           "json_schema": {"name": schema.__name__, "schema": json_schema, "strict": False}}
+        _FORMATS[schema] = (response_format, token_bound(json_schema))
+    return _FORMATS[schema]
 
 
 def _prices(spec: ModelSpec) -> tuple[float, float] | None:

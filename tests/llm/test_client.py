@@ -29,6 +29,28 @@ def test_structured_answer_is_validated_and_schema_is_sent(script, make_llm):
     assert request.body["response_format"]["json_schema"]["schema"]["required"] == ["flows"]
 
 
+def test_an_answer_models_schema_is_worked_out_once_and_not_kept_past_the_model(script, make_llm):
+    import gc
+    import weakref
+
+    class Greeting(BaseModel):
+        text: str
+
+    worked_out = []
+    original = Greeting.model_json_schema.__func__
+    Greeting.model_json_schema = classmethod(lambda cls, *a, **k: worked_out.append(cls) or original(cls, *a, **k))
+    script.on(schema="Greeting", reply={"text": "hi"})
+    llm = make_llm(script)
+    for step in ("simulate/one", "simulate/two"):
+        ask(llm, schema=Greeting, step=step, messages=[HumanMessage(step)])
+    assert len(script.requests) == 2 and len(worked_out) == 1
+    assert script.requests[0].body["response_format"] == script.requests[1].body["response_format"]
+    gone = weakref.ref(Greeting)
+    del Greeting, worked_out
+    gc.collect()
+    assert gone() is None
+
+
 def test_invalid_answer_is_sent_back_with_the_error(script, make_llm):
     script.on(schema="Flows", replies=[{"flows": []}, {"flows": ["book"]}])
     assert ask(make_llm(script)).flows == ["book"]
