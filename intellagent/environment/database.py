@@ -16,10 +16,12 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import WithJsonSchema
+from pydantic import PlainSerializer, WithJsonSchema, WrapSerializer
+from pydantic_core import to_jsonable_python
 from sqlalchemy import Connection, String, event
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import NullPool
@@ -125,10 +127,30 @@ def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[d
     content = {}
     for table in tables:
         key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
-        rows = session.exec(select(table).order_by(*key)).all()
         columns = list(table.model_fields)  # column order, not the order the ORM happened to load attributes in
-        content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns) for row in rows]
+        if _plainly_serialised(table):
+            # Read as plain rows: making an ORM object of every row of the world took six times as long.
+            rows = session.connection().execute(
+                select(*(table.__table__.c[column] for column in columns)).order_by(*key)  # type: ignore[attr-defined]
+            ).all()
+            content[table.__tablename__] = [dict(zip(columns, to_jsonable_python(tuple(row)), strict=True))
+                                            for row in rows]
+        else:
+            rows = session.exec(select(table).order_by(*key)).all()
+            content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns) for row in rows]
     return content
+
+
+@cache
+def _plainly_serialised(table: type[SQLModel]) -> bool:
+    """Whether a table's rows dump to JSON as their column values do: every field a column of its name, and
+    no serializer or computed field of the model's own that `model_dump` would apply."""
+    decorators = table.__pydantic_decorators__
+    if decorators.field_serializers or decorators.model_serializers or decorators.computed_fields:
+        return False
+    columns = table.__table__.c  # type: ignore[attr-defined]
+    return all(name in columns and not any(isinstance(m, PlainSerializer | WrapSerializer) for m in field.metadata)
+               for name, field in table.model_fields.items())
 
 
 def _in_order(values: dict[str, Any], columns: list[str]) -> dict[str, Any]:

@@ -91,3 +91,47 @@ def test_a_session_needs_an_existing_database(library: Environment, tmp_path: Pa
         library.session(tmp_path / "missing.sqlite"),
     ):
         pass
+
+
+def _orm_dump(env: Environment, path: Path) -> dict:
+    """The dump as every row's model serialises it: what the plain-row reading must equal."""
+    from sqlmodel import select
+
+    with env.session(path) as session:
+        return {table.__tablename__: [row.model_dump(mode="json") for row in session.exec(
+            select(table).order_by(*table.__table__.primary_key.columns)).all()] for table in env.tables}
+
+
+def test_the_dump_of_a_whole_world_is_what_each_rows_model_would_serialise(tmp_path: Path) -> None:
+    from intellagent.config import load_config
+    from intellagent.environment.loading import load_environment
+
+    airline = load_environment(load_config("airline.yml").environment)
+    airline.create_database(tmp_path / "world.db", seed=3)
+    with airline.session(tmp_path / "world.db") as session:
+        dumped = airline.dump(session)
+    assert sum(map(len, dumped.values())) > 1000
+    assert dumped == _orm_dump(airline, tmp_path / "world.db")
+    assert all(list(row) == list(table.model_fields) for table in airline.tables for row in dumped[table.__tablename__])
+
+
+def test_a_table_whose_model_serialises_its_own_way_is_dumped_through_the_model(tmp_path: Path) -> None:
+    from pydantic import field_serializer
+    from sqlmodel import Field, SQLModel
+
+    from intellagent.environment import database
+
+    class Shelf(SQLModel, table=True):
+        __tablename__ = "shelves_serialised"
+        id: int = Field(primary_key=True)
+        label: str
+
+        @field_serializer("label")
+        def _upper(self, label: str) -> str:
+            return label.upper()
+
+    database.create_database(tmp_path / "shelf.db", [Shelf], seed=1)
+    with database.open_session(tmp_path / "shelf.db") as session:
+        session.add(Shelf(id=1, label="poetry"))
+    with database.open_session(tmp_path / "shelf.db") as session:
+        assert database.dump(session, [Shelf]) == {"shelves_serialised": [{"id": 1, "label": "POETRY"}]}

@@ -46,7 +46,8 @@ def test_an_answer_models_schema_is_worked_out_once_and_not_kept_past_the_model(
     assert len(script.requests) == 2 and len(worked_out) == 1
     assert script.requests[0].body["response_format"] == script.requests[1].body["response_format"]
     gone = weakref.ref(Greeting)
-    del Greeting, worked_out
+    worked_out.clear()
+    del Greeting
     gc.collect()
     assert gone() is None
 
