@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, WithJsonSchema, WrapSerializer
 from pydantic_core import to_jsonable_python
-from sqlalchemy import Connection, String, event
+from sqlalchemy import Connection, String, event, inspect
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
@@ -126,23 +126,29 @@ def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[d
     """Every table's rows as JSON-ready dicts, keyed by table name, rows sorted by primary key."""
     content = {}
     for table in tables:
-        key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
-        columns = list(table.model_fields)  # column order, not the order the ORM happened to load attributes in
-        if _plainly_serialised(table):
-            # Read as plain rows: making an ORM object of every row of the world took six times as long.
-            rows = session.connection().execute(
-                select(*(table.__table__.c[column] for column in columns)).order_by(*key)  # type: ignore[attr-defined]
-            ).all()
-            content[table.__tablename__] = [dict(zip(columns, to_jsonable_python(tuple(row)), strict=True))
-                                            for row in rows]
+        if plainly_serialised(table):
+            content[table.__tablename__] = [values for values, _ in plain_rows(session, table)]
         else:
+            key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
+            columns = list(table.model_fields)  # column order, not the order the ORM happened to load them in
             rows = session.exec(select(table).order_by(*key)).all()
             content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns) for row in rows]
     return content
 
 
+def plain_rows(session: Session, table: type[SQLModel]) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
+    """A plainly serialised table's rows in primary-key order: each as its JSON-ready dump, with its primary key
+    as `Session.get` takes it. Read as plain rows: making an ORM object of every row of a world took six times
+    as long."""
+    columns = list(table.model_fields)
+    identity = [columns.index(column.name) for column in inspect(table).primary_key]
+    query = select(*(table.__table__.c[column] for column in columns))  # type: ignore[attr-defined]
+    for row in session.connection().execute(query.order_by(*table.__table__.primary_key.columns)):  # type: ignore[attr-defined]
+        yield dict(zip(columns, to_jsonable_python(tuple(row)), strict=True)), tuple(row[i] for i in identity)
+
+
 @cache
-def _plainly_serialised(table: type[SQLModel]) -> bool:
+def plainly_serialised(table: type[SQLModel]) -> bool:
     """Whether a table's rows dump to JSON as their column values do: every field a column of its name, and
     no serializer or computed field of the model's own that `model_dump` would apply."""
     decorators = table.__pydantic_decorators__

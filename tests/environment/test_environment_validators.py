@@ -71,3 +71,31 @@ def test_validator_needs_a_table_class() -> None:
 
     with pytest.raises(Exception, match="needs a SQLModel table class"):
         validator(NotATable)
+
+
+def test_checking_an_event_besides_its_background_loads_and_checks_only_the_rows_it_changed(
+    library: Environment, tmp_path: Path
+) -> None:
+    from sqlalchemy import event
+
+    world = tmp_path / "world.sqlite"
+    library.create_database(world, seed=4)
+    with library.session(world) as session:
+        background = library.dump(session)
+        kept = background["books"][0]["isbn"]
+        session.get(library.table("books"), kept).copies = -1  # the row the event changed, now broken
+        session.add(library.table("loans")(isbn="999", member="ann", due="2025-01-01"))  # a new row, broken too
+    assert len(background["books"]) == 3  # two of them unchanged
+
+    loaded = []
+    listeners = [(library.table(name), lambda target, context: loaded.append(target)) for name in ("books", "loans")]
+    for table, listener in listeners:
+        event.listen(table, "load", listener)
+    try:
+        with library.session(world) as session:
+            problems = list(library.broken_rows(session, besides=background))
+    finally:
+        for table, listener in listeners:
+            event.remove(table, "load", listener)
+    assert [p.split(" breaks ")[0] for p in problems] == [f"books row ('{kept}')", "loans row ('999', 'ann')"]
+    assert len(loaded) == 2  # the other rows were compared as plain rows, never made objects
