@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
-from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
+
+from intellagent.llm.factory import ChatCompletions
 
 
 @dataclass
@@ -129,7 +130,8 @@ class ScriptedLLM:
         """The recorded requests of a role and/or schema."""
         return [r for r in self.requests if (role in (None, r.role)) and (schema in (None, r.schema))]
 
-    def chat_model(self, *, role: str, event_hooks: dict[str, list[Any]] | None = None, **options: Any) -> ChatOpenAI:
+    def chat_model(self, *, role: str, event_hooks: dict[str, list[Any]] | None = None,
+                   **options: Any) -> ChatCompletions:
         """A real OpenAI chat model whose HTTP traffic this double answers (`event_hooks`: the async client's)."""
         def answer(http_request: httpx2.Request) -> httpx2.Response:
             return self._answer(role, http_request)
@@ -138,7 +140,7 @@ class ScriptedLLM:
             await asyncio.sleep(self.latency)
             return answer(http_request)
 
-        return ChatOpenAI(
+        return ChatCompletions(
             model="scripted",
             api_key="scripted",
             base_url="http://scripted.invalid/v1",

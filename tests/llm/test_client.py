@@ -29,6 +29,18 @@ def test_structured_answer_is_validated_and_schema_is_sent(script, make_llm):
     assert request.body["response_format"]["json_schema"]["schema"]["required"] == ["flows"]
 
 
+def test_a_structured_request_goes_as_a_plain_one_with_its_schema_in_the_body(script, make_llm, monkeypatch):
+    from openai.resources.chat.completions import AsyncCompletions
+
+    def typed_path(*args, **kwargs):  # walks the schema and every message: ~8 ms of CPU a call
+        raise AssertionError("the structured request went through the OpenAI library's parse path")
+
+    monkeypatch.setattr(AsyncCompletions, "parse", typed_path)
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    assert ask(make_llm(script)).flows == ["book"]
+    assert script.requests[0].body["response_format"]["json_schema"]["name"] == "Flows"
+
+
 def test_an_answer_models_schema_is_worked_out_once_and_not_kept_past_the_model(script, make_llm):
     import gc
     import weakref
