@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from intellagent.artifacts import PolicyCatalog, RunInfo, Scenario
-from intellagent.config import apply_overrides, load_config
+from intellagent.config import Config, apply_overrides, load_config
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.run_folder import RunFolder
@@ -41,8 +41,8 @@ from intellagent.runner import execute
 STAGES = ("populate", "simulate", "report")
 
 
-def configured(scenarios: int, workers: int):
-    config = apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", samples=scenarios,
+def configured(workers: int, *, samples: int | None = None) -> Config:
+    config = apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", samples=samples,
                              workers=workers)
     # The careless double's policy graph leaves many scenarios unwritable: they are recorded, not fatal.
     return config.model_copy(update={"budget": config.budget.model_copy(update={"max_error_rate": 1.0})})
@@ -53,17 +53,17 @@ def describe(scenarios: int, folder: Path) -> None:
     scenarios it could not write are replaced by ones of two or three of its policies, so every size has
     its number of dialogs."""
     script = ScriptedLLM().on(reply=careless_answers(seed=1))
-    asyncio.run(execute(configured(scenarios, 4), output=folder, stages=("describe",), script=script, progress=False))
+    asyncio.run(execute(configured(4, samples=scenarios), output=folder, stages=("describe",), script=script,
+                        progress=False))
     ids = [p.id for p in RunFolder(folder).load("policies.json", PolicyCatalog).policies]
     written = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
     pick = random.Random(1)
-    kept = [s if s.status == "ok" else Scenario(
-        id=s.id, policies=pick.sample(ids, min(len(ids), pick.choice([2, 3]))), target_challenge=5, challenge=5,
-        description=f"Customer {s.id} wants a booking changed and asks for compensation.",
-        expected_behaviour="The agent follows the policy.") for s in written.load()]
-    (folder / "scenarios.jsonl").unlink()
-    for scenario in kept:
-        written.append(scenario)
+    for failed in [s for s in written.load() if s.status == "error"]:
+        written.append(Scenario(
+            id=failed.id, policies=pick.sample(ids, min(len(ids), pick.choice([2, 3]))), target_challenge=5,
+            challenge=5, description=f"Customer {failed.id} wants a booking changed and asks for compensation.",
+            expected_behaviour="The agent follows the policy."))
+    written.finalize()  # the last version of each id is the one kept
 
 
 def run(described: Path, workers: int, latency: float, folder: Path) -> tuple[RunInfo, dict[str, float], float]:
@@ -74,7 +74,7 @@ def run(described: Path, workers: int, latency: float, folder: Path) -> tuple[Ru
     seconds, cpu = {}, time.process_time()
     for stage in STAGES:
         wall = time.perf_counter()
-        asyncio.run(execute(configured(1, workers), output=folder, stages=(stage,), script=script, progress=False))
+        asyncio.run(execute(configured(workers), output=folder, stages=(stage,), script=script, progress=False))
         seconds[stage] = time.perf_counter() - wall
     return (RunInfo.model_validate_json((folder / "run.json").read_text()), seconds, time.process_time() - cpu)
 
@@ -96,11 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.scenarios:
             described = root / f"described-{size}"
             describe(size, described)
-            info, seconds, cpu = run(described, 1, 0.0, root / f"cpu-{size}")
-            wall = sum(seconds.values())
             folder = root / f"cpu-{size}"
-            calls = info.usage.total.calls - sum(info.usage.stages[s].calls for s in ("describe",)
-                                                 if s in info.usage.stages)
+            info, seconds, cpu = run(described, 1, 0.0, folder)
+            wall = sum(seconds.values())
+            calls = sum(info.usage.stages[stage].calls for stage in STAGES if stage in info.usage.stages)
             made, held = info.stages["populate"].items, info.stages["simulate"].items
             print(f"{size} scenarios asked, {made} events, {held} dialogs; at 0 s latency, 1 worker: {wall:.1f} s, "
                   f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * cpu / max(calls, 1):.1f} ms CPU per call")
@@ -113,14 +112,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  at {args.latency} s latency:")
             for workers, seconds in times.items():
                 cells = [f"{name} {seconds[name]:6.1f} s (efficiency "
-                         f"{seconds_ratio(times[first][name], seconds[name], workers / first):.2f})" for name in STAGES]
+                         f"{efficiency(times[first][name], seconds[name], workers / first):.2f})" for name in STAGES]
                 print(f"    {workers:>3} workers: " + "  ".join(cells))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
     print(f"peak resident memory of the process: {peak:.0f} MB")
     return 0
 
 
-def seconds_ratio(base: float, seconds: float, scale: float) -> float:
+def efficiency(base: float, seconds: float, scale: float) -> float:
     """Efficiency: the time at the smallest worker count over `scale` times this time."""
     return base / (scale * seconds) if seconds else float("nan")
 

@@ -129,11 +129,15 @@ def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[d
         if plainly_serialised(table):
             content[table.__tablename__] = [values for values, _ in plain_rows(session, table)]
         else:
-            key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
             columns = list(table.model_fields)  # column order, not the order the ORM happened to load them in
-            rows = session.exec(select(table).order_by(*key)).all()
-            content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns) for row in rows]
+            content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns)
+                                            for row in orm_rows(session, table)]
     return content
+
+
+def orm_rows(session: Session, table: type[SQLModel]) -> Sequence[SQLModel]:
+    """A table's rows as ORM objects, in primary-key order."""
+    return session.exec(select(table).order_by(*table.__table__.primary_key.columns)).all()  # type: ignore[attr-defined]
 
 
 def plain_rows(session: Session, table: type[SQLModel]) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:

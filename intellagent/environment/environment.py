@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel
 
 from intellagent.checks.check import Check
 from intellagent.environment import database
@@ -136,8 +136,7 @@ class Environment:
                 if _canonical(values) not in known:
                     yield session.get_one(table, identity)
             return
-        key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
-        for row in session.exec(select(table).order_by(*key)).all():
+        for row in database.orm_rows(session, table):
             if not known or _canonical(row.model_dump(mode="json")) not in known:
                 yield row
 

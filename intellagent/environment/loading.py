@@ -98,10 +98,10 @@ def _module_name(path: Path, key: str) -> str:
     path = path.resolve()
     if not path.is_file():
         raise UsageError(f"environment.{key}: file {path} not found; fix the path")
-    imported = {module.__file__: name for name, module in list(sys.modules.items())
-                if isinstance(getattr(module, "__file__", None), str)}
-    if str(path) in imported:
-        return imported[str(path)]
+    imported = next((name for name, module in list(sys.modules.items())
+                     if getattr(module, "__file__", None) == str(path)), None)
+    if imported is not None:
+        return imported
     parts = [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file():

@@ -120,7 +120,7 @@ class AzureChatCompletions(_SchemaInBody, AzureChatOpenAI):
     """Azure OpenAI."""
 
 
-def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatOpenAI:
+def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatCompletions:
     """The client of the embedded model's server at `base_url`: streamed, timed by progress, never re-sent.
 
     Args:

@@ -19,6 +19,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -33,14 +34,12 @@ FIRST_PAUSE_S = 1.0
 LONGEST_PAUSE_S = 60.0
 
 
+@dataclass(slots=True)
 class Slot:
     """One request's place in the window: when it started, and its tokens (estimated, then as reported)."""
 
-    __slots__ = ("started", "tokens")
-
-    def __init__(self, started: float, tokens: int) -> None:
-        self.started = started
-        self.tokens = tokens
+    started: float
+    tokens: int
 
 
 class RateLimiter:
@@ -105,11 +104,10 @@ class RateLimiter:
 
 
 def estimated_tokens(messages: list[BaseMessage], options: dict[str, Any], *, max_tokens: int | None) -> int:
-    """A request's tokens before it is sent: its text (and tools) at four characters a token, plus the most
-    it may answer, as providers count it against the quota."""
+    """A request's tokens before it is sent: its text, tools and answer schema at four characters a token, plus
+    the most it may answer, as providers count it against the quota."""
     text = sum(len(m.content) if isinstance(m.content, str) else len(json.dumps(m.content)) for m in messages)
-    if options.get("tools"):
-        text += len(json.dumps(options["tools"], default=str))
+    text += sum(len(json.dumps(options[key], default=str)) for key in ("tools", "response_format") if options.get(key))
     return math.ceil(text / 4) + (options.get("max_tokens") or max_tokens or 0)
 
 

@@ -85,8 +85,10 @@ def test_a_429_pauses_every_worker_for_as_long_as_it_asks_and_a_silent_one_for_a
     clock = FakeClock()
     limiter = RateLimiter(RateLimit(requests_per_minute=1000), clock=clock, sleep=clock.sleep)
 
+    slots = []
+
     async def start() -> float:
-        await limiter.acquire(1)
+        slots.append(await limiter.acquire(1))
         return clock()
 
     async def observe(headers: dict[str, str]) -> None:
@@ -96,7 +98,7 @@ def test_a_429_pauses_every_worker_for_as_long_as_it_asks_and_a_silent_one_for_a
         began = clock()
         asyncio.run(observe({}))
         assert asyncio.run(start()) == began + pause
-    limiter.answered(limiter._window[-1], 1)  # an answer ends the streak
+    limiter.answered(slots[-1], 1)  # an answer ends the streak
     began = clock()
     asyncio.run(observe({"retry-after": "soon"}))  # unreadable: as if it said nothing
     assert asyncio.run(start()) == began + 1.0
@@ -114,6 +116,7 @@ def test_the_estimate_counts_the_text_the_tools_and_the_longest_answer():
     assert estimated_tokens([HumanMessage("x" * 400)], {"max_tokens": 50}, max_tokens=1000) == 150
     assert estimated_tokens([HumanMessage("x" * 400)], {}, max_tokens=1000) == 1100
     assert estimated_tokens([HumanMessage("")], {"tools": [{"name": "x" * 396}]}, max_tokens=None) > 100
+    assert estimated_tokens([HumanMessage("")], {"response_format": {"schema": "x" * 396}}, max_tokens=None) > 100
 
 
 class Answer(BaseModel):
