@@ -13,8 +13,9 @@ Per scenario (fanned out, `workers` at a time):
 
 plan, constrain, assign and repair are one structured answer each; loosen, fall_back and check make
 no call: check assembles the rows (symbols, references, generated values), validates and inserts them
-into a copy of the background world, and on success records the event with its texts made concrete
-by substitution and the facts given up on the way. The model contributes only the scenario's facts:
+into a copy of the background world, and on success stores the event's world as its difference from the
+background (see `intellagent.environment.worlds`) and records the event with its texts made concrete by
+substitution and the facts given up on the way. The model contributes only the scenario's facts:
 keys, references and every value no rule is about come from the framework, so whatever the model
 answers, the event is a valid world (at worst the background world alone, with every fact noted as
 given up). In τ-bench mode a published task's event is τ-bench's initial database, with no model
@@ -38,6 +39,7 @@ from langgraph.types import Send
 
 from intellagent.artifacts import Event, Scenario
 from intellagent.context import RunContext
+from intellagent.environment import worlds
 from intellagent.errors import UsageError
 from intellagent.llm import LLM
 from intellagent.populate import (
@@ -134,9 +136,14 @@ class Shared:
         """A step's prompt, after the shared description of the world."""
         return render(f"populate/{step}", world=self.world_prompt, **values)
 
-    def database(self, scenario: Scenario) -> Path:
-        """Where the event's database lives."""
-        return self.ctx.folder.path(f"events/{scenario.id}.sqlite")
+    def stored(self, scenario: Scenario) -> str:
+        """Where the event's world is stored, relative to the run: its rows over the background world."""
+        return f"events/{scenario.id}{worlds.DELTA_SUFFIX}"
+
+    def forget(self, scenario: Scenario) -> None:
+        """Remove what an attempt at the event left: its stored world, and the database it was checked in."""
+        self.ctx.folder.path(self.stored(scenario)).unlink(missing_ok=True)
+        _working(self.ctx, scenario).unlink(missing_ok=True)
 
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
@@ -244,7 +251,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         return {"plan": state["plan"], "assignment": state["assignment"], "fell_back": bool(notes), "dropped": notes}
 
     async def give_up(state: EventState) -> dict[str, Any]:
-        shared.database(state["scenario"]).unlink(missing_ok=True)
+        shared.forget(state["scenario"])
         reasons = " | ".join(rejection.describe() for rejection in state["rejections"])
         rounds = state["rounds"]
         return {"event": _error_event(
@@ -307,7 +314,7 @@ def build_graph(shared: Shared, items: StageItems[Event]) -> CompiledStateGraph:
             return result["event"]
 
         def failed(reason: str) -> Event:
-            shared.database(scenario).unlink(missing_ok=True)
+            shared.forget(scenario)
             return _error_event(scenario, reason)
 
         event = await items.run(work, failed=failed)
@@ -355,15 +362,19 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
     """Assemble the rows, then validate and insert them into a fresh copy of the background world."""
     scenario, plan = state["scenario"], state["plan"]
     assembly = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world, seed=shared.seed(scenario))
-    path = shared.database(scenario)
-    shutil.copyfile(shared.ctx.folder.path(BACKGROUND), path)
-    with shared.env.session(path) as session:
-        inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
-        if rejections:
-            session.rollback()
-            return {"rows": assembly.rows, "rejections": rejections}
-        digest = shared.env.digest(session)
-        known = user_rows(inserted)  # read before the commit expires the rows
+    background, path = shared.ctx.folder.path(BACKGROUND), _working(shared.ctx, scenario)
+    shutil.copyfile(background, path)
+    try:
+        with shared.env.session(path) as session:
+            inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
+            if rejections:
+                session.rollback()
+                return {"rows": assembly.rows, "rejections": rejections}
+            known = user_rows(inserted)  # read before the commit expires the rows
+        found = worlds.changes(path, background)
+        worlds.save_delta(shared.ctx.folder.path(shared.stored(scenario)), base=background, found=found)
+    finally:
+        path.unlink(missing_ok=True)
     description, expected = final_texts(scenario, plan, state["constraints"], assembly.symbols)
     event = Event(
         id=scenario.id,
@@ -373,12 +384,17 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
         expected_behaviour=expected,
         symbols=assembly.symbols.as_text(),
         user_rows=known,
-        database=f"events/{scenario.id}.sqlite",
-        digest=digest,
+        database=shared.stored(scenario),
+        digest=worlds.digest(found, background),
         repairs=state["repairs"],
         dropped=[*state.get("dropped", []), *assembly.dropped],
     )
     return {"rows": assembly.rows, "rejections": [], "event": event}
+
+
+def _working(ctx: RunContext, scenario: Scenario) -> Path:
+    """The complete database an event's rows are checked in; only their difference is kept."""
+    return ctx.folder.path(f"events/{scenario.id}.sqlite")
 
 
 def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:

@@ -1,5 +1,5 @@
 """The simulate stage: one dialog per valid event and trial, run side by side, each on its own copy of
-the event's database, appended to dialogs.jsonl as it finishes.
+the event's world, appended to dialogs.jsonl as it finishes with what it changed in that world.
 
     START ──dispatch (Send per event and trial still to do)──→ dialog ──→ END
 
@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -31,11 +30,11 @@ from intellagent.artifacts import Dialog, Event, PolicyCatalog
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
 from intellagent.context import RunContext, log
-from intellagent.environment import Environment
+from intellagent.environment import Environment, worlds
 from intellagent.errors import UsageError
 from intellagent.llm import Usage
 from intellagent.simulate.accounting import counted
-from intellagent.simulate.databases import fresh_copy
+from intellagent.simulate.databases import DialogWorlds
 from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
 from intellagent.simulate.published import graded
 from intellagent.simulate.seeds import dialog_model
@@ -114,8 +113,9 @@ async def simulate_event(
     mutant: str | None = None,
     world_server: WorldServer | None = None,
 ) -> Dialog:
-    """Copy the event's database for the dialog, play the dialog on it, note the database's digest, and run
-    the deterministic checks on what happened; a τ-bench task's dialog is graded by its gold actions.
+    """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
+    the world's digest, and run the deterministic checks on what happened; a τ-bench task's dialog is graded
+    by its gold actions.
 
     Args:
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
@@ -123,56 +123,60 @@ async def simulate_event(
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
     """
     played_id = dialog_id(event.id, trial, mutant)
-    database = None
-    if event.database is not None:
-        database = f"dialogs/{played_id}.sqlite"
-        fresh_copy(ctx.folder.path(event.database), ctx.folder.path(database))
+    worlds_of = DialogWorlds.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
     environment = ctx.environment
-    path = ctx.folder.path(database) if database else None
+    path = worlds_of.played if worlds_of else None
     world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
-    with ExitStack() as hosted:
-        mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
-        session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
-        deps = DialogDeps(
-            event=event,
-            policy=environment.policy,
-            conversation=chatbot.open(session),
-            user=counted(dialog_model(trial_user(ctx.llms["user"], trials=ctx.config.simulate.trials),
-                                      seed=ctx.config.seed, dialog_id=played_id), usage),
-            critique=counted(dialog_model(ctx.llms["critique"], seed=ctx.config.seed, dialog_id=played_id), usage),
-            greeting=ctx.config.chatbot.greeting,
-            max_turns=ctx.config.simulate.max_turns,
-            max_critiques=ctx.config.simulate.max_critiques,
-            world=world,
-            user_thoughts=user_thoughts(ctx),
-            name=played_id,
-        )
-        played = await run_dialog(deps)
-    before = ctx.folder.path(event.database) if event.database else None
-    # Reading a world back (its digest, the checks, a τ-bench grade) takes seconds on a large one: off the
-    # loop, so that the other dialogs' conversations go on meanwhile.
-    settled = await asyncio.to_thread(settle, environment, event, played, before=before, database=session.database)
+    try:
+        with ExitStack() as hosted:
+            mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
+            session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
+            deps = DialogDeps(
+                event=event,
+                policy=environment.policy,
+                conversation=chatbot.open(session),
+                user=counted(dialog_model(trial_user(ctx.llms["user"], trials=ctx.config.simulate.trials),
+                                          seed=ctx.config.seed, dialog_id=played_id), usage),
+                critique=counted(dialog_model(ctx.llms["critique"], seed=ctx.config.seed, dialog_id=played_id), usage),
+                greeting=ctx.config.chatbot.greeting,
+                max_turns=ctx.config.simulate.max_turns,
+                max_critiques=ctx.config.simulate.max_critiques,
+                world=world,
+                user_thoughts=user_thoughts(ctx),
+                name=played_id,
+            )
+            played = await run_dialog(deps)
+        # Reading a world back (its changes, the checks, a τ-bench grade) takes seconds on a large one: off
+        # the loop, so that the other dialogs' conversations go on meanwhile.
+        settled = await asyncio.to_thread(settle, environment, event, played, worlds_of)
+    finally:
+        if worlds_of:
+            worlds_of.clear()
     return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
-                                      "usage": usage.report().roles, "database": database})
+                                      "usage": usage.report().roles,
+                                      "database": worlds_of.name if worlds_of else None})
 
 
-def settle(environment: Environment, event: Event, played: Dialog, *, before: Path | None,
-           database: Path | None) -> Dialog:
-    """A played dialog with its database's digest, the deterministic checks' findings, and, for a τ-bench
-    task, its grade."""
-    digest = None
-    unchanged = database is not None and before is not None and filecmp.cmp(before, database, shallow=False)
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogWorlds | None) -> Dialog:
+    """A played dialog with its world stored and digested, the deterministic checks' findings, and, for a
+    τ-bench task, its grade."""
+    if files is None:
+        checks, findings = run_checks(environment, played.transcript, before=None, database=None)
+        return played.model_copy(update={"checks": checks, "findings": findings})
+    unchanged = filecmp.cmp(files.start, files.played, shallow=False)
+    found = {} if unchanged else worlds.changes(files.played, files.start)
+    worlds.save_delta(files.stored, base=files.event, found=found)
     if unchanged and event.digest is not None:
         digest = event.digest  # nothing was written: the event's world, whose digest is known
-    elif database is not None:
-        with environment.session(database) as db:
-            digest = environment.digest(db)
-    checks, findings = run_checks(environment, played.transcript, before=before, database=database,
+    else:
+        root = worlds.root(files.event)
+        digest = worlds.digest(worlds.changes(files.played, root), root)
+    checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
                                   changed=not unchanged)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
-    if event.task is not None and before is not None and database is not None:
-        played = graded(environment, event, played, initial=before, final=database)
+    if event.task is not None:
+        played = graded(environment, event, played, initial=files.start, final=files.played)
     return played
 
 

@@ -54,8 +54,8 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"intellagent {_version()}")
-    p.add_argument("--config", required=True, metavar="CONFIG",
-                   help="a config file, or the name of an example config in configs/")
+    p.add_argument("--config", metavar="CONFIG",
+                   help="a config file, or the name of an example config in configs/ (required to run)")
     p.add_argument("--output", type=Path, metavar="DIR", help="run folder (default: results/<config name>)")
     p.add_argument("--llm", metavar="SPEC", help="model of every framework role")
     p.add_argument("--chatbot-llm", metavar="SPEC", help="model of the chatbot under test (llm_agent)")
@@ -90,6 +90,9 @@ def parser() -> argparse.ArgumentParser:
                         "(default: all)")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
+    p.add_argument("--world", type=Path, metavar="DELTA",
+                   help="write the complete SQLite database that a stored world (events/<id>.delta.json, "
+                        "dialogs/<id>.delta.json) stands for next to it, as <id>.sqlite, print its path, and stop")
     p.add_argument("--no-progress", action="store_true", help="no live progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     return p
@@ -111,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
         args = parser().parse_args(argv)
+        if args.world is not None:
+            return _write_world(args.world)
+        if args.config is None:
+            raise UsageError("the following arguments are required: --config; see --help")
         return _run(args)
     except IntellAgentError as error:
         if debug:
@@ -141,6 +148,20 @@ def _mask_credentials(record: logging.LogRecord) -> bool:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _write_world(delta: Path) -> int:
+    from intellagent.environment import worlds
+
+    if not worlds.is_delta(delta):
+        raise UsageError(f"--world {delta}: give a stored world, a file named <id>{worlds.DELTA_SUFFIX}")
+    target = delta.with_name(delta.name.removesuffix(worlds.DELTA_SUFFIX) + ".sqlite")
+    try:
+        worlds.materialize(delta, target)
+    except FileNotFoundError as missing:
+        raise UsageError(f"--world: {missing}") from None
+    print(target)
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -104,7 +104,7 @@ class RunFolder:
         self.root = root
 
     def path(self, name: str) -> Path:
-        """The path of an artifact by its name, e.g. 'policies.json' or 'events/S001.sqlite'."""
+        """The path of an artifact by its name, e.g. 'policies.json' or 'events/S001.delta.json'."""
         return self.root / name
 
     def exists(self, name: str) -> bool:

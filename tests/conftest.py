@@ -12,10 +12,22 @@ import pytest
 
 from examples.chatbots.server import make_server
 from intellagent.config import Config, load_config
+from intellagent.environment import worlds
 from intellagent.llm import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def world_file(folder: Path, stored: str) -> Path:
+    """The complete database of a stored world of a run (`events/S001.delta.json`), written next to it as
+    `run.py --world` does; a complete database is itself."""
+    path = folder / stored
+    if not worlds.is_delta(path):
+        return path
+    target = path.with_name(path.name.removesuffix(worlds.DELTA_SUFFIX) + ".sqlite")
+    worlds.materialize(path, target)
+    return target
 
 
 def load_benchmark(name: str) -> ModuleType:

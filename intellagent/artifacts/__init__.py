@@ -1,7 +1,7 @@
 """The artifacts a run writes, one typed model per file: the contract between the stages.
 
-describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.sqlite;
-simulate → dialogs.jsonl (and mutants.json when calibrating);
+describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.delta.json;
+simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
 report → analysis.jsonl, report.json, report.html, junit.xml.
 """
 

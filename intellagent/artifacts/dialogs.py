@@ -86,10 +86,11 @@ class Dialog(BaseModel):
     usage: dict[str, Tally] = Field(default_factory=dict, description="LLM usage per role in this dialog.")
     duration_s: float = 0.0
     database: str | None = Field(
-        default=None, description="The dialog's own copy of the event database, relative to the run folder."
+        default=None, description="What the dialog changed in its event's world (dialogs/<id>.delta.json), "
+        "relative to the run folder."
     )
     digest: str | None = Field(
-        default=None, description="sha256 of the dialog's database when it ended (the event's digest: no change)."
+        default=None, description="sha256 of the dialog's world when it ended (the event's digest: no change)."
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")

@@ -10,7 +10,8 @@ from intellagent.tau.tasks import TauTask
 
 
 class Event(BaseModel):
-    """A scenario with real values and its own SQLite database (events/<id>.sqlite)."""
+    """A scenario with real values and its own world: the rows it needs over the run's background world
+    (events/<id>.delta.json; see `intellagent.environment.worlds`)."""
 
     id: str = Field(description="The scenario's id: one event per scenario.")
     status: Literal["ok", "error"] = "ok"
@@ -23,8 +24,11 @@ class Event(BaseModel):
     user_rows: dict[str, list[dict[str, Any]]] = Field(
         default_factory=dict, description="Rows the simulated user may know about, per table."
     )
-    database: str | None = Field(default=None, description="Path of the event's database, relative to the run.")
-    digest: str | None = Field(default=None, description="sha256 of the database's canonical dump, as created.")
+    database: str | None = Field(
+        default=None, description="The event's world, relative to the run: its rows over the background world "
+        "(events/<id>.delta.json), or a complete SQLite database (events/tau.sqlite)."
+    )
+    digest: str | None = Field(default=None, description="sha256 of the world's rows, as created.")
     repairs: int = Field(default=0, description="Rows sent back for repair before they validated.")
     dropped: list[str] = Field(
         default_factory=list,

@@ -1,8 +1,8 @@
-"""One SQLite file per event: creating it, opening a session on it, and its canonical dump and digest.
+"""One SQLite file per world: creating it, opening a session on it, and its canonical dump.
 
-Each event gets its own file so that tools running in one conversation never see another's changes.
+Each dialog gets its own file so that tools running in one conversation never see another's changes.
 The dump lists every table with rows sorted by primary key, so two databases holding the same rows
-have the same digest whatever order the rows were written in.
+dump alike whatever order the rows were written in. (How worlds are stored, and digested: `worlds`.)
 
 Every file is reached through one engine, which connects to the file being opened: an engine per file
 would bring a dialect of its own, and the ORM keeps a compiled-statement cache per dialect alive, so a
@@ -11,7 +11,6 @@ run's memory would grow with every event it built.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,11 +65,11 @@ _OPENING: ContextVar[Path] = ContextVar("database being opened")
 
 @event.listens_for(_ENGINE, "do_connect")
 def _connect_to_the_file_being_opened(dialect: Dialect, record: Any, cargs: list[Any], cparams: dict[str, Any]) -> None:
-    cargs[0] = str(_OPENING.get())  # the dialect's own connect arguments, pointed at the file `_connect` names
+    cargs[0] = str(_OPENING.get())  # the dialect's own connect arguments, pointed at the file `connect` names
 
 
 @contextmanager
-def _connect(path: Path) -> Iterator[Connection]:
+def connect(path: Path) -> Iterator[Connection]:
     """A connection to the SQLite file at `path` (created if missing), closed on exit."""
     token = _OPENING.set(path.resolve())
     try:
@@ -99,7 +98,7 @@ def create_database(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
-    with _connect(path) as connection, connection.begin():
+    with connect(path) as connection, connection.begin():
         for table in tables:
             table.__table__.create(connection)  # type: ignore[attr-defined]
     if generate is not None:
@@ -117,7 +116,7 @@ def open_session(path: Path) -> Iterator[Session]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"database {path} does not exist; create it with create_database first")
-    with _connect(path) as connection, Session(connection) as session:
+    with connect(path) as connection, Session(connection) as session:
         yield session
         session.commit()
 
@@ -165,9 +164,3 @@ def plainly_serialised(table: type[SQLModel]) -> bool:
 
 def _in_order(values: dict[str, Any], columns: list[str]) -> dict[str, Any]:
     return {column: values[column] for column in columns}
-
-
-def digest(content: dict[str, list[dict[str, Any]]]) -> str:
-    """The sha256 hex digest of a dump, serialised with sorted keys and no whitespace."""
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

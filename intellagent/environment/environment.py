@@ -159,10 +159,6 @@ class Environment:
         """The canonical dump: every table, rows sorted by primary key, JSON-ready values."""
         return database.dump(session, self.tables)
 
-    def digest(self, session: Session) -> str:
-        """The sha256 hex digest of the canonical dump."""
-        return database.digest(self.dump(session))
-
     def _table_names(self) -> Iterator[str]:
         return (table.__tablename__ for table in self.tables)
 

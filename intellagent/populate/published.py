@@ -11,6 +11,7 @@ from pathlib import Path
 
 from intellagent.artifacts import Event, Scenario
 from intellagent.context import RunContext
+from intellagent.environment import worlds
 from intellagent.errors import UsageError
 
 TAU_DATABASE = "events/tau.sqlite"
@@ -36,8 +37,7 @@ def task_database(ctx: RunContext) -> tuple[str, str]:
             raise UsageError(f"tau.data: {data}: τ-bench's data could not be loaded ({type(error).__name__}: "
                              f"{error}); give the folder of τ-bench's data for this domain") from None
         os.replace(partial, path)
-    with env.session(path) as session:
-        return TAU_DATABASE, env.digest(session)
+    return TAU_DATABASE, worlds.root_digest(path)
 
 
 def task_event(scenario: Scenario, database: str, digest: str) -> Event:

@@ -1,23 +1,52 @@
-"""Each dialog's own copy of its event's database, so the event's stays as populate made it."""
+"""A dialog's world: made whole from its event's for the chatbot, then stored as what the dialog changed."""
 
 from __future__ import annotations
 
-import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-# SQLite's side files: an attempt interrupted mid-write may leave them next to the database.
-SIDE_FILES = ("-journal", "-wal", "-shm")
+from intellagent.artifacts import Event
+from intellagent.context import RunContext
+from intellagent.environment import worlds
 
 
-def fresh_copy(source: Path, target: Path) -> None:
-    """Make `target` a copy of `source`, dropping whatever an earlier attempt left at `target`.
+@dataclass(frozen=True)
+class DialogWorlds:
+    """The files of one dialog's world: the event's world it starts from, the complete database it is
+    played on, and where what it changed is stored.
 
-    Raises:
-        FileNotFoundError: `source` does not exist.
+    Attributes:
+        event: the event's stored world (a delta, or a complete database).
+        start: the event's world made whole, as the chatbot found it: the event's file itself when complete.
+        played: the dialog's complete database while it is played and checked.
+        stored: the dialog's stored world, its difference from the event's.
+        name: where that is, relative to the run.
     """
-    if not source.is_file():
-        raise FileNotFoundError(f"the event database {source} is missing; run populate again for this event")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in SIDE_FILES:
-        target.with_name(target.name + suffix).unlink(missing_ok=True)
-    shutil.copyfile(source, target)
+
+    event: Path
+    start: Path
+    played: Path
+    stored: Path
+    name: str
+
+    @classmethod
+    def of(cls, ctx: RunContext, event: Event, played_id: str) -> DialogWorlds:
+        """The dialog's files, its database made from the event's world (an earlier attempt's replaced).
+
+        Raises:
+            FileNotFoundError: the event's world is missing.
+        """
+        assert event.database is not None
+        source, name = ctx.folder.path(event.database), f"dialogs/{played_id}{worlds.DELTA_SUFFIX}"
+        played = ctx.folder.path(f"dialogs/{played_id}.sqlite")
+        start = played.with_name(f"{played_id}.start.sqlite") if worlds.is_delta(source) else source
+        if start != source:
+            worlds.materialize(source, start)
+        worlds.materialize(source, played)
+        return cls(event=source, start=start, played=played, stored=ctx.folder.path(name), name=name)
+
+    def clear(self) -> None:
+        """Remove the complete databases, once what the dialog changed is stored (or it failed)."""
+        for path in (self.played, self.start):
+            if path != self.event:
+                path.unlink(missing_ok=True)

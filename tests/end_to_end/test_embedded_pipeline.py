@@ -84,7 +84,7 @@ def test_every_artifact_is_written_and_valid(finished):
     assert [e.id for e in events] == [s.id for s in scenarios if s.status == "ok"]
     for event in events:
         if event.status == "ok":
-            assert (output / "events" / f"{event.id}.sqlite").is_file()
+            assert event.database == f"events/{event.id}.delta.json" and (output / event.database).is_file()
     assert [d.id for d in dialogs] == [e.id for e in events if e.status == "ok"]
     assert [a.id for a in analyses] == [d.id for d in dialogs]
     assert "<html" in (output / "report.html").read_text()

@@ -75,9 +75,11 @@ class Desk:
 
     def __init__(self) -> None:
         self.sessions: list[ChatbotSession] = []
+        self.found: list[bool] = []
 
     def open(self, session: ChatbotSession) -> Desk:
         self.sessions.append(session)
+        self.found.append(session.database is not None and session.database.is_file())
         return self
 
     async def reply(self, messages: list[dict[str, str]]) -> ChatbotReply:
@@ -91,5 +93,5 @@ def test_an_adapter_object_is_the_chatbot_under_test(frozen: Path, tmp_path: Pat
 
     assert outcomes(report) == {"P01": "pass", "P02": "pass"}
     assert sorted(session.id for session in desk.sessions) == ["S001", "S002"]
-    assert all(session.database is not None and session.database.is_file() for session in desk.sessions)
+    assert desk.found == [True, True]  # each dialog's complete database, there while the dialog lasts
     assert not script.calls(role="chatbot")

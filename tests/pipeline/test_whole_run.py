@@ -19,6 +19,7 @@ from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInf
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
+from tests.conftest import world_file
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
 
 
@@ -54,7 +55,7 @@ def test_every_artifact_exists_and_validates_against_its_model(whole_run) -> Non
     assert [s.id for s in scenarios] == [e.id for e in events] == [d.id for d in dialogs] == [a.id for a in analyses]
     assert all(s.status == e.status == "ok" for s, e in zip(scenarios, events, strict=True))
     for event in events:
-        with sqlite3.connect(folder / event.database) as db:
+        with sqlite3.connect(world_file(folder, event.database)) as db:
             assert db.execute("select order_id from orders").fetchall() == [(event.symbols["O1"],)]
     assert info.status == "done" and list(info.stages) == ["describe", "populate", "simulate", "report"]
     assert ET.parse(folder / "junit.xml").getroot().get("failures") == "1"

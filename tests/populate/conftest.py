@@ -16,6 +16,7 @@ from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+from tests.conftest import world_file
 
 SHOP = Path(__file__).resolve().parent / "shop"
 
@@ -102,7 +103,7 @@ class ShopRun:
 
     def rows(self, event_id: str, table: str) -> list[dict[str, Any]]:
         """The rows of a table in an event's database."""
-        return read_rows(self.folder / "events" / f"{event_id}.sqlite", table)
+        return read_rows(world_file(self.folder, self.events()[event_id].database or ""), table)
 
     def new_rows(self, event_id: str, table: str) -> list[dict[str, Any]]:
         """The rows of a table that the event added to the background world."""

@@ -21,7 +21,7 @@ from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
-from tests.conftest import ROOT
+from tests.conftest import ROOT, world_file
 
 CLINIC = Path(__file__).resolve().parent / "clinic"
 SCENARIOS = 40
@@ -74,7 +74,7 @@ def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(tmp
     with env.session(folder / "events" / "_background.sqlite") as session:
         background = env.dump(session)
     for event in ok:
-        database = folder / event.database
+        database = world_file(folder, event.database)
         with env.session(database) as session:
             assert list(env.broken_rows(session, besides=background)) == [], event.id
         with sqlite3.connect(database) as connection:

@@ -6,7 +6,9 @@ import json
 import re
 from pathlib import Path
 
+from intellagent.environment import worlds
 from intellagent.llm import HTTPError, ScriptedLLM
+from tests.conftest import world_file
 from tests.populate.conftest import (
     ORDER_SCENARIO,
     QUESTION_SCENARIO,
@@ -109,7 +111,7 @@ def test_a_fact_no_repair_makes_valid_is_given_up_and_the_event_stays_valid(tmp_
     (item,) = run.rows("S001", "shop_order_items")
     stock = {row["sku"]: row["stock"] for row in run.background("shop_products")}
     assert item["quantity"] <= stock[item["sku"]]  # generated in the shape of existing items, and valid
-    assert events["S002"].status == "ok" and (run.folder / "events" / "S002.sqlite").exists()
+    assert events["S002"].status == "ok" and (run.folder / "events" / "S002.delta.json").exists()
 
 
 def test_an_unknown_table_in_a_plan_is_sent_back_naming_it(shop_run: ShopRun, script) -> None:
@@ -150,14 +152,16 @@ def test_a_plain_key_that_names_no_row_is_generated_anew_and_references_follow_i
     assert event.status == "ok" and any("'C-42'" in note for note in event.dropped)
 
 
-def test_the_same_seed_gives_byte_identical_databases(tmp_path: Path, script) -> None:
+def test_the_same_seed_gives_byte_identical_worlds(tmp_path: Path, script) -> None:
     first = start_run(shop_config(tmp_path), tmp_path / "first", [ORDER_SCENARIO])
     second = start_run(shop_config(tmp_path), tmp_path / "second", [ORDER_SCENARIO])
     first.populate(script_order(script))
     second.populate(script)
 
-    database = Path("events") / "S001.sqlite"
-    assert (first.folder / database).read_bytes() == (second.folder / database).read_bytes()
+    for stored in (Path("events") / "S001.delta.json", Path("events") / "_background.sqlite"):
+        assert (first.folder / stored).read_bytes() == (second.folder / stored).read_bytes()
+    complete = [world_file(run.folder, "events/S001.delta.json").read_bytes() for run in (first, second)]
+    assert complete[0] == complete[1]
     assert (first.folder / "events.jsonl").read_bytes() == (second.folder / "events.jsonl").read_bytes()
 
 
@@ -218,7 +222,9 @@ def test_a_scenario_that_needs_no_rows_gets_the_background_world_after_one_call(
     assert len(script.requests) == 1
     assert event.status == "ok" and event.user_rows == {} and event.scenario == QUESTION_SCENARIO.description
     background = run.folder / "events" / "_background.sqlite"
-    assert (run.folder / "events" / "S002.sqlite").read_bytes() == background.read_bytes()
+    assert json.loads((run.folder / "events" / "S002.delta.json").read_text())["tables"] == {}  # nothing of its own
+    assert world_file(run.folder, event.database or "").read_bytes() == background.read_bytes()
+    assert event.digest == worlds.root_digest(background)
 
 
 def test_user_rows_are_the_event_rows_only(shop_run: ShopRun, script) -> None:
@@ -228,7 +234,7 @@ def test_user_rows_are_the_event_rows_only(shop_run: ShopRun, script) -> None:
     assert sorted(event.user_rows) == ["shop_customers", "shop_order_items", "shop_orders"]
     assert [row["order_id"] for row in event.user_rows["shop_orders"]] == [event.symbols["O1"]]
     assert "note" not in event.user_rows["shop_customers"][0]  # empty values left out
-    assert event.digest and event.database == "events/S001.sqlite"
+    assert event.digest and event.database == "events/S001.delta.json"
 
 
 def test_the_constraints_and_the_details_reach_the_values_step_and_the_scenario(shop_run: ShopRun, script) -> None:

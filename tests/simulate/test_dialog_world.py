@@ -14,6 +14,7 @@ from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, v
 from intellagent.chatbots import ChatbotReply, DialogWorld
 from intellagent.environment import Environment, load_environment
 from intellagent.environment import tool as domain_tool
+from tests.conftest import world_file
 
 
 def play(tmp_path, run_folder, script, chatbot, *, user_says=("Cancel A1 please.", "yes")):
@@ -27,7 +28,7 @@ def play(tmp_path, run_folder, script, chatbot, *, user_says=("Cancel A1 please.
 
 def status(folder, database: str, order_id: str) -> str:
     environment = load_environment(shop_config(folder).environment)
-    with environment.session(folder / database) as session:
+    with environment.session(world_file(folder, database)) as session:
         return session.get(environment.table("orders"), order_id).status
 
 
@@ -51,7 +52,7 @@ def test_a_python_chatbot_finds_the_planned_row_and_writes_to_the_dialogs_databa
         ("user", []),
         ("chatbot", [("cancel_order", "order A1 cancelled", False), ("notify", "sent", True)]),
     ]
-    assert status(folder, "dialogs/S001.sqlite", "A1") == "cancelled"
+    assert status(folder, "dialogs/S001.delta.json", "A1") == "cancelled"
     assert status(folder, "events/S001.sqlite", "A1") == "placed"
     assert dialog.findings == []  # the cancellation came right after the user's yes
 
@@ -96,7 +97,7 @@ def test_a_langgraph_factory_runs_its_tool_node_on_the_dialogs_world(tmp_path, r
     assert looked_up.content == f"Result: {looked_up.tool_calls[0].result}"
     assert '"status": "placed"' in looked_up.content
     assert [(c.name, c.result) for c in cancelled.tool_calls] == [("cancel_order", "order A1 cancelled")]
-    assert status(folder, "dialogs/S001.sqlite", "A1") == "cancelled"
+    assert status(folder, "dialogs/S001.delta.json", "A1") == "cancelled"
     assert status(folder, "events/S001.sqlite", "A1") == "placed"
 
 

@@ -6,8 +6,9 @@ import pytest
 from scripted_dialogs import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.chatbots import uses_native_tools
-from intellagent.environment import load_environment
+from intellagent.environment import load_environment, worlds
 from intellagent.llm import ToolCalls
+from tests.conftest import world_file
 
 POLICY = (SHOP / "policy.md").read_text()
 NATIVE = {"native_tools": "yes"}
@@ -58,12 +59,13 @@ def test_tools_change_the_dialog_copy_and_never_the_event_database(tmp_path, run
     config, folder, dialog = play(tmp_path, run_folder, script)
     environment = load_environment(config.environment)
     orders = environment.table("orders")
-    with environment.session(folder / "events/S001.sqlite") as session:
+    event = folder / "events/S001.sqlite"
+    with environment.session(event) as session:
         assert session.get(orders, "A1").status == "placed"
-        original = environment.digest(session)
-    with environment.session(folder / dialog.database) as session:
+    world = world_file(folder, dialog.database)
+    with environment.session(world) as session:
         assert session.get(orders, "A1").status == "cancelled"
-        assert environment.digest(session) == dialog.digest != original
+    assert worlds.digest(worlds.changes(world, event), event) == dialog.digest != worlds.root_digest(event)
 
 
 def test_a_failing_tool_answers_the_chatbot_with_the_error(tmp_path, run_folder, script):

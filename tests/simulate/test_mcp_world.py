@@ -15,6 +15,7 @@ from examples.chatbots.server import completion_body
 from intellagent.chatbots import DialogWorld
 from intellagent.chatbots.mcp_world import WorldServer
 from intellagent.environment import load_environment
+from tests.conftest import world_file
 
 
 async def client_calls(url: str, *calls: tuple[str, dict]) -> tuple[list, list]:
@@ -85,7 +86,7 @@ def test_an_openai_endpoint_acts_on_the_dialogs_world_and_its_calls_are_recorded
         ("cancel_order", {"order_id": "A1"}, False)
     ]
     environment = load_environment(config.environment)
-    with environment.session(folder / "dialogs/S001.sqlite") as session:
+    with environment.session(world_file(folder, "dialogs/S001.delta.json")) as session:
         assert session.get(environment.table("orders"), "A1").status == "cancelled"
 
     # Played again (another run, another port): the recorded reply is found, as the address is not in its key.

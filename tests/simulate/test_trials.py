@@ -22,11 +22,12 @@ def test_each_event_gets_k_dialogs_with_their_own_ids_databases_and_user_seeds(t
 
     played = dialogs(folder)
     assert [(d.id, d.event, d.trial, d.database) for d in played] == [
-        ("S001", "S001", 1, "dialogs/S001.sqlite"),
-        ("S001-t2", "S001", 2, "dialogs/S001-t2.sqlite"),
-        ("S001-t3", "S001", 3, "dialogs/S001-t3.sqlite"),
+        ("S001", "S001", 1, "dialogs/S001.delta.json"),
+        ("S001-t2", "S001", 2, "dialogs/S001-t2.delta.json"),
+        ("S001-t3", "S001", 3, "dialogs/S001-t3.delta.json"),
     ]
     assert all((folder / d.database).is_file() for d in played)
+    assert not list(folder.glob("dialogs/*.sqlite"))  # the complete databases are gone once the changes are stored
     first_turns = [r.body for r in script.calls(role="user") if "Customer (you)" not in r.last]
     assert sorted(body["seed"] for body in first_turns) == sorted(dialog_seed(42, d.id) for d in played)
     assert len({body["seed"] for body in first_turns}) == 3

@@ -1,0 +1,213 @@
+"""Worlds stored by difference: a world is a complete SQLite file, or a delta over another world.
+
+An event's world is the run's background plus the few rows its scenario needs, and a dialog's is its
+event's plus what the chatbot wrote; kept as complete files they cost the whole world each (700 KB on a
+world of 7,000 rows), for a few KB of rows of their own. So each is stored as a delta, `<id>.delta.json`: the world
+it stands on (its base, a path relative to the delta's own folder, which may be another delta) and, per
+table, the rows it adds or changes and the keys of the rows it removes. `materialize` makes the complete
+database again, in milliseconds, wherever one is needed: the chatbot's tools, the checks, or `sqlite3`
+(`python run.py --world PATH`).
+
+A delta holds values as SQLite stores them, so reading and rebuilding a world need none of the domain's
+classes and give back every value exactly. A world's delta is found by SQLite itself, as a set
+difference against its base attached to the same connection; Python handles the changed rows only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, column, delete, insert, inspect, select, table
+from sqlalchemy.sql.expression import TableClause
+
+from intellagent.environment.database import connect
+
+DELTA_SUFFIX = ".delta.json"
+
+SIDE_FILES = ("-journal", "-wal", "-shm")
+"""SQLite's side files: an attempt interrupted mid-write may leave them next to a database."""
+
+
+@dataclass(frozen=True)
+class TableChanges:
+    """What a world changes in one table over its base; values as SQLite stores them.
+
+    Attributes:
+        columns: the table's columns, in order.
+        key: the primary-key columns (every column, for a table without a primary key).
+        rows: the rows the world has and its base has not, as they are (added or changed), in key order.
+        removed: the keys of the base's rows the world has no row for, in key order.
+    """
+
+    columns: list[str]
+    key: list[str]
+    rows: list[list[Any]]
+    removed: list[list[Any]]
+
+
+Changes = dict[str, TableChanges]
+"""The changed tables of a world, by name; a table with no change is left out."""
+
+
+def is_delta(path: Path) -> bool:
+    """Whether `path` names a delta rather than a complete database."""
+    return path.name.endswith(DELTA_SUFFIX)
+
+
+def changes(world: Path, base: Path) -> Changes:
+    """What the complete database `world` adds, changes and removes over the complete database `base`.
+
+    Raises:
+        ValueError: a table of `world` is missing from `base`.
+    """
+    found: Changes = {}
+    with connect(world) as connection:
+        connection.exec_driver_sql("ATTACH DATABASE ? AS base", (str(base),))
+        missing = set(_table_names(connection)) - set(inspect(connection).get_table_names(schema="base"))
+        if missing:
+            raise ValueError(f"{base} has no table {', '.join(sorted(missing))}: it is not the base of {world}")
+        for name in _table_names(connection):
+            columns, key = _shape(connection, name)
+            here, there = _table(name, columns), _table(name, columns, schema="base")
+            order = [column(name) for name in key]
+            rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()
+            gone = connection.execute(
+                select(*(there.c[k] for k in key)).except_(select(*(here.c[k] for k in key))).order_by(*order)
+            ).all()
+            if rows or gone:
+                found[name] = TableChanges(columns, key, [_jsonable(row) for row in rows],
+                                           [_jsonable(row) for row in gone])
+    return found
+
+
+def save_delta(path: Path, *, base: Path, found: Changes) -> None:
+    """Write the delta file `path`: `found` over the world at `base` (a complete database or a delta)."""
+    document = {
+        "base": Path(os.path.relpath(Path(base).resolve(), path.parent.resolve())).as_posix(),
+        "tables": {name: vars(changed) for name, changed in found.items()},
+    }
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+def base_of(delta: Path) -> Path:
+    """The world a delta file stands on."""
+    return _base(delta, _read(delta))
+
+
+def root(world: Path) -> Path:
+    """The complete database a world is built on: itself, or the end of its chain of bases."""
+    while is_delta(world):
+        world = base_of(world)
+    return world
+
+
+def materialize(world: Path, target: Path) -> None:
+    """Write at `target` the complete database `world` stands for (a copy, if it is complete already),
+    replacing whatever an earlier attempt left there.
+
+    Raises:
+        FileNotFoundError: `world`, or a world it stands on, is missing.
+    """
+    deltas = []
+    while is_delta(world):
+        deltas.append(_read(world))
+        world = _base(world, deltas[-1])
+    if not world.is_file():
+        raise FileNotFoundError(f"the database {world} is missing; run the stage that made it again")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", *SIDE_FILES):
+        target.with_name(target.name + suffix).unlink(missing_ok=True)
+    shutil.copyfile(world, target)
+    for delta in reversed(deltas):
+        _apply(delta["tables"], target)
+
+
+def digest(found: Changes, base: Path) -> str:
+    """The sha256 hex digest of the world that `found` (its changes) makes of the complete database `base`:
+    worlds with equal rows on one base have equal digests, and it costs their changed rows only."""
+    if not found:
+        return root_digest(base)
+    return _sha256({"over": root_digest(base), "tables": {name: vars(changed) for name, changed in found.items()}})
+
+
+def root_digest(path: Path) -> str:
+    """The sha256 hex digest of a complete database's rows, read once per version of the file."""
+    stat = path.stat()
+    return _root_digest(path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _root_digest(path: Path, version: int, size: int) -> str:
+    with connect(path) as connection:
+        document = {}
+        for name in _table_names(connection):
+            columns, key = _shape(connection, name)
+            query = select(*_table(name, columns).c).order_by(*(column(k) for k in key))
+            document[name] = [_jsonable(row) for row in connection.execute(query)]
+    return _sha256(document)
+
+
+def _apply(tables: dict[str, dict[str, Any]], target: Path) -> None:
+    """Bring the complete database `target` from a delta's base to the delta's world."""
+    with connect(target) as connection, connection.begin():
+        for name, changed in tables.items():
+            shown = _table(name, changed["columns"])
+            key = changed["key"]
+            rows = [dict(zip(changed["columns"], _stored(row), strict=True)) for row in changed["rows"]]
+            keys = [dict(zip(key, _stored(values), strict=True)) for values in changed["removed"]]
+            keys += [{k: row[k] for k in key} for row in rows]  # a changed row is replaced whole
+            if keys:
+                match = and_(*(shown.c[k] == bindparam(f"key_{i}") for i, k in enumerate(key)))
+                connection.execute(delete(shown).where(match),
+                                   [{f"key_{i}": values[k] for i, k in enumerate(key)} for values in keys])
+            if rows:
+                connection.execute(insert(shown), rows)
+
+
+def _base(delta: Path, document: dict[str, Any]) -> Path:
+    return Path(os.path.normpath(delta.parent / document["base"]))
+
+
+def _table_names(connection: Connection) -> list[str]:
+    return sorted(inspect(connection).get_table_names())
+
+
+def _shape(connection: Connection, name: str) -> tuple[list[str], list[str]]:
+    """A table's columns and its primary key (every column, when it has none)."""
+    inspector = inspect(connection)
+    columns = [described["name"] for described in inspector.get_columns(name)]
+    return columns, inspector.get_pk_constraint(name)["constrained_columns"] or columns
+
+
+def _table(name: str, columns: list[str], *, schema: str | None = None) -> TableClause:
+    """A table by name alone: its values are read and written as SQLite holds them, with no type's processing."""
+    return table(name, *(column(c) for c in columns), schema=schema)
+
+
+def _jsonable(values: Any) -> list[Any]:
+    return [{"blob": value.hex()} if isinstance(value, bytes) else value for value in values]
+
+
+def _stored(values: list[Any]) -> Iterator[Any]:
+    return (bytes.fromhex(value["blob"]) if isinstance(value, dict) else value for value in values)
+
+
+def _read(delta: Path) -> dict[str, Any]:
+    if not delta.is_file():
+        raise FileNotFoundError(f"the world {delta} is missing; run the stage that made it again")
+    return json.loads(delta.read_text(encoding="utf-8"))
+
+
+def _sha256(document: object) -> str:
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
