@@ -14,7 +14,7 @@ from sqlmodel import Session, SQLModel
 from intellagent.checks.check import Check
 from intellagent.environment import database
 from intellagent.environment.tools import Tool
-from intellagent.environment.validators import Validator, broken_rules, row_problems
+from intellagent.environment.validators import ReferenceIndex, Validator, broken_rules, row_problems
 from intellagent.imports import error_line
 from intellagent.tau.domain import TauDomain
 
@@ -113,6 +113,8 @@ class Environment:
             besides: a dump (see `dump`) of rows known to be valid, such as the background world's:
                 a row equal to one of them is not checked again, so checking an event costs its own rows.
         """
+        # Nothing changes while the rows are checked: a whole world's references are looked up in sets.
+        references = ReferenceIndex(session) if besides is None else None
         try:
             for table in self.tables:
                 key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
@@ -120,7 +122,7 @@ class Environment:
                 known = {_canonical(row) for row in (besides or {}).get(table.__tablename__, [])}
                 for row in self._unknown_rows(session, table, known):
                     with session.no_autoflush:
-                        problems = broken_rules(row, session, checks)
+                        problems = broken_rules(row, session, checks, references=references)
                     for rule, message in problems:
                         shown = ", ".join(repr(getattr(row, column.name)) for column in key)
                         yield f"{table.__tablename__} row ({shown}) breaks {rule}: {message}"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
-from sqlalchemy import and_, select
+from pydantic import BaseModel, ValidationError, create_model
+from sqlalchemy import ForeignKeyConstraint, and_, select
 from sqlmodel import Session, SQLModel
 
 from intellagent.errors import UsageError
@@ -70,15 +71,37 @@ def row_problems(row: SQLModel, session: Session, validators: Sequence[Validator
     return [message for _, message in broken_rules(row, session, validators)]
 
 
-def broken_rules(row: SQLModel, session: Session, validators: Sequence[Validator]) -> list[tuple[str, str]]:
+class ReferenceIndex:
+    """The keys a foreign key may name, read once per constraint, for checking many rows of an unchanging
+    world: a query per row cost about 2 s on a world of 7,000 rows."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._keys: dict[ForeignKeyConstraint, set[tuple[Any, ...]]] = {}
+
+    def names_a_row(self, constraint: ForeignKeyConstraint, values: tuple[Any, ...]) -> bool:
+        """Whether a row of the constraint's target table has these values in the referenced columns."""
+        if constraint not in self._keys:
+            columns = [element.column for element in constraint.elements]
+            self._keys[constraint] = {tuple(key) for key in self.session.execute(select(*columns))}
+        return values in self._keys[constraint]
+
+
+def broken_rules(
+    row: SQLModel, session: Session, validators: Sequence[Validator], *, references: ReferenceIndex | None = None
+) -> list[tuple[str, str]]:
     """(rule, message) for every rule `row` breaks: `types`, `foreign keys`, or a validator's name.
 
     Domain validators only run on a well-typed row, since they may rely on the types.
+
+    Args:
+        references: where to look up the rows a foreign key names, when the world does not change while
+            its rows are checked; without it, each reference is a query.
     """
     types = _type_problems(row)
     if types:
         return [("types", message) for message in types]
-    problems = [("foreign keys", message) for message in _foreign_key_problems(row, session)]
+    problems = [("foreign keys", message) for message in _foreign_key_problems(row, session, references)]
     for check in validators:
         try:
             check(row, session)
@@ -94,7 +117,7 @@ def _type_problems(row: SQLModel) -> list[str]:
     # Table models skip validation when built directly, so the row is re-validated from its values.
     values = {name: getattr(row, name) for name in model.model_fields}
     try:
-        model.model_validate(values)
+        _values_model(model).model_validate(values)
     except ValidationError as exc:
         return [
             f"{model.__tablename__}.{'.'.join(str(part) for part in error['loc'])}: {error['msg']} "
@@ -104,7 +127,19 @@ def _type_problems(row: SQLModel) -> list[str]:
     return []
 
 
-def _foreign_key_problems(row: SQLModel, session: Session) -> list[str]:
+@cache
+def _values_model(model: type[SQLModel]) -> type[BaseModel]:
+    """What validates a table's values: a plain model of its fields, as validating the table model itself
+    builds an ORM object (25 times slower); the table model when it has validators of its own."""
+    decorators = model.__pydantic_decorators__
+    own = ("validators", "field_validators", "root_validators", "model_validators")
+    if any(getattr(decorators, kind) for kind in own):
+        return model
+    fields: dict[str, Any] = {name: (field.annotation, field) for name, field in model.model_fields.items()}
+    return create_model(f"{model.__name__}Values", **fields)
+
+
+def _foreign_key_problems(row: SQLModel, session: Session, references: ReferenceIndex | None) -> list[str]:
     problems = []
     table = row.__table__  # type: ignore[attr-defined]
     for constraint in sorted(table.foreign_key_constraints, key=lambda c: [col.name for col in c.columns]):
@@ -112,12 +147,15 @@ def _foreign_key_problems(row: SQLModel, session: Session) -> list[str]:
         if any(value is None for value in values.values()):
             continue  # a nullable reference left empty refers to nothing
         target = constraint.elements[0].column.table
-        query = select(1).select_from(target).where(
-            and_(*(element.column == values[element.parent.name] for element in constraint.elements))
-        )
-        with session.no_autoflush:
-            found = session.execute(query.limit(1)).first()
-        if found is None:
+        if references is not None:
+            found = references.names_a_row(constraint, tuple(values.values()))
+        else:
+            query = select(1).select_from(target).where(
+                and_(*(element.column == values[element.parent.name] for element in constraint.elements))
+            )
+            with session.no_autoflush:
+                found = session.execute(query.limit(1)).first() is not None
+        if not found:
             shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
             problems.append(f"{table.name}: {shown} matches no row of {target.name}; refer to an existing one")
     return problems

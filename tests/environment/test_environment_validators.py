@@ -99,3 +99,55 @@ def test_checking_an_event_besides_its_background_loads_and_checks_only_the_rows
             event.remove(table, "load", listener)
     assert [p.split(" breaks ")[0] for p in problems] == [f"books row ('{kept}')", "loans row ('999', 'ann')"]
     assert len(loaded) == 2  # the other rows were compared as plain rows, never made objects
+
+
+def test_checking_a_whole_world_finds_every_dangling_reference_with_one_query_per_reference(
+    library: Environment, tmp_path: Path
+) -> None:
+    from sqlalchemy import event
+
+    world = tmp_path / "world.sqlite"
+    library.create_database(world, seed=4)
+    loans = library.table("loans")
+    with library.session(world) as session:
+        isbn = library.dump(session)["books"][0]["isbn"]
+        session.add_all([loans(isbn=isbn, member=f"m{n}", due="2025-01-01") for n in range(20)])
+        session.add_all([loans(isbn="999", member="ann", due="2025-01-01"),
+                         loans(isbn="998", member="bo", due="2025-01-01")])
+    statements: list[str] = []
+
+    def count(connection, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    with library.session(world) as session:
+        event.listen(session.connection(), "before_cursor_execute", count)
+        try:
+            problems = list(library.broken_rows(session))
+        finally:
+            event.remove(session.connection(), "before_cursor_execute", count)
+    assert problems == [
+        f"loans row ('{isbn}', '{member}') breaks foreign keys: loans: isbn='{isbn}' matches no row of books; "
+        "refer to an existing one" for isbn, member in (("998", "bo"), ("999", "ann"))
+    ]
+    assert len(statements) == 3  # the books, the loans, and once the keys the loans may name (not once per loan)
+
+
+def test_a_tables_own_field_validator_still_judges_its_types(shelf: Path) -> None:
+    from pydantic import field_validator
+
+    class Shout(SQLModel, table=True):
+        __tablename__ = "shouts"
+        id: int = Field(primary_key=True)
+        text: str
+
+        @field_validator("text")
+        @classmethod
+        def loud(cls, value: str) -> str:
+            if value != value.upper():
+                raise ValueError("must be in capitals")
+            return value
+
+    with Session() as session:
+        assert row_problems(Shout(id=1, text="HEY"), session, []) == []
+        assert row_problems(Shout(id=2, text="hey"), session, []) == [
+            "shouts.text: Value error, must be in capitals (got 'hey')"]
