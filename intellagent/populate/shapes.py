@@ -71,7 +71,10 @@ class DateShape:
 
 def date_shape(values: Sequence[Any], form: str) -> DateShape | None:
     """The shape of values written in `form`: their days, their hours of the day and the step between them."""
-    moments = [datetime.strptime(value, form) for value in values if isinstance(value, str) and _parses(value, form)]
+    # Each distinct value parsed once: a background world repeats a few dates thousands of times, and the
+    # shape (extremes, step) is the same over the distinct values.
+    distinct = {value for value in values if isinstance(value, str)}
+    moments = [moment for value in distinct if (moment := _parsed(value, form)) is not None]
     if not moments:
         return None
     seconds = [moment.hour * 3600 + moment.minute * 60 + moment.second for moment in moments]
@@ -181,8 +184,11 @@ def _strftime(token: str) -> str:
 
 
 def _parses(value: str, form: str) -> bool:
+    return _parsed(value, form) is not None
+
+
+def _parsed(value: str, form: str) -> datetime | None:
     try:
-        datetime.strptime(value, form)
+        return datetime.strptime(value, form)
     except ValueError:
-        return False
-    return True
+        return None
