@@ -11,7 +11,8 @@ scenarios it prints:
   (the process's CPU time over the LLM calls sent; nearly all of it is the framework's);
 - at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
   efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling;
-- the peak resident memory of the process, and the bytes on disk per event and per dialog.
+- the peak resident memory of the process, and the bytes on disk: the background world, then per event and
+  per dialog.
 
     python benchmarks/scale.py                                  # 16 scenarios; 1, 4 and 16 workers
     python benchmarks/scale.py --scenarios 16 200 --workers 1 4 16 64 --latency 0.2
@@ -103,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
             made, held = info.stages["populate"].items, info.stages["simulate"].items
             print(f"{size} scenarios asked, {made} events, {held} dialogs; at 0 s latency, 1 worker: {wall:.1f} s, "
                   f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * cpu / max(calls, 1):.1f} ms CPU per call")
-            print(f"  disk: {folder_bytes(folder / 'events') / max(made, 1) / 1e3:.0f} KB per event, "
-                  f"{folder_bytes(folder / 'dialogs') / max(held, 1) / 1e3:.0f} KB per dialog")
+            background = (folder / "events" / "_background.sqlite").stat().st_size
+            print(f"  disk: the background world {background / 1e3:.0f} KB once, then "
+                  f"{(folder_bytes(folder / 'events') - background) / max(made, 1) / 1e3:.1f} KB per event and "
+                  f"{folder_bytes(folder / 'dialogs') / max(held, 1) / 1e3:.1f} KB per dialog")
             times = {}
             for workers in args.workers:
                 times[workers] = run(described, workers, args.latency, root / f"w{workers}-{size}")[1]
