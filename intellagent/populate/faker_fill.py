@@ -26,6 +26,7 @@ that columns which go together (a card's brand and its source) stay consistent.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -249,8 +250,7 @@ class ValueFiller:
         dates = self.world.date_shape(column)
         if dates is not None:
             return dates.draw(rng)
-        numbers = [v for source in self.world.sources(column) for v in self.world.values(source)
-                   if isinstance(v, int | float) and not isinstance(v, bool)]
+        numbers = self.world.numbers(column)
         if column.kind in ("integer", "number") and numbers:
             if column.kind == "integer" or all(isinstance(v, int) for v in numbers):
                 return rng.randint(int(min(numbers)), int(max(numbers)))
@@ -283,12 +283,15 @@ class ValueFiller:
             name: value for name, value in values.items()
             if name in table.columns and not table.columns[name].key and table.columns[name].references is None
         }
-        scores = [sum(row.get(name) == value for name, value in fixed.items()) for row in rows]
-        best = max(scores)
+        scores = Counter(position for name, value in fixed.items()
+                         for position in self.world.positions(table.name, name, value))
         # A row named by the key of an existing row, and agreeing with it, is that row: keep its values.
         if all(name in values for name in table.key):
-            same = [row for row, score in zip(rows, scores, strict=True)
-                    if score == len(fixed) and table.key_of(row) == table.key_of(values)]
+            same = [row for row in self.world.matching(table.name, {name: values[name] for name in table.key})
+                    if all(row.get(name) == value for name, value in fixed.items())]
             if same:
                 return same[0]
-        return rng.choice([row for row, score in zip(rows, scores, strict=True) if score == best])
+        best = max(scores.values(), default=0)
+        if best == 0:
+            return rng.choice(rows)
+        return rows[rng.choice(sorted(position for position, score in scores.items() if score == best))]

@@ -37,6 +37,9 @@ class BackgroundWorld:
     def __init__(self, tables: Tables, rows: dict[str, list[dict[str, Any]]]) -> None:
         self.tables = tables
         self._rows = rows
+        self._values: dict[Column, list[Any]] = {}
+        self._numbers: dict[Column, list[int | float]] = {}
+        self._positions: dict[tuple[str, str], dict[Any, list[int]]] = {}
         self._choices: dict[Column, list[Any]] = {}
         self._dates: dict[Column, DateShape | None] = {}
         self._referred: dict[tuple[str, ForeignKey], set[tuple[Any, ...]]] = {}
@@ -58,12 +61,44 @@ class BackgroundWorld:
         return self._rows.get(table, [])
 
     def values(self, column: Column) -> list[Any]:
-        """The non-empty values of a column."""
-        return [row[column.name] for row in self.rows(column.table) if row.get(column.name) is not None]
+        """The non-empty values of a column (read once; the list is shared, not to be changed)."""
+        if column not in self._values:
+            self._values[column] = [row[column.name] for row in self.rows(column.table)
+                                    if row.get(column.name) is not None]
+        return self._values[column]
+
+    def numbers(self, column: Column) -> list[int | float]:
+        """The numbers in a column, then in the columns named like it (see `sources`); read once."""
+        if column not in self._numbers:
+            self._numbers[column] = [value for source in self.sources(column) for value in self.values(source)
+                                     if isinstance(value, int | float) and not isinstance(value, bool)]
+        return self._numbers[column]
+
+    def positions(self, table: str, column: str, value: Any) -> list[int]:
+        """Where in `rows(table)` the rows whose `column` equals `value` are, in order.
+
+        Every event looks rows up by value; indexed once per column, a lookup costs the rows it finds,
+        not the world's (a scan of a table of thousands of rows per lookup was most of an event's CPU).
+        """
+        if (table, column) not in self._positions:
+            index: dict[Any, list[int]] = {}
+            for position, row in enumerate(self.rows(table)):
+                found = row.get(column)
+                if _hashable(found):
+                    index.setdefault(found, []).append(position)
+            self._positions[(table, column)] = index
+        if not _hashable(value):
+            return [position for position, row in enumerate(self.rows(table)) if row.get(column) == value]
+        return self._positions[(table, column)].get(value, [])
 
     def matching(self, table: str, match: dict[str, Any]) -> list[dict[str, Any]]:
         """The rows of `table` whose values equal `match` on every given column."""
-        return [row for row in self.rows(table) if all(row.get(k) == v for k, v in match.items())]
+        rows = self.rows(table)
+        if not match:
+            return list(rows)
+        first, *others = match
+        found = (rows[position] for position in self.positions(table, first, match[first]))
+        return [row for row in found if all(row.get(k) == match[k] for k in others)]
 
     @cached_property
     def moment_span(self) -> tuple[datetime, datetime] | None:
@@ -128,6 +163,10 @@ class BackgroundWorld:
             if other.name != column.name
             and (other.name.startswith(column.name + "_") or other.name.endswith("_" + column.name))
         )
+
+
+def _hashable(value: Any) -> bool:
+    return not isinstance(value, dict | list)  # the only unhashable values a JSON-ready row holds
 
 
 def _categorical(values: list[Any]) -> list[Any]:

@@ -85,3 +85,22 @@ def test_a_rejected_row_with_no_model_value_left_is_left_out_with_the_rows_that_
                       "clinic_referrals_1: row left out (a row it refers to was left out)",
                       "clinic_appointments_1: row left out (a row it refers to was left out)"]
     assert plan.rows == []
+
+
+def test_rows_looked_up_by_value_are_those_a_scan_finds_in_the_same_order(clinic) -> None:
+    _, tables, world, _ = clinic
+    for table in tables:
+        rows = world.rows(table.name)
+        for name in table.columns:
+            for value in {repr(row.get(name)): row.get(name) for row in rows[:40]}.values():
+                scanned = [row for row in rows if row.get(name) == value]
+                assert world.matching(table.name, {name: value}) == scanned, (table.name, name, value)
+        if len(table.columns) > 1 and rows:
+            first, second = list(table.columns)[:2]
+            match = {first: rows[-1][first], second: rows[-1][second]}
+            assert world.matching(table.name, match) == [r for r in rows if r[first] == match[first]
+                                                         and r[second] == match[second]]
+    structured = BackgroundWorld(tables, {"clinic_patients": [{"patient_id": "a", "plan": ["x"]},
+                                                             {"patient_id": "b", "plan": ["y"]}]})
+    assert structured.matching("clinic_patients", {"plan": ["y"]}) == [{"patient_id": "b", "plan": ["y"]}]
+    assert structured.matching("clinic_patients", {"plan": "nothing"}) == []
