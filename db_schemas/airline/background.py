@@ -8,9 +8,10 @@ Scenario data is added on top of this world, so that searches find real flights 
 
 import random
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from faker import Faker
-from sqlmodel import Session
+from sqlmodel import Session, insert
 
 from .schema import AIRPORTS, NOW, Flight, FlightDate, PaymentMethod, SavedPassenger, User
 
@@ -21,6 +22,8 @@ CONNECTED_PAIRS = 70
 """Airport pairs served both ways (of the 190 possible), so most trips need at most one stop."""
 
 _NOW = datetime.fromisoformat(NOW)
+_NO_DATE = dict.fromkeys(FlightDate.model_fields)
+"""A flight date with every column empty, each date's row filled in from it."""
 
 
 def generate(session: Session, seed: int) -> None:
@@ -30,7 +33,8 @@ def generate(session: Session, seed: int) -> None:
     fake.seed_instance(seed)
     flights = _network(rng)
     session.add_all(flights)
-    session.add_all(day for flight in flights for day in _dates(rng, flight))
+    # Thousands of dates, inserted as plain rows: an ORM object apiece took most of the world's build time.
+    session.execute(insert(FlightDate), [day for flight in flights for day in _dates(rng, flight)])
     user_ids: set[str] = set()
     while len(user_ids) < USERS:
         user = _user(rng, fake)
@@ -64,14 +68,14 @@ def _network(rng: random.Random) -> list[Flight]:
     return flights
 
 
-def _dates(rng: random.Random, flight: Flight) -> list[FlightDate]:
+def _dates(rng: random.Random, flight: Flight) -> list[dict[str, Any]]:
     departure = _duration(flight.scheduled_departure_time_est)
     duration = _duration(flight.scheduled_arrival_time_est) - departure
     base_price = 40 + duration.seconds // 180 + rng.randint(0, 40)
     days = []
     for offset in range(DAYS):
         day = FIRST_DAY + timedelta(days=offset)
-        record = FlightDate(flight_number=flight.flight_number, date=day.isoformat(), status="available")
+        record = {**_NO_DATE, "flight_number": flight.flight_number, "date": day.isoformat(), "status": "available"}
         leaves = datetime.combine(day, datetime.min.time()) + departure
         if day > _NOW.date():
             _open_for_booking(rng, record, base_price)
@@ -83,42 +87,42 @@ def _dates(rng: random.Random, flight: Flight) -> list[FlightDate]:
     return days
 
 
-def _flown(rng: random.Random, record: FlightDate, leaves: datetime, duration: timedelta) -> None:
+def _flown(rng: random.Random, record: dict[str, Any], leaves: datetime, duration: timedelta) -> None:
     """A past date: most flights landed, a little late or early; a few were cancelled."""
     if rng.random() < 0.07:
-        record.status = "cancelled"
+        record["status"] = "cancelled"
         return
     late = timedelta(minutes=rng.randint(-10, 40))
-    record.status = "landed"
-    record.actual_departure_time_est = _moment(leaves + late)
-    record.actual_arrival_time_est = _moment(leaves + late + duration)
+    record["status"] = "landed"
+    record["actual_departure_time_est"] = _moment(leaves + late)
+    record["actual_arrival_time_est"] = _moment(leaves + late + duration)
 
 
-def _today(rng: random.Random, record: FlightDate, leaves: datetime, duration: timedelta) -> None:
+def _today(rng: random.Random, record: dict[str, Any], leaves: datetime, duration: timedelta) -> None:
     """Today: landed, in the air, or yet to leave (on time or delayed), by the policy's clock."""
     if leaves + duration <= _NOW:
-        record.status = "landed"
-        record.actual_departure_time_est = _moment(leaves)
-        record.actual_arrival_time_est = _moment(leaves + duration)
+        record["status"] = "landed"
+        record["actual_departure_time_est"] = _moment(leaves)
+        record["actual_arrival_time_est"] = _moment(leaves + duration)
     elif leaves <= _NOW:
-        record.status = "flying"
-        record.actual_departure_time_est = _moment(leaves)
-        record.estimated_arrival_time_est = _moment(leaves + duration)
+        record["status"] = "flying"
+        record["actual_departure_time_est"] = _moment(leaves)
+        record["estimated_arrival_time_est"] = _moment(leaves + duration)
     else:
         late = timedelta(minutes=rng.randrange(30, 181, 15)) if rng.random() < 0.25 else timedelta(0)
-        record.status = "delayed" if late else "on time"
-        record.estimated_departure_time_est = _moment(leaves + late)
-        record.estimated_arrival_time_est = _moment(leaves + late + duration)
+        record["status"] = "delayed" if late else "on time"
+        record["estimated_departure_time_est"] = _moment(leaves + late)
+        record["estimated_arrival_time_est"] = _moment(leaves + late + duration)
 
 
-def _open_for_booking(rng: random.Random, record: FlightDate, base_price: int) -> None:
+def _open_for_booking(rng: random.Random, record: dict[str, Any], base_price: int) -> None:
     """Free seats and prices per cabin; economy costs more than basic economy, business far more."""
     basic = base_price + rng.randint(-15, 15)
     economy = round(basic * rng.uniform(1.2, 2.0))
     prices = {"basic_economy": basic, "economy": economy, "business": round(economy * rng.uniform(2.0, 4.0))}
     for cabin, price in prices.items():
-        setattr(record, f"seats_{cabin}", rng.randint(0, 20))
-        setattr(record, f"price_{cabin}", price)
+        record[f"seats_{cabin}"] = rng.randint(0, 20)
+        record[f"price_{cabin}"] = price
 
 
 def _user(rng: random.Random, fake: Faker) -> User:
