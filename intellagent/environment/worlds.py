@@ -71,11 +71,11 @@ def changes(world: Path, base: Path) -> Changes:
     found: Changes = {}
     with connect(world) as connection:
         connection.exec_driver_sql("ATTACH DATABASE ? AS base", (str(base),))
-        missing = set(_table_names(connection)) - set(inspect(connection).get_table_names(schema="base"))
+        shapes = _shapes(connection)
+        missing = set(shapes) - set(_shapes(connection, "base"))
         if missing:
             raise ValueError(f"{base} has no table {', '.join(sorted(missing))}: it is not the base of {world}")
-        for name in _table_names(connection):
-            columns, key = _shape(connection, name)
+        for name, (columns, key) in shapes.items():
             here, there = _table(name, columns), _table(name, columns, schema="base")
             order = [column(name) for name in key]
             rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()
@@ -150,8 +150,7 @@ def root_digest(path: Path) -> str:
 def _root_digest(path: Path, version: int, size: int) -> str:
     with connect(path) as connection:
         document = {}
-        for name in _table_names(connection):
-            columns, key = _shape(connection, name)
+        for name, (columns, key) in _shapes(connection).items():
             query = select(*_table(name, columns).c).order_by(*(column(k) for k in key))
             document[name] = [_jsonable(row) for row in connection.execute(query)]
     return _sha256(document)
@@ -178,15 +177,28 @@ def _base(delta: Path, document: dict[str, Any]) -> Path:
     return Path(os.path.normpath(delta.parent / document["base"]))
 
 
-def _table_names(connection: Connection) -> list[str]:
-    return sorted(inspect(connection).get_table_names())
+def _shapes(connection: Connection, schema: str | None = None) -> dict[str, tuple[list[str], list[str]]]:
+    """Every table's columns and primary key (every column, when it has none), by name; reflected once per
+    schema seen, as reflecting took most of the time of finding a small world's changes."""
+    master = table("sqlite_master", column("type"), column("name"), column("sql"), schema=schema)
+    described = tuple(tuple(row) for row in connection.execute(
+        select(master.c.name, master.c.sql).where(master.c.type == "table", ~master.c.name.startswith("sqlite_"))
+        .order_by(master.c.name)
+    ))
+    if described not in _KNOWN_SHAPES:
+        inspector = inspect(connection)
+        shapes = {}
+        for name, _ in described:
+            columns = [found["name"] for found in inspector.get_columns(name, schema=schema)]
+            shapes[name] = (columns, inspector.get_pk_constraint(name, schema=schema)["constrained_columns"] or columns)
+        if len(_KNOWN_SHAPES) >= MAX_KNOWN_SCHEMAS:
+            _KNOWN_SHAPES.clear()
+        _KNOWN_SHAPES[described] = shapes
+    return _KNOWN_SHAPES[described]
 
 
-def _shape(connection: Connection, name: str) -> tuple[list[str], list[str]]:
-    """A table's columns and its primary key (every column, when it has none)."""
-    inspector = inspect(connection)
-    columns = [described["name"] for described in inspector.get_columns(name)]
-    return columns, inspector.get_pk_constraint(name)["constrained_columns"] or columns
+MAX_KNOWN_SCHEMAS = 16
+_KNOWN_SHAPES: dict[tuple[tuple[str, str], ...], dict[str, tuple[list[str], list[str]]]] = {}
 
 
 def _table(name: str, columns: list[str], *, schema: str | None = None) -> TableClause:

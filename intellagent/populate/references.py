@@ -110,9 +110,14 @@ def _preferred(
     optional: bool,
 ) -> list[dict[str, Any]]:
     """The candidates an open reference should choose from, best first (see the module's docstring)."""
-    target = world.tables[fk.target]
-    agreeing = [row for row in candidates if _agrees(row, target, table, values)]
-    own = [row for row in agreeing if _is_planned(row, planned)]
+    required = _agreement(world.tables[fk.target], table, values)
+    if required is None:
+        agreeing = []
+    else:
+        agreeing = [row for row in candidates if all(row.get(c) == v for c, v in required.items())] if required \
+            else candidates
+    planned_rows = {id(row) for _, row in planned}
+    own = [row for row in agreeing if id(row) in planned_rows]
     if optional or own:
         return own
     referred = world.referred(table.name, fk)
@@ -120,16 +125,21 @@ def _preferred(
     return learnt or agreeing or candidates
 
 
-def _agrees(candidate: dict[str, Any], target: TableInfo, table: TableInfo, values: dict[str, Any]) -> bool:
-    """Whether a candidate's references agree with the row's references to the same tables."""
+def _agreement(target: TableInfo, table: TableInfo, values: dict[str, Any]) -> dict[str, Any] | None:
+    """The values a candidate row of `target` must hold for its references to agree with the row's references
+    to the same tables (None: no row can, as two of them name different rows through one column)."""
+    required: dict[str, Any] = {}
     for theirs in target.foreign_keys:
         for ours in table.foreign_keys:
             if ours.target != theirs.target or ours.target_columns != theirs.target_columns:
                 continue
             mine = [values.get(column) for column in ours.columns]
-            if None not in mine and mine != [candidate.get(column) for column in theirs.columns]:
-                return False
-    return True
+            if None in mine:
+                continue
+            for column, value in zip(theirs.columns, mine, strict=True):
+                if required.setdefault(column, value) != value:
+                    return None
+    return required
 
 
 def _candidates(

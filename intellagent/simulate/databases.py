@@ -42,7 +42,7 @@ class DialogWorlds:
         start = played.with_name(f"{played_id}.start.sqlite") if worlds.is_delta(source) else source
         if start != source:
             worlds.materialize(source, start)
-        worlds.materialize(source, played)
+        worlds.materialize(start, played)  # a copy of the whole world just made
         return cls(event=source, start=start, played=played, stored=ctx.folder.path(name), name=name)
 
     def clear(self) -> None:
