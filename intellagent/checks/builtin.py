@@ -4,7 +4,7 @@ of changes and of work under way that the tool calls bear out."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from intellagent.artifacts import Finding
@@ -55,7 +55,7 @@ def writes_are_valid(trace: Trace) -> Iterator[Finding]:
     if trace.database is None or not trace.changed:  # an untouched world holds only the rows it started with
         return
     with trace.environment.session(trace.database) as session:
-        for problem in trace.environment.broken_rows(session, besides=trace.before):
+        for problem in trace.environment.broken_rows(session, besides=trace.before, tables=trace.changed_tables):
             row = problem.split(" breaks ")[0]
             yield Finding(message=f"the chatbot left a row that breaks a rule: {problem}", row=row)
 
@@ -137,7 +137,7 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
                                   "it announced never happened", turn=turn)
 
 
-def _world_codes(world: dict[str, list[dict[str, Any]]]) -> set[str]:
+def _world_codes(world: Mapping[str, list[dict[str, Any]]]) -> set[str]:
     """Every value of the world that is a code as `_CODE` reads one."""
     return {value for rows in world.values() for row in rows for value in row.values()
             if isinstance(value, str) and _CODE.fullmatch(value)}

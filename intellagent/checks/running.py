@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from intellagent.artifacts import Finding, Message
 from intellagent.checks.builtin import BUILTIN
 from intellagent.checks.check import Check
-from intellagent.checks.trace import Trace
+from intellagent.checks.trace import Trace, WorldRows
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -21,15 +20,6 @@ log = logging.getLogger("intellagent")
 def every_check(environment: Environment) -> list[Check]:
     """The framework's checks, then the domain's own."""
     return [*BUILTIN, *environment.checks]
-
-
-@lru_cache(maxsize=4)
-def _dump(environment: Environment, path: Path, version: int) -> dict[str, list[dict[str, Any]]]:
-    """An event's world as the chatbot found it, read once for all the dialogs that start from it (every
-    trial, every τ-bench task): on a large world, reading it is seconds. `version` is the file's time, so
-    a file made anew is read anew. The checks only read it."""
-    with environment.session(path) as session:
-        return environment.dump(session)
 
 
 def run_checks(
@@ -48,8 +38,9 @@ def run_checks(
         database: the dialog's database, as the chatbot left it.
         changed: False when that file is byte for byte the event's: the checks need not read it again.
     """
-    dump = _dump(environment, before, before.stat().st_mtime_ns) if before is not None else {}
-    trace = Trace(messages=messages, environment=environment, before=dump, database=database, changed=changed)
+    rows = WorldRows(environment, before) if before is not None else {}
+    trace = Trace(messages=messages, environment=environment, before=rows, database=database, changed=changed,
+                  start=before)
     names: list[str] = []
     findings: list[Finding] = []
     for check in every_check(environment):

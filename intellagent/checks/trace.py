@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Message
+from intellagent.environment import database, worlds
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -28,6 +30,29 @@ class Call:
         return f"{self.name}({json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)})"
 
 
+class WorldRows(Mapping[str, list[dict[str, Any]]]):
+    """A database's rows as a dump (table → rows, in key order), each table read when first asked for:
+    most checks read a few tables of a world of thousands of rows, or none."""
+
+    def __init__(self, environment: Environment, path: Path) -> None:
+        self.environment = environment
+        self.path = path
+        self._read: dict[str, list[dict[str, Any]]] = {}
+
+    def __getitem__(self, name: str) -> list[dict[str, Any]]:
+        if name not in self._read:
+            table = self.environment.table(name)  # KeyError for a table the domain lacks, as a dict would
+            with self.environment.session(self.path) as session:
+                self._read[name] = database.dump(session, [table])[name]
+        return self._read[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([table.__tablename__ for table in self.environment.tables])
+
+    def __len__(self) -> int:
+        return len(self.environment.tables)
+
+
 @dataclass(frozen=True)
 class Trace:
     """Everything a check may look at.
@@ -38,13 +63,15 @@ class Trace:
         before: the event's database as a dump (table → rows), what the chatbot found.
         database: the dialog's database file, what the chatbot left, if the dialog had one.
         changed: whether that file differs from the event's at all (False: nothing was written).
+        start: the event's database file, which `before` reads, if there is one.
     """
 
     messages: list[Message]
     environment: Environment
-    before: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    before: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
     database: Path | None = None
     changed: bool = True
+    start: Path | None = None
 
     @cached_property
     def calls(self) -> list[Call]:
@@ -53,12 +80,20 @@ class Trace:
                 for call in message.tool_calls]
 
     @cached_property
-    def after(self) -> dict[str, list[dict[str, Any]]]:
+    def after(self) -> Mapping[str, list[dict[str, Any]]]:
         """The dialog's database when it ended, as a dump (the event's if the dialog had none)."""
         if self.database is None:
             return self.before
-        with self.environment.session(self.database) as session:
-            return self.environment.dump(session)
+        return WorldRows(self.environment, self.database)
+
+    @cached_property
+    def changed_tables(self) -> list[str]:
+        """The tables the dialog wrote to (every table when the event's file is not known)."""
+        if self.database is None or not self.changed:
+            return []
+        if self.start is None:
+            return [table.__tablename__ for table in self.environment.tables]
+        return list(worlds.changes(self.database, self.start))
 
     def rows(self, table: str, **match: Any) -> list[dict[str, Any]]:
         """The rows of `table` before the dialog whose columns equal `match`."""

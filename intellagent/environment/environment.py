@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,7 +102,11 @@ class Environment:
         return row_problems(row, session, [v for v in self.validators if v.table is table])
 
     def broken_rows(
-        self, session: Session, *, besides: Mapping[str, list[dict[str, Any]]] | None = None
+        self,
+        session: Session,
+        *,
+        besides: Mapping[str, list[dict[str, Any]]] | None = None,
+        tables: Iterable[str] | None = None,
     ) -> Iterator[str]:
         """Every row of the database that breaks a rule, one line each: table, row key, rule and message.
 
@@ -112,11 +116,15 @@ class Environment:
             session: the database to check.
             besides: a dump (see `dump`) of rows known to be valid, such as the background world's:
                 a row equal to one of them is not checked again, so checking an event costs its own rows.
+            tables: the names of the tables to check (default: every table).
         """
         # Nothing changes while the rows are checked: a whole world's references are looked up in sets.
         references = ReferenceIndex(session) if besides is None else None
         try:
+            chosen = None if tables is None else set(tables)
             for table in self.tables:
+                if chosen is not None and table.__tablename__ not in chosen:
+                    continue
                 key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
                 checks = [v for v in self.validators if v.table is table]
                 known = {_canonical(row) for row in (besides or {}).get(table.__tablename__, [])}

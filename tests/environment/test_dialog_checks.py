@@ -183,3 +183,23 @@ def test_a_code_of_the_world_stated_without_a_source_is_found(library: Environme
     (finding,) = grounded_facts(Trace(messages=guessed, environment=library, before=world))
     assert finding.message.startswith("stated SCI,")  # USA and OK are no values of this world
     assert grounded_facts(Trace(messages=looked_up, environment=library, before=world)) == []
+
+
+def test_checks_read_only_the_tables_they_look_at_and_the_writes_only_in_the_tables_written(
+    library: Environment, shelf: Path, tmp_path: Path
+) -> None:
+    from intellagent.checks.trace import WorldRows
+
+    left = tmp_path / "left.sqlite"
+    left.write_bytes(shelf.read_bytes())
+    with sqlite3.connect(left) as connection:  # the chatbot lent a book the library does not hold
+        connection.execute("INSERT INTO loans VALUES ('999', 'ann', '2024-06-01', '0')")
+    before = WorldRows(library, shelf)
+    trace = Trace(messages=[], environment=library, before=before, database=left, start=shelf)
+
+    (finding,) = writes_are_valid(trace)
+
+    assert finding.row == "loans row ('999', 'ann')"
+    assert trace.changed_tables == ["loans"] and list(before._read) == ["loans"]  # books was never read
+    assert trace.rows("books", isbn="111") == [{"isbn": "111", "title": "Dune", "copies": 2}]
+    assert list(before._read) == ["loans", "books"] and set(before) == {"books", "loans"}
