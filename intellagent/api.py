@@ -138,7 +138,7 @@ def describe(config: ConfigSource, *, output: str | Path, **options: Any) -> Des
 
 
 def populate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
-    """Run the populate stage on the scenarios in `output`; return the events (databases in events/)."""
+    """Run the populate stage on the scenarios in `output`; return the events (their worlds in events/)."""
     _stage("populate", config, output, options)
     return _events(Path(output))
 
