@@ -371,7 +371,7 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
                 session.rollback()
                 return {"rows": assembly.rows, "rejections": rejections}
             known = user_rows(inserted)  # read before the commit expires the rows
-        found = worlds.changes(path, background)
+        found = worlds.changes(path, background, tables={row.table for row in assembly.rows})
         worlds.save_delta(shared.ctx.folder.path(shared.stored(scenario)), base=background, found=found)
     finally:
         path.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,8 +62,11 @@ def is_delta(path: Path) -> bool:
     return path.name.endswith(DELTA_SUFFIX)
 
 
-def changes(world: Path, base: Path) -> Changes:
+def changes(world: Path, base: Path, *, tables: Iterable[str] | None = None) -> Changes:
     """What the complete database `world` adds, changes and removes over the complete database `base`.
+
+    Args:
+        tables: the only tables that may differ, when the caller knows (default: every table is compared).
 
     Raises:
         ValueError: a table of `world` is missing from `base`.
@@ -76,6 +79,8 @@ def changes(world: Path, base: Path) -> Changes:
         if missing:
             raise ValueError(f"{base} has no table {', '.join(sorted(missing))}: it is not the base of {world}")
         for name, (columns, key) in shapes.items():
+            if tables is not None and name not in tables:
+                continue
             here, there = _table(name, columns), _table(name, columns, schema="base")
             order = [column(name) for name in key]
             rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()

@@ -120,8 +120,8 @@ def _preferred(
     own = [row for row in agreeing if id(row) in planned_rows]
     if optional or own:
         return own
-    referred = world.referred(table.name, fk)
-    learnt = [row for row in agreeing if tuple(row.get(column) for column in fk.target_columns) in referred]
+    referred = world.referred(table.name, fk)  # existing rows: an event's own would have been chosen above
+    learnt = [row for row in agreeing if id(row) in referred]
     return learnt or agreeing or candidates
 
 

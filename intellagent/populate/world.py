@@ -42,7 +42,7 @@ class BackgroundWorld:
         self._positions: dict[tuple[str, str], dict[Any, list[int]]] = {}
         self._choices: dict[Column, list[Any]] = {}
         self._dates: dict[Column, DateShape | None] = {}
-        self._referred: dict[tuple[str, ForeignKey], set[tuple[Any, ...]]] = {}
+        self._referred: dict[tuple[str, ForeignKey], set[int]] = {}
 
     @classmethod
     def load(cls, env: Environment, path: Path, tables: Tables) -> BackgroundWorld:
@@ -113,10 +113,13 @@ class BackgroundWorld:
                     spans.append((shape.low, shape.high))
         return (min(low for low, _ in spans), max(high for _, high in spans)) if spans else None
 
-    def referred(self, table: str, fk: ForeignKey) -> set[tuple[Any, ...]]:
-        """The keys that existing rows of `table` name through `fk`: the rows such a reference is seen to choose."""
+    def referred(self, table: str, fk: ForeignKey) -> set[int]:
+        """The rows of `fk`'s target that existing rows of `table` name through `fk` (the rows such a reference
+        is seen to choose), by identity: each reference compares thousands of candidates with them."""
         if (table, fk) not in self._referred:
-            self._referred[(table, fk)] = {tuple(row.get(c) for c in fk.columns) for row in self.rows(table)}
+            keys = {tuple(row.get(c) for c in fk.columns) for row in self.rows(table)}
+            self._referred[(table, fk)] = {id(row) for row in self.rows(fk.target)
+                                           if tuple(row.get(c) for c in fk.target_columns) in keys}
         return self._referred[(table, fk)]
 
     def choices(self, column: Column) -> list[Any]:
