@@ -41,6 +41,27 @@ def test_a_structured_request_goes_as_a_plain_one_with_its_schema_in_the_body(sc
     assert script.requests[0].body["response_format"]["json_schema"]["name"] == "Flows"
 
 
+def test_messages_and_tools_reach_the_wire_as_built_without_the_openai_library_walking_them(
+    script, make_llm, monkeypatch
+):
+    import openai.resources.chat.completions.completions as completions
+
+    walked = []
+    original = completions.async_maybe_transform
+
+    async def transform(data, expected_type):  # walks every message and tool to type them: ~2 ms a call
+        walked.append(data)
+        return await original(data, expected_type)
+
+    monkeypatch.setattr(completions, "async_maybe_transform", transform)
+    script.on(schema="Flows", reply={"flows": ["book"]})
+    assert ask(make_llm(script)).flows == ["book"]
+    (request,) = script.requests
+    assert [message["content"] for message in request.body["messages"]] == [m.content for m in ASK]
+    assert walked and all(body["messages"] == [] and not isinstance(body.get("tools"), list)
+                          and not isinstance(body.get("response_format"), dict) for body in walked)
+
+
 def test_an_answer_models_schema_is_worked_out_once_and_not_kept_past_the_model(script, make_llm):
     import gc
     import weakref
