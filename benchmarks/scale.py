@@ -10,7 +10,8 @@ scenarios it prints:
 - at 0 s latency, one worker: wall time, calls per second and framework CPU milliseconds per call
   (the process's CPU time over the LLM calls sent; nearly all of it is the framework's);
 - at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
-  efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling;
+  efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling, with the calls of the
+  longest dialog, which bound simulate's time when there are about as many workers as dialogs;
 - the peak resident memory of the process, and the bytes on disk: the background world, then per event and
   per dialog.
 
@@ -32,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import Dialog, PolicyCatalog, RunInfo, Scenario
 from intellagent.config import Config, apply_overrides, load_config
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -65,6 +66,13 @@ def describe(scenarios: int, folder: Path) -> None:
             challenge=5, description=f"Customer {failed.id} wants a booking changed and asks for compensation.",
             expected_behaviour="The agent follows the policy."))
     written.finalize()  # the last version of each id is the one kept
+
+
+def longest_dialog(folder: Path) -> int:
+    """The most calls one dialog made: they follow one another, so no number of workers plays the stage in
+    less than that many answers' time."""
+    return max((sum(tally.calls for tally in dialog.usage.values())
+                for dialog in RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()), default=0)
 
 
 def run(described: Path, workers: int, latency: float, folder: Path) -> tuple[RunInfo, dict[str, float], float]:
@@ -112,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
             for workers in args.workers:
                 times[workers] = run(described, workers, args.latency, root / f"w{workers}-{size}")[1]
             first = min(times)
-            print(f"  at {args.latency} s latency:")
+            longest = longest_dialog(folder)
+            print(f"  at {args.latency} s latency (the longest dialog makes {longest} calls in a row: "
+                  f"{longest * args.latency:.1f} s at least, whatever the workers):")
             for workers, seconds in times.items():
                 cells = [f"{name} {seconds[name]:6.1f} s (efficiency "
                          f"{efficiency(times[first][name], seconds[name], workers / first):.2f})" for name in STAGES]

@@ -29,6 +29,7 @@ from sqlalchemy import Connection, and_, bindparam, column, delete, insert, insp
 from sqlalchemy.sql.expression import TableClause
 
 from intellagent.environment.database import connect
+from intellagent.run_folder import write_atomic
 
 DELTA_SUFFIX = ".delta.json"
 
@@ -82,7 +83,7 @@ def changes(world: Path, base: Path, *, tables: Iterable[str] | None = None) -> 
             if tables is not None and name not in tables:
                 continue
             here, there = _table(name, columns), _table(name, columns, schema="base")
-            order = [column(name) for name in key]
+            order = [column(k) for k in key]
             rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()
             gone = connection.execute(
                 select(*(there.c[k] for k in key)).except_(select(*(here.c[k] for k in key))).order_by(*order)
@@ -99,9 +100,7 @@ def save_delta(path: Path, *, base: Path, found: Changes) -> None:
         "base": Path(os.path.relpath(Path(base).resolve(), path.parent.resolve())).as_posix(),
         "tables": {name: vars(changed) for name, changed in found.items()},
     }
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    write_atomic(path, json.dumps(document, ensure_ascii=False) + "\n")
 
 
 def base_of(delta: Path) -> Path:

@@ -45,3 +45,15 @@ def test_a_report_of_1200_dialogs_lists_them_in_number_order(tmp_path):
     listed = [dialog.id for dialog in report.dialogs]
     assert len(listed) == 1200 and listed.index("S999") + 1 == listed.index("S1000")
     assert report.overall.by_status["fail"] == 400  # one dialog in three broke a rule
+
+
+def test_the_scale_benchmark_bounds_simulate_by_its_longest_dialog(tmp_path):
+    from intellagent.artifacts import Dialog
+    from intellagent.llm.usage import Tally
+
+    dialogs = RunFolder(tmp_path).jsonl("dialogs.jsonl", Dialog)
+    dialogs.append(Dialog(id="S001", event="S001", status="pass", usage={"user": Tally(calls=3), "chatbot": Tally(calls=4)}))
+    dialogs.append(Dialog(id="S002", event="S002", status="fail", usage={"user": Tally(calls=5), "critique": Tally(calls=1)}))
+    scale = load_benchmark("scale")
+    assert scale.longest_dialog(tmp_path) == 7
+    assert scale.efficiency(60.0, 20.0, 4) == 0.75
