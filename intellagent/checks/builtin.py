@@ -4,8 +4,7 @@ of changes and of work under way that the tool calls bear out."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 from intellagent.artifacts import Finding
 from intellagent.checks.check import check
@@ -88,15 +87,13 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
                *(m.content for m in trace.messages if m.role == "user")]
     text = "\n".join(sources)
     derivable: set[float] | None = None  # worked out at the first amount: most messages state none
-    codes: set[str] | None = None  # likewise the world's codes, at the first code-like word
+    said = [message.content for message in trace.messages if message.role == "chatbot"]
+    codes = trace.world_holds({word for content in said for word in _CODE.findall(content)})
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
         stated = _DATE.findall(message.content) + _ID.findall(message.content)
-        capitals = _CODE.findall(message.content)
-        if capitals and codes is None:
-            codes = _world_codes(trace.before)
-        stated += [word for word in capitals if word in (codes or set())]
+        stated += [word for word in _CODE.findall(message.content) if word in codes]
         unknown = [token for token in stated if token not in text]
         amounts = _AMOUNT.findall(message.content)
         if amounts and derivable is None:
@@ -135,12 +132,6 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
         if announced:
             yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
                                   "it announced never happened", turn=turn)
-
-
-def _world_codes(world: Mapping[str, list[dict[str, Any]]]) -> set[str]:
-    """Every value of the world that is a code as `_CODE` reads one."""
-    return {value for rows in world.values() for row in rows for value in row.values()
-            if isinstance(value, str) and _CODE.fullmatch(value)}
 
 
 def _cents(amount: str) -> float:

@@ -95,6 +95,13 @@ class Trace:
             return [table.__tablename__ for table in self.environment.tables]
         return list(worlds.changes(self.database, self.start))
 
+    def world_holds(self, values: set[str]) -> set[str]:
+        """Those of `values` that some row of the event's world holds: searched by SQLite in its file, when
+        known, rather than read row by row."""
+        if self.start is not None:
+            return worlds.holding(self.start, values)
+        return {value for rows in self.before.values() for row in rows for value in row.values() if value in values}
+
     def rows(self, table: str, **match: Any) -> list[dict[str, Any]]:
         """The rows of `table` before the dialog whose columns equal `match`."""
         return [row for row in self.before.get(table, []) if all(row.get(k) == v for k, v in match.items())]

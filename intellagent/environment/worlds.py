@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, column, delete, insert, inspect, select, table
+from sqlalchemy import Connection, and_, bindparam, column, delete, insert, inspect, or_, select, table
 from sqlalchemy.sql.expression import TableClause
 
 from intellagent.environment.database import connect
@@ -134,6 +134,20 @@ def materialize(world: Path, target: Path) -> None:
     shutil.copyfile(world, target)
     for delta in reversed(deltas):
         _apply(delta["tables"], target)
+
+
+def holding(world: Path, values: Iterable[str]) -> set[str]:
+    """Those of `values` that some column of the complete database `world` holds, searched by SQLite."""
+    wanted = set(values)
+    if not wanted:
+        return set()
+    found: set[str] = set()
+    with connect(world) as connection:
+        for name, (columns, _) in _shapes(connection).items():
+            shown = _table(name, columns)
+            query = select(*shown.c).where(or_(*(cell.in_(wanted) for cell in shown.c)))
+            found.update(value for row in connection.execute(query) for value in row if value in wanted)
+    return found
 
 
 def digest(found: Changes, base: Path) -> str:

@@ -203,3 +203,22 @@ def test_checks_read_only_the_tables_they_look_at_and_the_writes_only_in_the_tab
     assert trace.changed_tables == ["loans"] and list(before._read) == ["loans"]  # books was never read
     assert trace.rows("books", isbn="111") == [{"isbn": "111", "title": "Dune", "copies": 2}]
     assert list(before._read) == ["loans", "books"] and set(before) == {"books", "loans"}
+
+
+def test_a_code_of_the_world_stated_from_nowhere_is_found_in_the_file_as_in_its_rows(
+    library: Environment, shelf: Path
+) -> None:
+    from intellagent.checks.trace import WorldRows
+
+    with library.session(shelf) as session:
+        session.add(library.table("books")(isbn="QX42", title="Kim", copies=1))
+    messages = [Message(role="user", content="Do you have Kim?"),
+                Message(role="chatbot", content="Kim is QX42 on our shelf; ZZ99 is not a code we use.")]
+    by_file = Trace(messages=messages, environment=library, before=WorldRows(library, shelf), start=shelf)
+    with library.session(shelf) as session:
+        by_rows = Trace(messages=messages, environment=library, before=library.dump(session))
+
+    for trace in (by_file, by_rows):
+        (finding,) = grounded_facts(trace)
+        assert "QX42" in finding.message and "ZZ99" not in finding.message
+    assert by_file.before._read == {}  # found by SQLite, not by reading the rows  # type: ignore[attr-defined]

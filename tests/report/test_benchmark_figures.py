@@ -52,8 +52,9 @@ def test_the_scale_benchmark_bounds_simulate_by_its_longest_dialog(tmp_path):
     from intellagent.llm.usage import Tally
 
     dialogs = RunFolder(tmp_path).jsonl("dialogs.jsonl", Dialog)
-    dialogs.append(Dialog(id="S001", event="S001", status="pass", usage={"user": Tally(calls=3), "chatbot": Tally(calls=4)}))
-    dialogs.append(Dialog(id="S002", event="S002", status="fail", usage={"user": Tally(calls=5), "critique": Tally(calls=1)}))
+    for dialog_id, usage in (("S001", {"user": Tally(calls=3), "chatbot": Tally(calls=4)}),
+                             ("S002", {"user": Tally(calls=5), "critique": Tally(calls=1)})):
+        dialogs.append(Dialog(id=dialog_id, event=dialog_id, status="pass", usage=usage))
     scale = load_benchmark("scale")
     assert scale.longest_dialog(tmp_path) == 7
     assert scale.efficiency(60.0, 20.0, 4) == 0.75
