@@ -11,7 +11,7 @@ CONFIG, RUN = "configs/airline.yml", "results/stage-by-stage"
 described = describe(CONFIG, output=RUN)                  # policies.json, graph.json, scenarios.jsonl
 for policy in described.catalog.policies:
     print(policy.id, policy.category, policy.text)
-events = populate(CONFIG, output=RUN)                     # events.jsonl and a database per event in events/
+events = populate(CONFIG, output=RUN)                     # events.jsonl and each event's world in events/
 dialogs = simulate(CONFIG, output=RUN, chatbot=careful)   # dialogs.jsonl
 final = report(CONFIG, output=RUN)                        # report.json, report.html, junit.xml
 print(f"{len(events)} events, {len(dialogs)} dialogs, {final.overall.pass_rate.passed} passed")
