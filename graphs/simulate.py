@@ -173,7 +173,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
         root = worlds.root(files.event)
         digest = worlds.digest(worlds.changes(files.played, root), root)
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  changed=not unchanged)
+                                  written=list(found))
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     if event.task is not None:
         played = graded(environment, event, played, initial=files.start, final=files.played)

@@ -24,7 +24,7 @@ def every_check(environment: Environment) -> list[Check]:
 
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
-    changed: bool = True,
+    written: list[str] | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """The names of the checks that ran on a dialog, and their findings.
 
@@ -36,11 +36,12 @@ def run_checks(
         messages: the dialog's transcript.
         before: the event's database, as the chatbot found it (None: the dialog had none).
         database: the dialog's database, as the chatbot left it.
-        changed: False when that file is byte for byte the event's: the checks need not read it again.
+        written: the tables the dialog wrote to, when already known (none: the checks need not read the
+            dialog's database again); by default the checks find them out.
     """
     rows = WorldRows(environment, before) if before is not None else {}
-    trace = Trace(messages=messages, environment=environment, before=rows, database=database, changed=changed,
-                  start=before)
+    trace = Trace(messages=messages, environment=environment, before=rows, database=database,
+                  changed=written is None or bool(written), start=before, written=written)
     names: list[str] = []
     findings: list[Finding] = []
     for check in every_check(environment):

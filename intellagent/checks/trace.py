@@ -64,6 +64,7 @@ class Trace:
         database: the dialog's database file, what the chatbot left, if the dialog had one.
         changed: whether that file differs from the event's at all (False: nothing was written).
         start: the event's database file, which `before` reads, if there is one.
+        written: the tables the dialog wrote to, if already known (see `changed_tables`).
     """
 
     messages: list[Message]
@@ -72,6 +73,7 @@ class Trace:
     database: Path | None = None
     changed: bool = True
     start: Path | None = None
+    written: list[str] | None = None
 
     @cached_property
     def calls(self) -> list[Call]:
@@ -91,6 +93,8 @@ class Trace:
         """The tables the dialog wrote to (every table when the event's file is not known)."""
         if self.database is None or not self.changed:
             return []
+        if self.written is not None:
+            return self.written
         if self.start is None:
             return [table.__tablename__ for table in self.environment.tables]
         return list(worlds.changes(self.database, self.start))
