@@ -170,8 +170,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     if unchanged and event.digest is not None:
         digest = event.digest  # nothing was written: the event's world, whose digest is known
     else:
-        root = worlds.root(files.event)
-        digest = worlds.digest(worlds.changes(files.played, root), root)
+        digest = worlds.world_digest(files.played, files.event, found)
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
                                   written=list(found))
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})

@@ -115,6 +115,16 @@ def root(world: Path) -> Path:
     return world
 
 
+def tables_changed(world: Path) -> set[str]:
+    """The tables in which a world differs from its root (none, for a complete database)."""
+    changed: set[str] = set()
+    while is_delta(world):
+        document = _read(world)
+        changed.update(document["tables"])
+        world = _base(world, document)
+    return changed
+
+
 def materialize(world: Path, target: Path) -> None:
     """Write at `target` the complete database `world` stands for (a copy, if it is complete already),
     replacing whatever an earlier attempt left there.
@@ -156,6 +166,15 @@ def digest(found: Changes, base: Path) -> str:
     if not found:
         return root_digest(base)
     return _sha256({"over": root_digest(base), "tables": {name: vars(changed) for name, changed in found.items()}})
+
+
+def world_digest(world: Path, stored: Path, found: Changes) -> str:
+    """The digest of the complete database `world`, whose changes over the stored world `stored` are `found`.
+
+    Elsewhere `world` is its root's: only the tables it or `stored` changed are compared with the root.
+    """
+    base = root(stored)
+    return digest(changes(world, base, tables=set(found) | tables_changed(stored)), base)
 
 
 def root_digest(path: Path) -> str:

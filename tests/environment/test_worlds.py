@@ -92,6 +92,21 @@ def test_a_dialog_over_its_event_never_reaches_the_event_or_the_background(backg
     assert rows(folder / "dialogs" / "whole.sqlite") == expected
     assert background.read_bytes() == untouched and event.read_bytes() == stored_event
     assert [row[0][0] for row in rows(event_world)["books"]] == ["111", "222", "333", "444"]
+    assert worlds.tables_changed(stored) == {"books"} and worlds.tables_changed(background) == set()
+
+
+def test_a_dialogs_digest_counts_its_events_rows_in_tables_the_dialog_never_wrote_to(background: Path) -> None:
+    folder = background.parent.parent
+    event = store(changed_copy(background, folder / "events" / "S001.sqlite",
+                               "INSERT INTO books VALUES ('444', 'Ulysses', 3)"),
+                  background, folder / "events" / "S001.delta.json")
+    event_world = folder / "events" / "event.sqlite"
+    worlds.materialize(event, event_world)
+    dialog = changed_copy(event_world, folder / "events" / "dialog.sqlite", "DELETE FROM loans WHERE member = 'bo'")
+    found = worlds.changes(dialog, event_world)
+
+    assert list(found) == ["loans"]
+    assert worlds.world_digest(dialog, event, found) == worlds.digest(worlds.changes(dialog, background), background)
 
 
 def test_a_moved_run_folder_still_makes_its_worlds_whole(background: Path, tmp_path: Path) -> None:

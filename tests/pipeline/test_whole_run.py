@@ -16,6 +16,7 @@ from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
 import intellagent
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
+from intellagent.environment import worlds
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.reports.models import Report
@@ -57,6 +58,10 @@ def test_every_artifact_exists_and_validates_against_its_model(whole_run) -> Non
     for event in events:
         with sqlite3.connect(world_file(folder, event.database)) as db:
             assert db.execute("select order_id from orders").fetchall() == [(event.symbols["O1"],)]
+    background = folder / "events" / "_background.sqlite"
+    for dialog in dialogs:  # each digest is that of the whole world the dialog left, over the background
+        found = worlds.changes(world_file(folder, dialog.database), background)
+        assert found and dialog.digest == worlds.digest(found, background)
     assert info.status == "done" and list(info.stages) == ["describe", "populate", "simulate", "report"]
     assert ET.parse(folder / "junit.xml").getroot().get("failures") == "1"
     assert "P01" in (folder / "report.html").read_text()
