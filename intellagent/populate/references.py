@@ -113,9 +113,10 @@ def _preferred(
     required = _agreement(world.tables[fk.target], table, values)
     if required is None:
         agreeing = []
+    elif required:
+        agreeing = [row for row in candidates if all(row.get(c) == v for c, v in required.items())]
     else:
-        agreeing = [row for row in candidates if all(row.get(c) == v for c, v in required.items())] if required \
-            else candidates
+        agreeing = candidates
     planned_rows = {id(row) for _, row in planned}
     own = [row for row in agreeing if id(row) in planned_rows]
     if optional or own:
