@@ -140,10 +140,14 @@ class Shared:
         """Where the event's world is stored, relative to the run: its rows over the background world."""
         return f"events/{scenario.id}{worlds.DELTA_SUFFIX}"
 
+    def working(self, scenario: Scenario) -> Path:
+        """The complete database an event's rows are checked in; only their difference is kept."""
+        return worlds.whole_path(self.ctx.folder.path(self.stored(scenario)))
+
     def forget(self, scenario: Scenario) -> None:
         """Remove what an attempt at the event left: its stored world, and the database it was checked in."""
         self.ctx.folder.path(self.stored(scenario)).unlink(missing_ok=True)
-        _working(self.ctx, scenario).unlink(missing_ok=True)
+        self.working(scenario).unlink(missing_ok=True)
 
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
@@ -362,7 +366,7 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
     """Assemble the rows, then validate and insert them into a fresh copy of the background world."""
     scenario, plan = state["scenario"], state["plan"]
     assembly = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world, seed=shared.seed(scenario))
-    background, path = shared.ctx.folder.path(BACKGROUND), _working(shared.ctx, scenario)
+    background, path = shared.ctx.folder.path(BACKGROUND), shared.working(scenario)
     shutil.copyfile(background, path)
     try:
         with shared.env.session(path) as session:
@@ -392,9 +396,6 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
     return {"rows": assembly.rows, "rejections": [], "event": event}
 
 
-def _working(ctx: RunContext, scenario: Scenario) -> Path:
-    """The complete database an event's rows are checked in; only their difference is kept."""
-    return ctx.folder.path(f"events/{scenario.id}.sqlite")
 
 
 def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:

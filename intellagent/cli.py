@@ -155,7 +155,7 @@ def _write_world(delta: Path) -> int:
 
     if not worlds.is_delta(delta):
         raise UsageError(f"--world {delta}: give a stored world, a file named <id>{worlds.DELTA_SUFFIX}")
-    target = delta.with_name(delta.name.removesuffix(worlds.DELTA_SUFFIX) + ".sqlite")
+    target = worlds.whole_path(delta)
     try:
         worlds.materialize(delta, target)
     except FileNotFoundError as missing:

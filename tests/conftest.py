@@ -25,9 +25,8 @@ def world_file(folder: Path, stored: str) -> Path:
     path = folder / stored
     if not worlds.is_delta(path):
         return path
-    target = path.with_name(path.name.removesuffix(worlds.DELTA_SUFFIX) + ".sqlite")
-    worlds.materialize(path, target)
-    return target
+    worlds.materialize(path, worlds.whole_path(path))
+    return worlds.whole_path(path)
 
 
 def load_benchmark(name: str) -> ModuleType:

@@ -51,7 +51,7 @@ MAX_FACTOR = 9
 @check
 def writes_are_valid(trace: Trace) -> Iterator[Finding]:
     """Every row the chatbot's tools added or changed passes the domain's rules for a valid row."""
-    if trace.database is None or not trace.changed:  # an untouched world holds only the rows it started with
+    if not trace.changed_tables:  # an untouched world holds only the rows it started with
         return
     with trace.environment.session(trace.database) as session:
         for problem in trace.environment.broken_rows(session, besides=trace.before, tables=trace.changed_tables):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,14 @@ def every_check(environment: Environment) -> list[Check]:
     return [*BUILTIN, *environment.checks]
 
 
+@lru_cache(maxsize=4)
+def _event_rows(environment: Environment, path: Path, version: int) -> WorldRows:
+    """An event's world as the checks read it, shared by the dialogs that start from the same file (every
+    τ-bench task's, every trial of an event stored whole): each table is read once for them all. `version`
+    is the file's time, so a file made anew is read anew."""
+    return WorldRows(environment, path)
+
+
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
     written: list[str] | None = None,
@@ -39,9 +48,9 @@ def run_checks(
         written: the tables the dialog wrote to, when already known (none: the checks need not read the
             dialog's database again); by default the checks find them out.
     """
-    rows = WorldRows(environment, before) if before is not None else {}
-    trace = Trace(messages=messages, environment=environment, before=rows, database=database,
-                  changed=written is None or bool(written), start=before, written=written)
+    rows = _event_rows(environment, before, before.stat().st_mtime_ns) if before is not None else {}
+    trace = Trace(messages=messages, environment=environment, before=rows, database=database, start=before,
+                  written=written)
     names: list[str] = []
     findings: list[Finding] = []
     for check in every_check(environment):

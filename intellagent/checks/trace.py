@@ -62,16 +62,15 @@ class Trace:
         environment: the domain (its tools, validators and policy).
         before: the event's database as a dump (table → rows), what the chatbot found.
         database: the dialog's database file, what the chatbot left, if the dialog had one.
-        changed: whether that file differs from the event's at all (False: nothing was written).
         start: the event's database file, which `before` reads, if there is one.
-        written: the tables the dialog wrote to, if already known (see `changed_tables`).
+        written: the tables the dialog wrote to, if already known (empty: nothing was written; see
+            `changed_tables`).
     """
 
     messages: list[Message]
     environment: Environment
     before: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
     database: Path | None = None
-    changed: bool = True
     start: Path | None = None
     written: list[str] | None = None
 
@@ -91,7 +90,7 @@ class Trace:
     @cached_property
     def changed_tables(self) -> list[str]:
         """The tables the dialog wrote to (every table when the event's file is not known)."""
-        if self.database is None or not self.changed:
+        if self.database is None:
             return []
         if self.written is not None:
             return self.written

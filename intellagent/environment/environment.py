@@ -120,11 +120,10 @@ class Environment:
         """
         # Nothing changes while the rows are checked: a whole world's references are looked up in sets.
         references = ReferenceIndex(session) if besides is None else None
+        names = None if tables is None else set(tables)
+        chosen = [table for table in self.tables if names is None or table.__tablename__ in names]
         try:
-            chosen = None if tables is None else set(tables)
-            for table in self.tables:
-                if chosen is not None and table.__tablename__ not in chosen:
-                    continue
+            for table in chosen:
                 key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
                 checks = [v for v in self.validators if v.table is table]
                 known = {_canonical(row) for row in (besides or {}).get(table.__tablename__, [])}

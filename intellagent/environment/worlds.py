@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, column, delete, insert, inspect, or_, select, table
+from sqlalchemy import Connection, and_, bindparam, column, delete, func, insert, or_, select, table, true
 from sqlalchemy.sql.expression import TableClause
 
 from intellagent.environment.database import connect
@@ -103,6 +103,11 @@ def save_delta(path: Path, *, base: Path, found: Changes) -> None:
     write_atomic(path, json.dumps(document, ensure_ascii=False) + "\n")
 
 
+def whole_path(delta: Path) -> Path:
+    """Where the complete database a delta stands for is written beside it: `S001.delta.json` → `S001.sqlite`."""
+    return delta.with_name(delta.name.removesuffix(DELTA_SUFFIX) + ".sqlite")
+
+
 def base_of(delta: Path) -> Path:
     """The world a delta file stands on."""
     return _base(delta, _read(delta))
@@ -110,19 +115,12 @@ def base_of(delta: Path) -> Path:
 
 def root(world: Path) -> Path:
     """The complete database a world is built on: itself, or the end of its chain of bases."""
-    while is_delta(world):
-        world = base_of(world)
-    return world
+    return _chain(world)[1]
 
 
 def tables_changed(world: Path) -> set[str]:
     """The tables in which a world differs from its root (none, for a complete database)."""
-    changed: set[str] = set()
-    while is_delta(world):
-        document = _read(world)
-        changed.update(document["tables"])
-        world = _base(world, document)
-    return changed
+    return {name for delta in _chain(world)[0] for name in delta["tables"]}
 
 
 def materialize(world: Path, target: Path) -> None:
@@ -132,16 +130,13 @@ def materialize(world: Path, target: Path) -> None:
     Raises:
         FileNotFoundError: `world`, or a world it stands on, is missing.
     """
-    deltas = []
-    while is_delta(world):
-        deltas.append(_read(world))
-        world = _base(world, deltas[-1])
-    if not world.is_file():
-        raise FileNotFoundError(f"the database {world} is missing; run the stage that made it again")
+    deltas, complete = _chain(world)
+    if not complete.is_file():
+        raise FileNotFoundError(f"the database {complete} is missing; run the stage that made it again")
     target.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", *SIDE_FILES):
         target.with_name(target.name + suffix).unlink(missing_ok=True)
-    shutil.copyfile(world, target)
+    shutil.copyfile(complete, target)
     for delta in reversed(deltas):
         _apply(delta["tables"], target)
 
@@ -210,32 +205,34 @@ def _apply(tables: dict[str, dict[str, Any]], target: Path) -> None:
                 connection.execute(insert(shown), rows)
 
 
+def _chain(world: Path) -> tuple[list[dict[str, Any]], Path]:
+    """The deltas from `world` down to its root (the world's own first), and that complete database."""
+    deltas = []
+    while is_delta(world):
+        deltas.append(_read(world))
+        world = _base(world, deltas[-1])
+    return deltas, world
+
+
 def _base(delta: Path, document: dict[str, Any]) -> Path:
     return Path(os.path.normpath(delta.parent / document["base"]))
 
 
 def _shapes(connection: Connection, schema: str | None = None) -> dict[str, tuple[list[str], list[str]]]:
-    """Every table's columns and primary key (every column, when it has none), by name; reflected once per
-    schema seen, as reflecting took most of the time of finding a small world's changes."""
-    master = table("sqlite_master", column("type"), column("name"), column("sql"), schema=schema)
-    described = tuple(tuple(row) for row in connection.execute(
-        select(master.c.name, master.c.sql).where(master.c.type == "table", ~master.c.name.startswith("sqlite_"))
-        .order_by(master.c.name)
-    ))
-    if described not in _KNOWN_SHAPES:
-        inspector = inspect(connection)
-        shapes = {}
-        for name, _ in described:
-            columns = [found["name"] for found in inspector.get_columns(name, schema=schema)]
-            shapes[name] = (columns, inspector.get_pk_constraint(name, schema=schema)["constrained_columns"] or columns)
-        if len(_KNOWN_SHAPES) >= MAX_KNOWN_SCHEMAS:
-            _KNOWN_SHAPES.clear()
-        _KNOWN_SHAPES[described] = shapes
-    return _KNOWN_SHAPES[described]
-
-
-MAX_KNOWN_SCHEMAS = 16
-_KNOWN_SHAPES: dict[tuple[tuple[str, str], ...], dict[str, tuple[list[str], list[str]]]] = {}
+    """Every table's columns and primary key (every column, when it has none), by name, from SQLite's own
+    table_info in one query: reflecting each table took most of the time of finding a small world's changes."""
+    master = table("sqlite_master", column("type"), column("name"), schema=schema)
+    info = func.pragma_table_info(master.c.name, schema or "main").table_valued("cid", "name", "pk")
+    query = (select(master.c.name, info.c.name, info.c.pk).select_from(master).join(info, true())
+             .where(master.c.type == "table", ~master.c.name.startswith("sqlite_"))
+             .order_by(master.c.name, info.c.cid))
+    columns: dict[str, list[str]] = {}
+    keys: dict[str, list[tuple[int, str]]] = {}
+    for name, cell, position in connection.execute(query):
+        columns.setdefault(name, []).append(cell)
+        if position:  # its place in the primary key, from 1
+            keys.setdefault(name, []).append((position, cell))
+    return {name: (cells, [cell for _, cell in sorted(keys.get(name, []))] or cells) for name, cells in columns.items()}
 
 
 def _table(name: str, columns: list[str], *, schema: str | None = None) -> TableClause:

@@ -100,7 +100,7 @@ _SENT_AS_IS = ("response_format", "messages", "tools")
 """The parts of a request the OpenAI library would walk to type them, although they are JSON already."""
 
 
-class _SchemaInBody:
+class _BodyAsBuilt:
     """A Chat Completions client that sends the messages, the tools and a JSON schema in the request body as
     LangChain built them.
 
@@ -119,11 +119,11 @@ class _SchemaInBody:
         return payload
 
 
-class ChatCompletions(_SchemaInBody, ChatOpenAI):
+class ChatCompletions(_BodyAsBuilt, ChatOpenAI):
     """OpenAI, an OpenAI-compatible server, the embedded model and the scripted double."""
 
 
-class AzureChatCompletions(_SchemaInBody, AzureChatOpenAI):
+class AzureChatCompletions(_BodyAsBuilt, AzureChatOpenAI):
     """Azure OpenAI."""
 
 

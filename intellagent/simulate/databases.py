@@ -38,12 +38,13 @@ class DialogWorlds:
         """
         assert event.database is not None
         source, name = ctx.folder.path(event.database), f"dialogs/{played_id}{worlds.DELTA_SUFFIX}"
-        played = ctx.folder.path(f"dialogs/{played_id}.sqlite")
+        stored = ctx.folder.path(name)
+        played = worlds.whole_path(stored)
         start = played.with_name(f"{played_id}.start.sqlite") if worlds.is_delta(source) else source
         if start != source:
             worlds.materialize(source, start)
         worlds.materialize(start, played)  # a copy of the whole world just made
-        return cls(event=source, start=start, played=played, stored=ctx.folder.path(name), name=name)
+        return cls(event=source, start=start, played=played, stored=stored, name=name)
 
     def clear(self) -> None:
         """Remove the complete databases, once what the dialog changed is stored (or it failed)."""

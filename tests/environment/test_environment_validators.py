@@ -132,7 +132,7 @@ def test_checking_a_whole_world_finds_every_dangling_reference_with_one_query_pe
     assert len(statements) == 3  # the books, the loans, and once the keys the loans may name (not once per loan)
 
 
-def test_a_tables_own_field_validator_still_judges_its_types(shelf: Path) -> None:
+def test_a_tables_own_field_validator_still_judges_its_types() -> None:
     from pydantic import field_validator
 
     class Shout(SQLModel, table=True):
