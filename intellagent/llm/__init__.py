@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from intellagent.llm.cache import ResponseCache
-    from intellagent.llm.client import LLM, AnswerInvalid, LLMError, PermanentLLMError, ProviderUnavailable, ReplayMiss
+    from intellagent.llm.client import (
+        LLM,
+        AnswerInvalid,
+        DirectLLM,
+        LLMError,
+        PermanentLLMError,
+        ProviderUnavailable,
+        ReplayMiss,
+    )
     from intellagent.llm.roles import RoleModels
     from intellagent.llm.scripted import HTTPError, Request, ScriptedLLM, ToolCalls
     from intellagent.llm.spec import ModelSpec, parse_spec
@@ -19,6 +27,7 @@ __all__ = [
     "LLM",
     "AnswerInvalid",
     "BudgetExhausted",
+    "DirectLLM",
     "HTTPError",
     "LLMError",
     "ModelSpec",
@@ -40,8 +49,8 @@ __all__ = [
 # SPECs (the artifacts, the config, `run.py --help`) does not load LangChain and the OpenAI client.
 _EXPORTS = {
     "ResponseCache": "cache",
-    "LLM": "client", "AnswerInvalid": "client", "LLMError": "client", "PermanentLLMError": "client",
-    "ProviderUnavailable": "client", "ReplayMiss": "client",
+    "LLM": "client", "AnswerInvalid": "client", "DirectLLM": "client", "LLMError": "client",
+    "PermanentLLMError": "client", "ProviderUnavailable": "client", "ReplayMiss": "client",
     "RoleModels": "roles",
     "HTTPError": "scripted", "Request": "scripted", "ScriptedLLM": "scripted", "ToolCalls": "scripted",
     "ModelSpec": "spec", "parse_spec": "spec",

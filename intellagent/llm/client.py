@@ -1,7 +1,8 @@
 """`LLM`: one role's model behind the single door every call goes through.
 
 Each call is looked up in the cache, refused under `--replay` if the cache cannot answer it, checked
-against the budget, sent, counted, and stored. Structured answers are validated by their pydantic
+against the budget, sent, counted, and stored (`DirectLLM`; in a worker of a scaled-out run, the run's
+own process does all of this for it, see `RelayedLLM`). Structured answers are validated by their pydantic
 model; an answer that does not validate is sent back with the validation error, a bounded number of
 times and at a warmer temperature, before the step fails with `AnswerInvalid`.
 """
@@ -66,30 +67,14 @@ class ProviderUnavailable(RunAborted):
 
 
 class LLM:
-    """A framework role's model, with cache, accounting, budget and validated answers."""
+    """A framework role's model, with accounting and validated answers; where a request is answered is up to
+    the kind of LLM (`DirectLLM` in the run's own process, `RelayedLLM` in a worker of a scaled-out run)."""
 
-    def __init__(
-        self,
-        *,
-        role: str,
-        spec: ModelSpec,
-        model: BaseChatModel | Callable[[], BaseChatModel],
-        identity: dict[str, Any],
-        cache: ResponseCache,
-        usage: Usage,
-        replay: bool = False,
-        parse_retries: int = 2,
-        limiter: RateLimiter | None = None,
-    ) -> None:
+    def __init__(self, *, role: str, spec: ModelSpec, usage: Usage, parse_retries: int = 2) -> None:
         self.role = role
         self.spec = spec
-        self._model = model
-        self.identity = identity
-        self.cache = cache
         self.usage = usage
-        self.replay = replay
         self.parse_retries = parse_retries
-        self.limiter = limiter
         self._prices = _prices(spec)
         self.options: dict[str, Any] = {}  # request options every call carries (see `with_options`)
 
@@ -99,13 +84,6 @@ class LLM:
         view = copy.copy(self)
         view.options = {**self.options, **options}
         return view
-
-    @property
-    def model(self) -> BaseChatModel:
-        """The chat model, built on first use: an embedded server starts only for a call the cache lacks."""
-        if not isinstance(self._model, BaseChatModel):
-            self._model = self._model()
-        return self._model
 
     async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str, warmer: bool = False) -> T:
         """A structured answer: an instance of `schema`, validated.
@@ -151,14 +129,77 @@ class LLM:
                 changes from run to run must not make a recorded answer unreachable).
             **options: request options bound to the model (tools, tool_choice, response_format).
         """
-        options = {**self.options, **options}
+        reply, _ = await self.exchange(messages, step=step, headers=headers, options={**self.options, **options})
+        return reply
+
+    async def exchange(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
+    ) -> tuple[AIMessage, bool]:
+        """The answer to a request with exactly these options, counted here, and whether the cache gave it."""
+        reply, cached = await self.fetch(messages, step=step, headers=headers, options=options)
+        self._count(reply, step, cached=cached)
+        return reply, cached
+
+    async def fetch(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
+    ) -> tuple[AIMessage, bool]:
+        """The answer to a request, and whether the cache gave it, not counted yet."""
+        raise NotImplementedError
+
+    def _count(self, reply: AIMessage, step: str, *, cached: bool) -> None:
+        tokens = reply.usage_metadata or {}
+        self.usage.record(
+            step=step,
+            role=self.role,
+            input_tokens=tokens.get("input_tokens", 0),
+            output_tokens=tokens.get("output_tokens", 0),
+            cached=cached,
+            prices=self._prices,
+            unpriced_model=None if self._prices or self.spec.provider in ("local", "scripted") else self.spec.model,
+        )
+
+
+class DirectLLM(LLM):
+    """A role's model answered from this process: each request is looked up in the run's cache, refused under
+    `--replay` if the cache cannot answer it, checked against the budget, paced by the model's rate limit,
+    sent, and stored."""
+
+    def __init__(
+        self,
+        *,
+        role: str,
+        spec: ModelSpec,
+        model: BaseChatModel | Callable[[], BaseChatModel],
+        identity: dict[str, Any],
+        cache: ResponseCache,
+        usage: Usage,
+        replay: bool = False,
+        parse_retries: int = 2,
+        limiter: RateLimiter | None = None,
+    ) -> None:
+        super().__init__(role=role, spec=spec, usage=usage, parse_retries=parse_retries)
+        self._model = model
+        self.identity = identity
+        self.cache = cache
+        self.replay = replay
+        self.limiter = limiter
+
+    @property
+    def model(self) -> BaseChatModel:
+        """The chat model, built on first use: an embedded server starts only for a call the cache lacks."""
+        if not isinstance(self._model, BaseChatModel):
+            self._model = self._model()
+        return self._model
+
+    async def fetch(
+        self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
+    ) -> tuple[AIMessage, bool]:
         key, request = request_key(self.identity, messages, options)
         cached = self.cache.get(key)
         if cached is None and key in self.cache.in_flight:  # the same request is on its way: share its answer
             cached = await asyncio.shield(self.cache.in_flight[key])
         if cached is not None:
-            self._count(cached, step, cached=True)
-            return cached
+            return cached, True
         if self.replay:
             raise ReplayMiss(
                 f"--replay: no recorded answer for {self.role} at {step}; "
@@ -176,9 +217,8 @@ class LLM:
         finally:
             del self.cache.in_flight[key]
         answered.set_result(reply)
-        self._count(reply, step, cached=False)
         self.cache.put(key, role=self.role, step=step, request=request, answer=reply)
-        return reply
+        return reply, False
 
     async def _paced_send(
         self, messages: list[BaseMessage], *, step: str, headers: dict[str, str] | None, options: dict[str, Any]
@@ -223,18 +263,6 @@ class LLM:
 
     def _failed(self, step: str, error: Exception) -> LLMError:
         return LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}")
-
-    def _count(self, reply: AIMessage, step: str, *, cached: bool) -> None:
-        tokens = reply.usage_metadata or {}
-        self.usage.record(
-            step=step,
-            role=self.role,
-            input_tokens=tokens.get("input_tokens", 0),
-            output_tokens=tokens.get("output_tokens", 0),
-            cached=cached,
-            prices=self._prices,
-            unpriced_model=None if self._prices or self.spec.provider in ("local", "scripted") else self.spec.model,
-        )
 
 
 # Per answer model: its response format and the most tokens a valid answer needs. Working them out took

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 
 from intellagent.llm.cache import ResponseCache
-from intellagent.llm.client import LLM
+from intellagent.llm.client import LLM, DirectLLM
 from intellagent.llm.factory import build_chat_model, cache_identity
 from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
@@ -61,7 +61,7 @@ class RoleModels:
         # model is started only when a call is not answered from the cache. Under replay nothing is
         # ever sent, so nothing is built: CI replays a recorded run without the key it was made with.
         lazy = spec.provider == "local" or self.replay
-        return LLM(
+        return DirectLLM(
             role=role,
             spec=spec,
             model=connect if lazy else connect(),

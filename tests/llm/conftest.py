@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from intellagent.llm import LLM, ModelSpec, ResponseCache, ScriptedLLM, Usage
+from intellagent.llm import DirectLLM, ModelSpec, ResponseCache, ScriptedLLM, Usage
 from intellagent.llm.factory import build_chat_model, cache_identity
 
 
@@ -13,11 +13,11 @@ def make_llm(tmp_path):
     """Build an `LLM` for a role on the scripted double; keyword options override defaults."""
     caches: list[ResponseCache] = []
 
-    def make(script: ScriptedLLM, *, role: str = "policies", usage: Usage | None = None, **options) -> LLM:
+    def make(script: ScriptedLLM, *, role: str = "policies", usage: Usage | None = None, **options) -> DirectLLM:
         spec = ModelSpec(provider="scripted")
         cache = ResponseCache(tmp_path / "cache.sqlite")
         caches.append(cache)
-        return LLM(
+        return DirectLLM(
             role=role,
             spec=options.pop("spec", spec),
             model=options.pop("model", None) or build_chat_model(spec, role=role, seed=1, max_retries=0, script=script),

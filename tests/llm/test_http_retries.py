@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from intellagent.llm import LLM, ModelSpec, PermanentLLMError, ProviderUnavailable, ResponseCache, Usage
+from intellagent.llm import DirectLLM, ModelSpec, PermanentLLMError, ProviderUnavailable, ResponseCache, Usage
 from intellagent.llm.factory import build_chat_model, cache_identity
 
 
@@ -62,9 +62,9 @@ def server():
     httpd.shutdown()
 
 
-def llm_for(base_url: str, tmp_path, retries: int) -> LLM:
+def llm_for(base_url: str, tmp_path, retries: int) -> DirectLLM:
     spec = ModelSpec(provider="openai", model="gpt-test", base_url=base_url)
-    return LLM(
+    return DirectLLM(
         role="user",
         spec=spec,
         model=build_chat_model(spec, role="user", seed=0, max_retries=retries),

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from intellagent.llm import LLM, ModelSpec, ResponseCache, Usage
+from intellagent.llm import DirectLLM, ModelSpec, ResponseCache, Usage
 from intellagent.llm.factory import build_chat_model, cache_identity
 from intellagent.llm.local import SHA256, model_file
 
@@ -29,7 +29,7 @@ def test_embedded_model_is_verified_before_use():
 
 def test_embedded_model_answers_a_schema_constrained_request(tmp_path):
     spec = ModelSpec(provider="local", max_tokens=64)
-    llm = LLM(
+    llm = DirectLLM(
         role="policies",
         spec=spec,
         model=build_chat_model(spec, role="policies", seed=0, max_retries=1),

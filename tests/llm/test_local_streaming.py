@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from intellagent.llm import LLM, LLMError, ModelSpec, ResponseCache, Usage
+from intellagent.llm import DirectLLM, LLMError, ModelSpec, ResponseCache, Usage
 from intellagent.llm.factory import cache_identity, local_chat_model
 from intellagent.llm.token_bound import FREE_TEXT_TOKENS, token_bound
 
@@ -59,9 +59,9 @@ def streaming_server():
     httpd.shutdown()
 
 
-def local_llm(base_url: str, tmp_path, *, timeout: float) -> LLM:
+def local_llm(base_url: str, tmp_path, *, timeout: float) -> DirectLLM:
     spec = ModelSpec(provider="local", timeout=timeout)
-    return LLM(role="populate", spec=spec, model=local_chat_model(spec, base_url=base_url, seed=0),
+    return DirectLLM(role="populate", spec=spec, model=local_chat_model(spec, base_url=base_url, seed=0),
                identity=cache_identity(spec, seed=0) | {"server": base_url}, cache=ResponseCache(tmp_path / "c.sqlite"),
                usage=Usage())
 

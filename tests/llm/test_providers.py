@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from intellagent.errors import UsageError
 from intellagent.llm import AnswerInvalid, ModelSpec, ResponseCache, Usage, parse_spec
-from intellagent.llm.client import LLM
+from intellagent.llm.client import DirectLLM
 from intellagent.llm.factory import build_chat_model, cache_identity
 
 ASK = [HumanMessage("Which flows does the policy describe?")]
@@ -53,11 +53,11 @@ class ToolCallingModel(BaseChatModel):
 def provider_llm(tmp_path):
     caches = []
 
-    def make(model: BaseChatModel, usage: Usage | None = None) -> LLM:
+    def make(model: BaseChatModel, usage: Usage | None = None) -> DirectLLM:
         spec = parse_spec("anthropic:claude-test")
         caches.append(ResponseCache(tmp_path / f"cache{len(caches)}.sqlite"))  # one per model: no shared answers
-        return LLM(role="policies", spec=spec, model=model, identity=cache_identity(spec, seed=1), cache=caches[-1],
-                   usage=usage or Usage())
+        return DirectLLM(role="policies", spec=spec, model=model, identity=cache_identity(spec, seed=1),
+                         cache=caches[-1], usage=usage or Usage())
 
     yield make
     for cache in caches:
