@@ -68,6 +68,21 @@ def _connect_to_the_file_being_opened(dialect: Dialect, record: Any, cargs: list
     cargs[0] = str(_OPENING.get())  # the dialect's own connect arguments, pointed at the file `connect` names
 
 
+@event.listens_for(SQLModel, "load", propagate=True)
+@event.listens_for(SQLModel, "refresh", propagate=True)
+def _fields_in_declared_order(row: SQLModel, *_: Any) -> None:
+    """Give a row read from a database its fields in the order its table declares them.
+
+    SQLAlchemy fills a row's attributes in an order of its own, which follows its objects' ids and so
+    changes from one process to the next; `row.model_dump()`, which a tool may return, keeps that order.
+    The chatbot would then see the same row written differently in two processes (two Ray workers, a
+    run and its replay), and the request that carries it would miss the LLM cache.
+    """
+    values = row.__dict__
+    declared = {name: values.pop(name) for name in type(row).model_fields if name in values}
+    values.update(declared)
+
+
 @contextmanager
 def connect(path: Path) -> Iterator[Connection]:
     """A connection to the SQLite file at `path` (created if missing), closed on exit."""

@@ -133,3 +133,35 @@ def test_a_table_whose_model_serialises_its_own_way_is_dumped_through_the_model(
         session.add(Shelf(id=1, label="poetry"))
     with database.open_session(tmp_path / "shelf.db") as session:
         assert database.dump(session, [Shelf]) == {"shelves_serialised": [{"id": 1, "label": "POETRY"}]}
+
+
+def test_a_row_read_back_lists_its_fields_in_the_order_its_table_declares(tmp_path: Path) -> None:
+    """SQLAlchemy fills a loaded row in an order that changes from process to process; a tool returning
+    `row.model_dump()` must show the chatbot the same text in every process (a Ray worker, a replay)."""
+    from sqlmodel import Field, SQLModel
+
+    from intellagent.environment import database
+
+    class Ledger(SQLModel, table=True):
+        __tablename__ = "ledger_in_order"
+        zeta: str = Field(primary_key=True)
+        alpha: str
+        mike: int
+        bravo: float
+        yankee: str
+        charlie: int
+        xray: str
+        delta: str
+
+    values = {"zeta": "z", "alpha": "a", "mike": 1, "bravo": 2.0, "yankee": "y", "charlie": 3, "xray": "x",
+              "delta": "d"}
+    database.create_database(tmp_path / "ledger.db", [Ledger], seed=1)
+    with database.open_session(tmp_path / "ledger.db") as session:
+        session.add(Ledger(**values))
+    with database.open_session(tmp_path / "ledger.db") as session:
+        row = session.get(Ledger, "z")
+        assert list(row.model_dump()) == list(values)
+        row.mike = 5
+        session.commit()  # expires the row: reading it again refreshes it
+        session.refresh(row)
+        assert list(row.model_dump()) == list(values)
