@@ -28,9 +28,11 @@ from __future__ import annotations
 import operator
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypedDict
 
 from langchain_core.messages import BaseMessage
 from langgraph.graph import END, START, StateGraph
@@ -41,6 +43,7 @@ from intellagent.artifacts import Event, Scenario
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
+from intellagent.executors import Do
 from intellagent.llm import LLM
 from intellagent.populate import (
     AssembledRow,
@@ -67,7 +70,7 @@ from intellagent.populate import (
 )
 from intellagent.populate.published import task_database, task_event
 from intellagent.prompt_files import render
-from intellagent.run_folder import JsonlArtifact
+from intellagent.run_folder import JsonlArtifact, RunFolder
 from intellagent.stage import StageItems
 
 if TYPE_CHECKING:
@@ -136,7 +139,8 @@ class Shared:
         """A step's prompt, after the shared description of the world."""
         return render(f"populate/{step}", world=self.world_prompt, **values)
 
-    def stored(self, scenario: Scenario) -> str:
+    @staticmethod
+    def stored(scenario: Scenario) -> str:
         """Where the event's world is stored, relative to the run: its rows over the background world."""
         return f"events/{scenario.id}{worlds.DELTA_SUFFIX}"
 
@@ -146,12 +150,51 @@ class Shared:
 
     def forget(self, scenario: Scenario) -> None:
         """Remove what an attempt at the event left: its stored world, and the database it was checked in."""
-        self.ctx.folder.path(self.stored(scenario)).unlink(missing_ok=True)
-        self.working(scenario).unlink(missing_ok=True)
+        forget_event(self.ctx.folder, scenario)
 
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
         return f"{self.ctx.config.seed}:{scenario.id}"
+
+
+def forget_event(folder: RunFolder, scenario: Scenario) -> None:
+    """Remove what an attempt at a scenario's event left in the run folder: its stored world, and the database
+    it was checked in."""
+    stored = folder.path(Shared.stored(scenario))
+    stored.unlink(missing_ok=True)
+    worlds.whole_path(stored).unlink(missing_ok=True)
+
+
+@dataclass
+class EventWork:
+    """Populating scenarios, as any executor runs them (see `intellagent.executors`): the domain, the background
+    world and the model, read once per process, and the state machine of one event."""
+
+    shared: Shared
+    graph: CompiledStateGraph
+    shared_files: ClassVar[tuple[str, ...]] = (BACKGROUND,)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[EventWork]:
+        """The work of the stage."""
+        shared = Shared.prepare(ctx)
+        yield cls(shared=shared, graph=build_event_graph(shared))
+
+    async def do(self, scenario: Scenario) -> Event:
+        """The scenario's event: a valid world where it is true, or why none could be made."""
+        result = await self.graph.ainvoke({"scenario": scenario}, config={"run_name": f"event {scenario.id}"})
+        return result["event"]
+
+    @staticmethod
+    def reads(folder: RunFolder, scenario: Scenario) -> list[str]:
+        """Nothing besides the background world."""
+        return []
+
+    @staticmethod
+    def writes(folder: RunFolder, scenario: Scenario) -> list[str]:
+        """The event's stored world."""
+        return [Shared.stored(scenario)]
 
 
 def build_background(ctx: RunContext) -> Path:
@@ -303,9 +346,8 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     return graph.compile()
 
 
-def build_graph(shared: Shared, items: StageItems[Event]) -> CompiledStateGraph:
-    """The stage: one branch per scenario, each running the event state machine and recording its event."""
-    event_graph = build_event_graph(shared)
+def build_graph(folder: RunFolder, items: StageItems[Event], populate: Do) -> CompiledStateGraph:
+    """The stage: one branch per scenario, each populated by `populate` and recorded in `items`."""
 
     def fan_out(state: StageState) -> list[Send]:
         return [Send("populate_event", {"scenario": scenario}) for scenario in state["scenarios"]]
@@ -313,15 +355,11 @@ def build_graph(shared: Shared, items: StageItems[Event]) -> CompiledStateGraph:
     async def populate_event(state: dict[str, Scenario]) -> dict[str, Any]:
         scenario = state["scenario"]
 
-        async def work() -> Event:
-            result = await event_graph.ainvoke({"scenario": scenario}, config={"run_name": f"event {scenario.id}"})
-            return result["event"]
-
         def failed(reason: str) -> Event:
-            shared.forget(scenario)
+            forget_event(folder, scenario)
             return _error_event(scenario, reason)
 
-        event = await items.run(work, failed=failed)
+        event = await items.run(lambda: populate(scenario), failed=failed)
         return {"done": [event.id]}
 
     graph = StateGraph(StageState)
@@ -344,12 +382,12 @@ async def run(ctx: RunContext) -> None:
         _record_task_events(ctx, published, artifact)
     pending = [scenario for scenario in pending if scenario.task is None]
     if pending:
-        shared = Shared.prepare(ctx)
         items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending),
                            done=len(scenarios) - len(pending))
-        graph = build_graph(shared, items)
-        await graph.ainvoke({"scenarios": pending, "done": []},
-                            config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
+        async with ctx.executor.stage(ctx, EventWork) as populate:
+            await build_graph(ctx.folder, items, populate).ainvoke(
+                {"scenarios": pending, "done": []},
+                config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
     artifact.finalize()
 
 

@@ -15,14 +15,18 @@ the three reports in the run folder.
 from __future__ import annotations
 
 import operator
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, ClassVar, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from intellagent.artifacts import Analysis, Dialog
+from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
 from intellagent.context import RunContext
+from intellagent.executors import Do
 from intellagent.llm import AnswerInvalid
 from intellagent.reports import (
     Report,
@@ -38,10 +42,11 @@ from intellagent.reports import (
 )
 from intellagent.reports.analysis import analyse, dialog_digest, failed, judgeable, unrated
 from intellagent.reports.verdicts import combine
-from intellagent.run_folder import write_atomic
+from intellagent.run_folder import RunFolder, write_atomic
 from intellagent.stage import StageItems
 
 ARTIFACT = "analysis.jsonl"
+POLICIES = "policies.json"
 
 
 class ReportState(TypedDict, total=False):
@@ -59,11 +64,45 @@ class DialogTask(TypedDict):
     """One dialog to analyse, sent to `analyse`."""
 
     dialog: Dialog
-    artifacts: RunArtifacts
     items: StageItems[Analysis]
 
 
-def build_graph(ctx: RunContext) -> Any:
+@dataclass
+class AnalysisWork:
+    """Analysing dialogs, as any executor runs them (see `intellagent.executors`): the judge and the policies it
+    judges by, read once per process."""
+
+    ctx: RunContext
+    catalog: PolicyCatalog | None
+    shared_files: ClassVar[tuple[str, ...]] = (POLICIES,)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[AnalysisWork]:
+        """The work of the stage (without policies, `load` stops it with the reason before any dialog)."""
+        yield cls(ctx=ctx, catalog=ctx.folder.load(POLICIES, PolicyCatalog))
+
+    async def do(self, dialog: Dialog) -> Analysis:
+        """The dialog's analysis: the judge's verdicts combined with the checks' findings."""
+        assert self.catalog is not None
+        try:
+            judged = await analyse(self.ctx.llms["analysis"], dialog, self.catalog)
+        except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
+            return combine(dialog, self.catalog, None, judge_error=str(error))
+        return combine(dialog, self.catalog, judged)
+
+    @staticmethod
+    def reads(folder: RunFolder, dialog: Dialog) -> list[str]:
+        """Nothing besides the policies."""
+        return []
+
+    @staticmethod
+    def writes(folder: RunFolder, dialog: Dialog) -> list[str]:
+        """Nothing: the analysis is the item."""
+        return []
+
+
+def build_graph(ctx: RunContext, judge: Do) -> Any:
     """The compiled report state machine of a run."""
     artifact = ctx.folder.jsonl(ARTIFACT, Analysis)
     settings = ctx.config.report
@@ -87,16 +126,7 @@ def build_graph(ctx: RunContext) -> Any:
 
     async def analyse_dialog(task: DialogTask) -> dict[str, Any]:
         dialog = task["dialog"]
-        catalog = task["artifacts"].catalog
-
-        async def judge() -> Analysis:
-            try:
-                judged = await analyse(ctx.llms["analysis"], dialog, catalog)
-            except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
-                return combine(dialog, catalog, None, judge_error=str(error))
-            return combine(dialog, catalog, judged)
-
-        analysis = await task["items"].run(judge, failed=lambda reason: failed(dialog, reason))
+        analysis = await task["items"].run(lambda: judge(dialog), failed=lambda reason: failed(dialog, reason))
         return {"analyses": [analysis]}
 
     def summarise(state: ReportState) -> dict[str, Any]:
@@ -141,15 +171,14 @@ def dispatch_analyses(state: ReportState) -> list[Send] | str:
     """One `analyse` per dialog still to analyse, or straight on to `summarise` when none is."""
     if not state["pending"]:
         return "summarise"
-    return [
-        Send("analyse", DialogTask(dialog=dialog, artifacts=state["artifacts"], items=state["items"]))
-        for dialog in state["pending"]
-    ]
+    return [Send("analyse", DialogTask(dialog=dialog, items=state["items"])) for dialog in state["pending"]]
 
 
 async def run(ctx: RunContext) -> None:
     """Analyse the run's dialogs, write its reports, and set `ctx.report` and `ctx.gate_failures`."""
-    final = await build_graph(ctx).ainvoke({}, config={"max_concurrency": ctx.config.workers, "run_name": "report"})
+    async with ctx.executor.stage(ctx, AnalysisWork) as judge:
+        final = await build_graph(ctx, judge).ainvoke(
+            {}, config={"max_concurrency": ctx.config.workers, "run_name": "report"})
     report: Report = final["report"]
     ctx.report = report
     ctx.gate_failures = list(report.gate.failures) if report.gate else []

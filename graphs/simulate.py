@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import filecmp
 import operator
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, TypedDict
+from typing import TYPE_CHECKING, Annotated, ClassVar, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -33,8 +33,9 @@ from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.errors import UsageError
 from intellagent.llm import Usage
+from intellagent.run_folder import RunFolder
 from intellagent.simulate.accounting import counted
-from intellagent.simulate.databases import DialogWorlds
+from intellagent.simulate.databases import DialogWorlds, stored_name
 from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
 from intellagent.simulate.published import graded
 from intellagent.simulate.seeds import dialog_model
@@ -70,11 +71,8 @@ class SimulateState(TypedDict):
 class SimulateDeps:
     """What every dialog of the stage shares (the graph's runtime context)."""
 
-    ctx: RunContext
-    chatbot: Chatbot
     items: StageItems[Dialog]
-    mutants: dict[str, Chatbot] = field(default_factory=dict)
-    world_server: WorldServer | None = None
+    play: Callable[[DialogTask], Awaitable[Dialog]]
 
 
 def dispatch(state: SimulateState) -> list[Send]:
@@ -86,17 +84,51 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
     """Play one trial of an event and record its dialog; a failure is recorded as a dialog with status `error`."""
     deps = runtime.context
     event, trial, mutant = state["event"], state["trial"], state["mutant"]
-    chatbot = deps.mutants[mutant] if mutant else deps.chatbot
 
     def failed(reason: str) -> Dialog:
         return Dialog(id=dialog_id(event.id, trial, mutant), event=event.id, trial=trial, mutant=mutant,
                       status="error", reason=reason, policies=event.policies, challenge=event.challenge)
 
-    recorded = await deps.items.run(
-        lambda: simulate_event(deps.ctx, chatbot, event, trial=trial, mutant=mutant, world_server=deps.world_server),
-        failed=failed,
-    )
+    recorded = await deps.items.run(lambda: deps.play(state), failed=failed)
     return {"recorded": [recorded.id]}
+
+
+@dataclass
+class DialogWork:
+    """Playing dialogs, as any executor runs them (see `intellagent.executors`): the chatbot under test, the
+    mutants a calibrated run plays, and the MCP server of the dialogs' worlds, set up once per process."""
+
+    ctx: RunContext
+    chatbot: Chatbot
+    mutants: dict[str, Chatbot]
+    world_server: WorldServer | None
+    shared_files: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, ctx: RunContext, given: dict[str, Chatbot]) -> AsyncIterator[DialogWork]:
+        """The work of the stage; `given` is the mutants' chatbots, by name."""
+        chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
+        async with served_world(ctx, [chatbot, *given.values()]) as world_server:
+            yield cls(ctx=ctx, chatbot=chatbot, mutants=given, world_server=world_server)
+
+    async def do(self, task: DialogTask) -> Dialog:
+        """One trial of an event, played by the chatbot or by one of its mutants."""
+        mutant = task["mutant"]
+        chatbot = self.mutants[mutant] if mutant else self.chatbot
+        return await simulate_event(self.ctx, chatbot, task["event"], trial=task["trial"], mutant=mutant,
+                                    world_server=self.world_server)
+
+    @staticmethod
+    def reads(folder: RunFolder, task: DialogTask) -> list[str]:
+        """The files of the event's world."""
+        database = task["event"].database
+        return [] if database is None else [folder.relative(path) for path in worlds.files(folder.path(database))]
+
+    @staticmethod
+    def writes(folder: RunFolder, task: DialogTask) -> list[str]:
+        """The dialog's stored world."""
+        return [stored_name(dialog_id(task["event"].id, task["trial"], task["mutant"]))]
 
 
 def dialog_id(event_id: str, trial: int, mutant: str | None) -> str:
@@ -214,14 +246,12 @@ async def run(ctx: RunContext) -> None:
              for event in mutant_events(m.record, events, limit)
              if mutant_dialog_id(event.id, m.record.name) not in done]
     if todo:
-        chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
         playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
         items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo), done=len(done))
-        async with served_world(ctx, [chatbot, *playing.values()]) as world_server:
-            deps = SimulateDeps(ctx=ctx, chatbot=chatbot, items=items, mutants=playing, world_server=world_server)
+        async with ctx.executor.stage(ctx, DialogWork, playing) as play:
             await build_graph().ainvoke(
                 SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
-                context=deps,
+                context=SimulateDeps(items=items, play=play),
             )
     artifact.finalize()
 

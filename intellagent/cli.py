@@ -62,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, metavar="N", help="scenarios to generate and dialogs to run")
     p.add_argument("--seed", type=int, metavar="N", help="seed of every random choice")
     p.add_argument("--workers", type=int, metavar="N", help="items processed concurrently")
+    p.add_argument("--executor", choices=("local", "ray"),
+                   help="where the items of populate, simulate and report run: in this process (local), or as Ray "
+                        "tasks (ray; pip install 'intellagent[ray]'; executor.address joins a running cluster)")
     p.add_argument("--max-cost", type=float, metavar="USD", help="stop starting LLM calls past this cost (exit 3)")
     p.add_argument("--replay", action="store_true",
                    help="answer every LLM call from the run's cache; a call it cannot answer is an error")
@@ -184,6 +187,7 @@ def _run(args: argparse.Namespace) -> int:
         min_detection=args.min_detection,
         tau_data=tau_data,
         tau_tasks=args.tasks,
+        executor=args.executor,
     )
     default_stages = ("simulate", "report") if frozen else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages

@@ -309,6 +309,19 @@ class BudgetConfig(_Strict):
     )
 
 
+class ExecutorConfig(_Strict):
+    """Where the items of populate, simulate and report run: in this process, or as Ray tasks on a cluster."""
+
+    type: Literal["local", "ray"] = Field(
+        default="local", description="local: in this process; ray: in Ray workers (pip install 'intellagent[ray]').")
+    address: str | None = Field(
+        default=None,
+        description="The Ray cluster to join (ray://host:10001, or auto); none starts a local one for the run.")
+    processes: int | None = Field(
+        default=None, ge=1,
+        description="Ray worker processes to spread the items over (default: the cluster's CPUs, at most `workers`).")
+
+
 class Config(_Strict):
     """A whole run: what is tested, with which models, how much of it."""
 
@@ -328,6 +341,7 @@ class Config(_Strict):
     calibrate: CalibrateConfig = Field(default_factory=CalibrateConfig)
     tau: TauConfig = Field(default_factory=TauConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
 
     @model_validator(mode="after")
     def _tau_needs_a_task_set_and_its_module(self) -> Config:
@@ -342,6 +356,10 @@ class Config(_Strict):
     def chatbot_llm(self) -> ModelSpec:
         """The model behind the default `llm_agent` chatbot."""
         return self.chatbot.llm or self.llm.default
+
+    def role_spec(self, role: str) -> ModelSpec:
+        """The model configured for a framework role, or for `chatbot`."""
+        return self.chatbot_llm() if role == "chatbot" else self.llm.for_role(role)
 
 
 def resolve_config_path(name: str | Path) -> Path:
@@ -457,6 +475,7 @@ def apply_overrides(
     min_detection: float | None = None,
     tau_data: Path | None = None,
     tau_tasks: str | None = None,
+    executor: str | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -474,6 +493,7 @@ def apply_overrides(
         min_detection: the share of mutants caught under which the run exits 1.
         tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
         tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
+        executor: where the items run: `local` or `ray` (`executor.type`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -505,6 +525,8 @@ def apply_overrides(
         data["tau"]["data"] = Path(tau_data).resolve()
     if tau_tasks is not None:
         data["tau"]["tasks"] = tau_tasks
+    if executor is not None:
+        data["executor"]["type"] = executor
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

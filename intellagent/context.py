@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from intellagent.config import Config
+from intellagent.executors import Executor, LocalExecutor
 from intellagent.llm import RoleModels, Usage
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
@@ -26,6 +27,7 @@ class RunContext:
         chatbot: a chatbot object given through the Python API (a callable, a compiled LangGraph
             graph or an adapter); None means the config's `chatbot:` decides.
         mutants: calibration mutants given through the Python API, by name (`simulate.mutants.Mutant`).
+        executor: where the stages' items run (see `intellagent.executors`).
         report: set by the report stage: the report of the run.
         gate_failures: set by the report stage: why the quality gate failed (empty if it passed).
     """
@@ -38,6 +40,7 @@ class RunContext:
     chatbot: Any = None
     mutants: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
+    executor: Executor = field(default_factory=LocalExecutor)
     report: Any = None
     gate_failures: list[str] = field(default_factory=list)
 

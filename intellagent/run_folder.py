@@ -107,6 +107,10 @@ class RunFolder:
         """The path of an artifact by its name, e.g. 'policies.json' or 'events/S001.delta.json'."""
         return self.root / name
 
+    def relative(self, path: Path) -> str:
+        """The name of a file of the run folder, from its path (the inverse of `path`)."""
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
     def exists(self, name: str) -> bool:
         return self.path(name).exists()
 

@@ -28,6 +28,7 @@ from intellagent.artifacts import STAGES, RunInfo, StageInfo
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.errors import RunAborted, UsageError
+from intellagent.executors import executor_for
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
 from intellagent.progress import RunProgress
@@ -35,7 +36,7 @@ from intellagent.run_folder import RunFolder, write_atomic
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
 # only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards.
-RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate"}
+RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor"}
 
 # The run's LLM cache: every answered request, kept across --fresh so that no work is paid for twice.
 CACHE_FILE = "llm_cache.sqlite"
@@ -104,6 +105,7 @@ async def execute(
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
     _check_inputs(config, stages, chatbot=chatbot)
+    executor = executor_for(config.executor, workers=config.workers)
     folder = RunFolder(output or Path("results") / (config.name or "run"))
     if scenarios_from is not None and Path(scenarios_from).resolve() == folder.root.resolve():
         raise UsageError(f"--scenarios-from and --output are both {folder.root}; write the run to another folder, "
@@ -126,12 +128,14 @@ async def execute(
                 chatbot=chatbot,
                 mutants=dict(mutants or {}),
                 debug=debug,
+                executor=executor,
             )
             try:
                 if "populate" in stages and not config.tau.active:  # τ-bench's tasks bring their own world
                     importlib.import_module("intellagent.graphs.populate").build_background(ctx)
-                for name in (stage for stage in STAGES if stage in stages):
-                    await _run_stage(ctx, info, name)
+                async with executor:
+                    for name in (stage for stage in STAGES if stage in stages):
+                        await _run_stage(ctx, info, name)
             except RunAborted as error:
                 _finish(folder, info, usage, status="aborted", error=str(error))
                 # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.

@@ -69,7 +69,7 @@ def configured_chatbot(ctx: RunContext, config: ChatbotConfig, *, where: str = "
 def llm_agent(ctx: RunContext, config: ChatbotConfig, *, policy: str | None = None) -> LLMAgent:
     """The `llm_agent` chatbot of a config section, on the domain's policy or on the `policy` text given."""
     spec = config.llm or ctx.config.chatbot_llm()
-    llm = ctx.llms["chatbot"] if spec == ctx.config.chatbot_llm() else ctx.llms.build("chatbot", spec)
+    llm = ctx.llms.model("chatbot", spec)
     return LLMAgent(
         llm=llm,
         environment=ctx.environment,
@@ -118,7 +118,7 @@ def endpoint_llm(ctx: RunContext, config: ChatbotConfig) -> LLM:
         api_key_env=config.api_key_env,
         timeout=config.timeout,
     )
-    return ctx.llms.build("chatbot", spec)
+    return ctx.llms.model("chatbot", spec)
 
 
 def import_target(target: str, *, where: str = "chatbot.target") -> Any:

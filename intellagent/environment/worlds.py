@@ -205,6 +205,14 @@ def _apply(tables: dict[str, dict[str, Any]], target: Path) -> None:
                 connection.execute(insert(shown), rows)
 
 
+def files(world: Path) -> list[Path]:
+    """The files a world is made of: its own, then each delta it stands on, down to the complete database."""
+    made_of = [world]
+    while is_delta(made_of[-1]):
+        made_of.append(_base(made_of[-1], _read(made_of[-1])))
+    return made_of
+
+
 def _chain(world: Path) -> tuple[list[dict[str, Any]], Path]:
     """The deltas from `world` down to its root (the world's own first), and that complete database."""
     deltas = []

@@ -18,8 +18,40 @@ if TYPE_CHECKING:
     from intellagent.config import Config
 
 
-class RoleModels:
-    """Every framework role's `LLM`, plus `chatbot` for the default chatbot under test."""
+class ModelsByRole:
+    """Every framework role's `LLM`, plus `chatbot` for the default chatbot under test, each built on first use."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._built: dict[str, LLM] = {}
+        self._other: dict[tuple[str, str], LLM] = {}
+
+    def spec(self, role: str) -> ModelSpec:
+        """The model configured for a role."""
+        return self.config.role_spec(role)
+
+    def __getitem__(self, role: str) -> LLM:
+        if role not in self._built:
+            self._built[role] = self.build(role, self.spec(role))
+        return self._built[role]
+
+    def model(self, role: str, spec: ModelSpec) -> LLM:
+        """The `LLM` of `role` on `spec`: the role's own when `spec` is the one configured for it, else one
+        built for that SPEC once (a chatbot's own model, an endpoint)."""
+        if spec == self.spec(role):
+            return self[role]
+        key = (role, spec.model_dump_json())
+        if key not in self._other:
+            self._other[key] = self.build(role, spec)
+        return self._other[key]
+
+    def build(self, role: str, spec: ModelSpec) -> LLM:
+        """A new `LLM` for `role` on `spec`."""
+        raise NotImplementedError
+
+
+class RoleModels(ModelsByRole):
+    """The models of the run's own process: each a `DirectLLM` on the run's cache, accounting and rate limits."""
 
     def __init__(
         self,
@@ -30,22 +62,12 @@ class RoleModels:
         replay: bool = False,
         script: ScriptedLLM | None = None,
     ) -> None:
-        self.config = config
+        super().__init__(config)
         self.cache = cache
         self.usage = usage
         self.replay = replay
         self.script = script
-        self._built: dict[str, LLM] = {}
         self._limiters: dict[tuple[str, str | None, str | None], RateLimiter] = {}
-
-    def spec(self, role: str) -> ModelSpec:
-        """The model configured for a role."""
-        return self.config.chatbot_llm() if role == "chatbot" else self.config.llm.for_role(role)
-
-    def __getitem__(self, role: str) -> LLM:
-        if role not in self._built:
-            self._built[role] = self.build(role, self.spec(role))
-        return self._built[role]
 
     def build(self, role: str, spec: ModelSpec) -> LLM:
         """An `LLM` for `role` on `spec`, sharing this run's cache, accounting, seed and retries."""

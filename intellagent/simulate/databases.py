@@ -37,7 +37,7 @@ class DialogWorlds:
             FileNotFoundError: the event's world is missing.
         """
         assert event.database is not None
-        source, name = ctx.folder.path(event.database), f"dialogs/{played_id}{worlds.DELTA_SUFFIX}"
+        source, name = ctx.folder.path(event.database), stored_name(played_id)
         stored = ctx.folder.path(name)
         played = worlds.whole_path(stored)
         start = played.with_name(f"{played_id}.start.sqlite") if worlds.is_delta(source) else source
@@ -51,3 +51,8 @@ class DialogWorlds:
         for path in (self.played, self.start):
             if path != self.event:
                 path.unlink(missing_ok=True)
+
+
+def stored_name(played_id: str) -> str:
+    """Where a dialog's world is stored, relative to the run: what it changed in its event's."""
+    return f"dialogs/{played_id}{worlds.DELTA_SUFFIX}"

@@ -1,0 +1,108 @@
+"""Where a stage's items run: in the run's own process, or as Ray tasks on a cluster (`executor:` in the config).
+
+populate, simulate and report each describe their items as a `StageWork`: what every item of the stage
+shares, opened once per process, and how to do one item. The stage hands it to the run's executor, which
+gives back the function that does an item:
+
+- `LocalExecutor` opens the work in this process and calls it (the default).
+- `RayExecutor` (`intellagent.executors.ray`, the `ray` extra) opens it in each of its Ray workers and sends
+  each item to the least busy one. The run's process still owns the run folder, the LLM cache, the budget
+  and the accounting: a worker's model calls are answered here, and what an item writes comes back here.
+
+Either way the stage records each finished item itself, so its artifacts, and how a run resumes, do not
+depend on where the items ran.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
+
+from intellagent.errors import UsageError
+
+if TYPE_CHECKING:
+    from intellagent.config import ExecutorConfig
+    from intellagent.context import RunContext
+    from intellagent.run_folder import RunFolder
+
+P = TypeVar("P", contravariant=True)
+M = TypeVar("M", covariant=True)
+
+
+class StageWork(Protocol[P, M]):
+    """One stage's items as any executor runs them.
+
+    Attributes:
+        shared_files: the run folder's files every item reads, relative to it (a remote worker is sent them
+            before the work is opened).
+    """
+
+    shared_files: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def open(cls, ctx: RunContext, given: Any) -> AbstractAsyncContextManager[Self]:
+        """What every item of the stage shares, set up in one process from the run and from `given` (what only
+        the run's process could make: a chatbot object, the calibration mutants)."""
+        ...
+
+    async def do(self, item: P) -> M:
+        """Do one item; an exception is the item's failure."""
+        ...
+
+    @staticmethod
+    def reads(folder: RunFolder, item: P) -> list[str]:
+        """The run folder's files the item reads, relative to it (a remote worker is sent them)."""
+        ...
+
+    @staticmethod
+    def writes(folder: RunFolder, item: P) -> list[str]:
+        """The files the item writes in the run folder, relative to it (a remote worker sends them back)."""
+        ...
+
+
+Do = Callable[[Any], Awaitable[Any]]
+
+
+class Executor(Protocol):
+    """Runs a stage's items; used as an async context manager around the stages of a run."""
+
+    def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None
+              ) -> AbstractAsyncContextManager[Do]:
+        """The function that does one of the stage's items, while the stage runs."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, *_: object) -> None: ...
+
+
+class LocalExecutor:
+    """Every item in the run's own process, `workers` at a time."""
+
+    @asynccontextmanager
+    async def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None) -> AsyncIterator[Do]:
+        async with work.open(ctx, given) as opened:
+            yield opened.do
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        return None
+
+
+def executor_for(config: ExecutorConfig, *, workers: int) -> Executor:
+    """The executor a run's `executor:` settings ask for.
+
+    Raises:
+        UsageError: Ray is asked for and not installed.
+    """
+    if config.type == "local":
+        return LocalExecutor()
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError("executor ray needs Ray, which is not installed: pip install 'intellagent[ray]'")
+    from intellagent.executors.ray import RayExecutor
+
+    return RayExecutor(config, workers=workers)
