@@ -13,7 +13,7 @@ ARGS ?=
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[local,mcp,dev]'
+	$(PY) -m pip install --quiet -e '.[local,mcp,ray,dev]'
 	touch $(INSTALLED)
 
 run: $(INSTALLED)

@@ -133,7 +133,7 @@ async def execute(
             try:
                 if "populate" in stages and not config.tau.active:  # τ-bench's tasks bring their own world
                     importlib.import_module("intellagent.graphs.populate").build_background(ctx)
-                async with executor:
+                async with executor.running(ctx):
                     for name in (stage for stage in STAGES if stage in stages):
                         await _run_stage(ctx, info, name)
             except RunAborted as error:

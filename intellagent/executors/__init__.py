@@ -66,31 +66,29 @@ Do = Callable[[Any], Awaitable[Any]]
 
 
 class Executor(Protocol):
-    """Runs a stage's items; used as an async context manager around the stages of a run."""
+    """Runs the stages' items of a run."""
+
+    def running(self, ctx: RunContext) -> AbstractAsyncContextManager[None]:
+        """While the run's stages run (what the executor needs is started, and stopped after)."""
+        ...
 
     def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None
               ) -> AbstractAsyncContextManager[Do]:
         """The function that does one of the stage's items, while the stage runs."""
         ...
 
-    async def __aenter__(self) -> Self: ...
-
-    async def __aexit__(self, *_: object) -> None: ...
-
 
 class LocalExecutor:
     """Every item in the run's own process, `workers` at a time."""
 
     @asynccontextmanager
+    async def running(self, ctx: RunContext) -> AsyncIterator[None]:
+        yield
+
+    @asynccontextmanager
     async def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None) -> AsyncIterator[Do]:
         async with work.open(ctx, given) as opened:
             yield opened.do
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        return None
 
 
 def executor_for(config: ExecutorConfig, *, workers: int) -> Executor:
