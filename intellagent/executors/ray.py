@@ -63,8 +63,10 @@ class Relay:
         return taken
 
     async def answer(self, number: int, outcome: Outcome) -> None:
-        """The driver's outcome of a request, handed to the worker that asked."""
-        self.waiting.pop(number).set_result(outcome)
+        """The driver's outcome of a request, handed to the worker that asked (unless it stopped waiting)."""
+        waiting = self.waiting.pop(number)
+        if not waiting.done():
+            waiting.set_result(outcome)
 
 
 class RayExecutor:

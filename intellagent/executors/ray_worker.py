@@ -8,6 +8,7 @@ result, for the run's process to write in the run folder and record.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 from contextlib import AsyncExitStack
@@ -54,7 +55,7 @@ class Worker:
                               llms=RelayedModels(config, ask=ask, usage=usage),
                               progress=RunProgress(usage, enabled=False))
         self.ctx.chatbot = unpack(chatbot, self.ctx) if chatbot is not None else None
-        self.mirrored: set[str] = set()
+        self.mirrored: dict[str, asyncio.Future[None]] = {}
         self.opened: dict[str, tuple[AsyncExitStack, Any]] = {}
 
     async def open(self, work: type[StageWork[Any, Any]], given: bytes, files: dict[str, Any]) -> None:
@@ -92,10 +93,18 @@ class Worker:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     async def _mirror(self, files: dict[str, Any]) -> None:
+        """Have the files here; the items that need a file at once all wait for its one copy."""
         for name, ref in files.items():
             if name not in self.mirrored:
-                path = self.ctx.folder.path(name)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(await ref)
-                self.mirrored.add(name)
+                self.mirrored[name] = asyncio.ensure_future(self._copy(name, ref))
+            try:
+                await asyncio.shield(self.mirrored[name])
+            except Exception:
+                self.mirrored.pop(name, None)  # the next item that needs it tries again
+                raise
+
+    async def _copy(self, name: str, ref: Any) -> None:
+        path = self.ctx.folder.path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(await ref)
 

@@ -6,6 +6,7 @@ process; the items themselves run in the workers.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -191,3 +192,30 @@ def test_a_calibrated_ray_run_plays_the_mutants_as_a_local_run_does(
     assert played == local
     assert (tmp_path / "ray" / "mutants.json").read_bytes() == (tmp_path / "local" / "mutants.json").read_bytes()
     assert without_usage(tmp_path / "ray" / "report.json") == without_usage(tmp_path / "local" / "report.json")
+
+
+def test_a_worker_copies_a_file_that_items_need_at_once_one_time() -> None:
+    """Two dialogs on one event start together: the second must not rewrite the event's world under the first."""
+    from intellagent.executors.ray_worker import Worker
+
+    fetched = []
+
+    class Ref:
+        """Awaited as a Ray object is: each await fetches it."""
+
+        def __await__(self):
+            fetched.append(1)
+            yield from asyncio.sleep(0.05).__await__()
+            return b"the event's rows"
+
+    async def two_items(worker: Worker) -> None:
+        ref = Ref()
+        await asyncio.gather(*(worker._mirror({"events/S001.delta.json": ref}) for _ in range(2)))
+
+    worker = Worker(config(), None, relay=None, debug=False)
+    try:
+        asyncio.run(two_items(worker))
+        assert fetched == [1]
+        assert worker.ctx.folder.path("events/S001.delta.json").read_bytes() == b"the event's rows"
+    finally:
+        asyncio.run(worker.leave())
