@@ -15,8 +15,13 @@ scenarios it prints:
 - the peak resident memory of the process, and the bytes on disk: the background world, then per event and
   per dialog.
 
+With `--ray N`, each worker count is also run with the Ray executor, on a local cluster of N worker
+processes started once (each stage still starts its Ray workers: that is in its time), its efficiency
+against the local executor's smallest worker count.
+
     python benchmarks/scale.py                                  # 16 scenarios; 1, 4 and 16 workers
     python benchmarks/scale.py --scenarios 16 200 --workers 1 4 16 64 --latency 0.2
+    python benchmarks/scale.py --scenarios 200 --workers 4 16 --ray 2
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from intellagent.artifacts import Dialog, PolicyCatalog, RunInfo, Scenario
-from intellagent.config import Config, apply_overrides, load_config
+from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.run_folder import RunFolder
@@ -43,11 +48,13 @@ from intellagent.runner import execute
 STAGES = ("populate", "simulate", "report")
 
 
-def configured(workers: int, *, samples: int | None = None) -> Config:
+def configured(workers: int, *, samples: int | None = None, ray: int | None = None) -> Config:
     config = apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", samples=samples,
                              workers=workers)
+    executor = ExecutorConfig(type="ray", processes=ray) if ray else ExecutorConfig()
     # The careless double's policy graph leaves many scenarios unwritable: they are recorded, not fatal.
-    return config.model_copy(update={"budget": config.budget.model_copy(update={"max_error_rate": 1.0})})
+    return config.model_copy(update={"budget": config.budget.model_copy(update={"max_error_rate": 1.0}),
+                                     "executor": executor})
 
 
 def describe(scenarios: int, folder: Path) -> None:
@@ -75,15 +82,17 @@ def longest_dialog(folder: Path) -> int:
                 for dialog in RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()), default=0)
 
 
-def run(described: Path, workers: int, latency: float, folder: Path) -> tuple[RunInfo, dict[str, float], float]:
+def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int | None = None
+        ) -> tuple[RunInfo, dict[str, float], float]:
     """Populate, simulate and report from the described scenarios, one stage at a time: run.json, each
-    stage's wall seconds, and the process's CPU seconds over the three."""
+    stage's wall seconds, and the process's CPU seconds over the three (with `ray` Ray workers, if given)."""
     shutil.copytree(described, folder)
     script = ScriptedLLM(latency=latency).on(reply=careless_answers(seed=1))
     seconds, cpu = {}, time.process_time()
     for stage in STAGES:
         wall = time.perf_counter()
-        asyncio.run(execute(configured(workers), output=folder, stages=(stage,), script=script, progress=False))
+        asyncio.run(execute(configured(workers, ray=ray), output=folder, stages=(stage,), script=script,
+                            progress=False))
         seconds[stage] = time.perf_counter() - wall
     return (RunInfo.model_validate_json((folder / "run.json").read_text()), seconds, time.process_time() - cpu)
 
@@ -97,7 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenarios", type=int, nargs="+", default=[16], help="scenarios asked of describe")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4, 16], help="worker counts to compare")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds each answer takes")
+    parser.add_argument("--ray", type=int, metavar="N", help="also run with the Ray executor, N local worker processes")
     args = parser.parse_args(argv)
+    if args.ray:
+        import ray
+
+        ray.init(num_cpus=args.ray, include_dashboard=False, log_to_driver=False)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         describe(2, root / "warm-up-described")  # the first run also imports the modules: kept out of the figures
@@ -119,14 +133,19 @@ def main(argv: list[str] | None = None) -> int:
             times = {}
             for workers in args.workers:
                 times[workers] = run(described, workers, args.latency, root / f"w{workers}-{size}")[1]
+            on_ray = {workers: run(described, workers, args.latency, root / f"ray{workers}-{size}", ray=args.ray)[1]
+                      for workers in (args.workers if args.ray else [])}
             first = min(times)
             longest = longest_dialog(folder)
             print(f"  at {args.latency} s latency (the longest dialog makes {longest} calls in a row: "
                   f"{longest * args.latency:.1f} s at least, whatever the workers):")
-            for workers, seconds in times.items():
+            rows = [(f"{workers:>3} workers", workers, seconds) for workers, seconds in times.items()]
+            rows += [(f"{workers:>3} workers on Ray ({args.ray} processes)", workers, seconds)
+                     for workers, seconds in on_ray.items()]
+            for label, workers, seconds in rows:
                 cells = [f"{name} {seconds[name]:6.1f} s (efficiency "
                          f"{efficiency(times[first][name], seconds[name], workers / first):.2f})" for name in STAGES]
-                print(f"    {workers:>3} workers: " + "  ".join(cells))
+                print(f"    {label}: " + "  ".join(cells))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
     print(f"peak resident memory of the process: {peak:.0f} MB")
     return 0

@@ -131,10 +131,13 @@ class RayExecutor:
             await asyncio.gather(*(actor.close.remote(name) for actor in self.actors), return_exceptions=True)
 
     def _start(self, ctx: RunContext) -> None:
-        if not ray.is_initialized():
-            ray.init(address=self.config.address, num_cpus=self.config.processes if self.config.address is None
-                     else None, include_dashboard=False, log_to_driver=ctx.debug,
-                     logging_level=logging.DEBUG if ctx.debug else logging.WARNING)
+        if not ray.is_initialized():  # else the program that runs this one has joined or started a cluster
+            quiet = {"include_dashboard": False, "log_to_driver": ctx.debug,
+                     "logging_level": logging.DEBUG if ctx.debug else logging.WARNING}
+            if self.config.address is None:  # a local cluster for the run, of `processes` CPUs (default: all)
+                ray.init(num_cpus=self.config.processes, **quiet)
+            else:
+                ray.init(address=self.config.address, **quiet)
             self.started_ray = True
         processes = self.config.processes or max(1, min(int(ray.cluster_resources().get("CPU", 1)), self.workers))
         self.relay = ray.remote(Relay).options(max_concurrency=10_000).remote()

@@ -219,3 +219,20 @@ def test_a_worker_copies_a_file_that_items_need_at_once_one_time() -> None:
         assert worker.ctx.folder.path("events/S001.delta.json").read_bytes() == b"the event's rows"
     finally:
         asyncio.run(worker.leave())
+
+
+def test_tau_bench_tasks_are_played_and_graded_in_the_workers_as_in_the_runs_process(
+    cluster: None, tmp_path: Path
+) -> None:
+    """Every task's dialog starts from τ-bench's one complete database, sent to each worker once; the chatbot is
+    a config target, imported by each worker."""
+    from tests.pipeline.test_tau_mode import settings, tau_script
+
+    for name, executor in (("local", {"type": "local"}), ("ray", RAY)):
+        intellagent.evaluate(settings(executor=executor, workers=4), output=tmp_path / name, script=tau_script())
+
+    graded = records(tmp_path / "ray", "dialogs.jsonl", Dialog)
+    assert [(dialog["id"], dialog["tau"]["reward"]) for dialog in graded] == [("T000", 1.0), ("T001", 1.0),
+                                                                               ("T002", 1.0)]
+    assert graded == records(tmp_path / "local", "dialogs.jsonl", Dialog)
+    assert worlds(tmp_path / "ray") == worlds(tmp_path / "local")
