@@ -240,7 +240,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
 
     async def constrain(state: EventState) -> dict[str, Any]:
         planned = state["plan"]
-        schema = constraints_model([(row.label, row.table) for row in planned.rows], shared.tables)
+        schema = constraints_model(tuple((row.label, row.table) for row in planned.rows), shared.tables)
         answer = await shared.llm.answer(
             shared.messages("constraints", plan=planned.describe()), schema, step="populate/constraints"
         )

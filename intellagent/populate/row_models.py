@@ -69,7 +69,8 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
     )
 
 
-def constraints_model(rows: list[tuple[str, str]], tables: Tables) -> type[BaseModel]:
+@lru_cache(maxsize=256)  # events that plan the same rows share it, and its JSON schema, worked out once
+def constraints_model(rows: tuple[tuple[str, str], ...], tables: Tables) -> type[BaseModel]:
     """The schema of the constraints answer: rules per planned row, each on a column of its table.
 
     Args:

@@ -78,9 +78,10 @@ def date_shape(values: Sequence[Any], form: str) -> DateShape | None:
     if not moments:
         return None
     seconds = [moment.hour * 3600 + moment.minute * 60 + moment.second for moment in moments]
+    earliest = min(seconds)
     step = 0
     for second in seconds:
-        step = gcd(step, second - min(seconds))
+        step = gcd(step, second - earliest)
     if "%H" not in form:
         return DateShape(form, min(moments), max(moments), 0, 0, _DAY)
     finest = 1 if "%S" in form else 60

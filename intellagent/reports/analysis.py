@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, create_model
@@ -46,15 +47,18 @@ Reason = Annotated[
 ]
 
 
-def answer_schema(policy_ids: list[str], chatbot_turns: list[int]) -> type[BaseModel]:
+# Dialogs of the same policies and turns share a schema, and with it the JSON schema sent, worked out once:
+# a few milliseconds a dialog. Bounded, as every other combination makes a class of its own.
+@lru_cache(maxsize=256)
+def answer_schema(policy_ids: tuple[str, ...], chatbot_turns: tuple[int, ...]) -> type[BaseModel]:
     """The answer schema of one dialog: ids and turns can only be ones that exist in it.
 
     Args:
         policy_ids: the dialog's policies (the only ids an answer may name).
         chatbot_turns: transcript indexes of the chatbot's messages (the only turns a violation may cite).
     """
-    policy = Literal[tuple(policy_ids)]  # type: ignore[valid-type]
-    turn = Literal[tuple(chatbot_turns)]  # type: ignore[valid-type]
+    policy = Literal[policy_ids]  # type: ignore[valid-type]
+    turn = Literal[chatbot_turns]  # type: ignore[valid-type]
     violation = create_model(
         "PolicyViolation",
         policy=(policy, Field(description="Id of the broken policy.")),
@@ -116,7 +120,7 @@ async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
         conversation=conversation_text(dialog),
         judgement=judgement_text(dialog),
     )
-    answer: Any = await llm.answer(messages, answer_schema(known, turns), step=STEP)
+    answer: Any = await llm.answer(messages, answer_schema(tuple(known), tuple(turns)), step=STEP)
     return from_answer(dialog, answer)
 
 
