@@ -21,6 +21,8 @@ answers, the event is a valid world (at worst the background world alone, with e
 given up). In τ-bench mode a published task's event is τ-bench's initial database, with no model
 call (see `populate.published`). A resumed run populates the scenarios with no event yet, or whose
 event failed (an outage is worth another try; a failure the cache holds costs nothing to repeat).
+Each scenario is populated by the run's executor (`EventWork`: in this process, or in a Ray worker, see
+`intellagent.executors`); this process records its event.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ analysed again only if it changed since or its analysis failed. A calibrated run
 are analysed like the chatbot's, and counted apart (see `reports.calibration`). Every dialog that ran
 is judged — whether the user stopped, the chatbot ended it, or it ran out of turns — by the
 deterministic checks' findings and the LLM judge together (see `verdicts`); `error` dialogs, and those
-in which the simulated user never spoke, are recorded as such without an LLM call.
-`summarise` computes the report, compares it with the baseline and evaluates the gate; `write` puts
-the three reports in the run folder.
+in which the simulated user never spoke, are recorded as such without an LLM call. Each analysis is
+made by the run's executor (`AnalysisWork`: in this process, or in a Ray worker, see
+`intellagent.executors`). `summarise` computes the report, compares it with the baseline and evaluates
+the gate; `write` puts the three reports in the run folder.
 """
 
 from __future__ import annotations

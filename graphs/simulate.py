@@ -8,6 +8,8 @@ few events whose scenario samples the rule it breaks; their dialogs are in dialo
 with the mutant's name, and mutants.json says how each was made.
 A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet, or recorded as
 `error` (an outage, a chatbot that crashed: worth another try once the cause is gone).
+Each dialog is played by the run's executor (`DialogWork`: in this process, or in a Ray worker, see
+`intellagent.executors`); this process records it.
 """
 
 from __future__ import annotations
