@@ -67,9 +67,9 @@ class Worker:
 
     async def do(self, name: str, item: Any, files: dict[str, Any]) -> tuple[Any, dict[str, str]]:
         """One item of an open work: its result (or the exception it raised), and the files it wrote by name."""
-        await self._mirror(files)
         opened = self.opened[name][1]
         try:
+            await self._mirror(files)
             outcome = await opened.do(item)
         except Exception as error:  # the item's failure, recorded by the run's process as it would its own
             outcome = travelling(error)

@@ -141,7 +141,7 @@ intellagent.evaluate(config(executor={"type": "ray", "processes": 2}, workers=1)
 def test_a_ray_run_killed_mid_simulate_resumes_where_it_stopped(cluster: None, local_run: Path, tmp_path: Path) -> None:
     folder = tmp_path / "ray"
     alone = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}  # a cluster of its own
-    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(folder), "0.5"], cwd=ROOT, env=alone,
+    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(folder), "0.3"], cwd=ROOT, env=alone,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     dialogs = folder / "dialogs.jsonl"
     deadline = time.monotonic() + 120
