@@ -236,3 +236,19 @@ def test_tau_bench_tasks_are_played_and_graded_in_the_workers_as_in_the_runs_pro
                                                                                ("T002", 1.0)]
     assert graded == records(tmp_path / "local", "dialogs.jsonl", Dialog)
     assert worlds(tmp_path / "ray") == worlds(tmp_path / "local")
+
+
+def test_an_item_that_fails_in_a_worker_is_recorded_with_the_reason_a_local_run_gives(
+    cluster: None, tmp_path: Path
+) -> None:
+    def broken(messages: list[dict]) -> str:
+        raise ConnectionError("the chatbot's backend is down")
+
+    for name, executor in (("local", {"type": "local"}), ("ray", RAY)):
+        intellagent.evaluate(config(executor=executor, budget={"max_error_rate": 1.0}), output=tmp_path / name,
+                             script=pipeline_script(), chatbot=broken)
+
+    failed = records(tmp_path / "ray", "dialogs.jsonl", Dialog)
+    assert [(dialog["status"], "the chatbot's backend is down" in dialog["reason"]) for dialog in failed] == [
+        ("error", True), ("error", True)]
+    assert failed == records(tmp_path / "local", "dialogs.jsonl", Dialog)
