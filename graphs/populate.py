@@ -150,10 +150,6 @@ class Shared:
         """The complete database an event's rows are checked in; only their difference is kept."""
         return worlds.whole_path(self.ctx.folder.path(self.stored(scenario)))
 
-    def forget(self, scenario: Scenario) -> None:
-        """Remove what an attempt at the event left: its stored world, and the database it was checked in."""
-        forget_event(self.ctx.folder, scenario)
-
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
         return f"{self.ctx.config.seed}:{scenario.id}"
@@ -300,7 +296,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
         return {"plan": state["plan"], "assignment": state["assignment"], "fell_back": bool(notes), "dropped": notes}
 
     async def give_up(state: EventState) -> dict[str, Any]:
-        shared.forget(state["scenario"])
+        forget_event(shared.ctx.folder, state["scenario"])
         reasons = " | ".join(rejection.describe() for rejection in state["rejections"])
         rounds = state["rounds"]
         return {"event": _error_event(
@@ -434,8 +430,6 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
         dropped=[*state.get("dropped", []), *assembly.dropped],
     )
     return {"rows": assembly.rows, "rejections": [], "event": event}
-
-
 
 
 def _error_event(scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:

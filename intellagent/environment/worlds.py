@@ -108,11 +108,6 @@ def whole_path(delta: Path) -> Path:
     return delta.with_name(delta.name.removesuffix(DELTA_SUFFIX) + ".sqlite")
 
 
-def base_of(delta: Path) -> Path:
-    """The world a delta file stands on."""
-    return _base(delta, _read(delta))
-
-
 def root(world: Path) -> Path:
     """The complete database a world is built on: itself, or the end of its chain of bases."""
     return _chain(world)[1]
@@ -120,7 +115,7 @@ def root(world: Path) -> Path:
 
 def tables_changed(world: Path) -> set[str]:
     """The tables in which a world differs from its root (none, for a complete database)."""
-    return {name for delta in _chain(world)[0] for name in delta["tables"]}
+    return {name for _, delta in _chain(world)[0] for name in delta["tables"]}
 
 
 def materialize(world: Path, target: Path) -> None:
@@ -137,7 +132,7 @@ def materialize(world: Path, target: Path) -> None:
     for suffix in ("", *SIDE_FILES):
         target.with_name(target.name + suffix).unlink(missing_ok=True)
     shutil.copyfile(complete, target)
-    for delta in reversed(deltas):
+    for _, delta in reversed(deltas):
         _apply(delta["tables"], target)
 
 
@@ -207,18 +202,17 @@ def _apply(tables: dict[str, dict[str, Any]], target: Path) -> None:
 
 def files(world: Path) -> list[Path]:
     """The files a world is made of: its own, then each delta it stands on, down to the complete database."""
-    made_of = [world]
-    while is_delta(made_of[-1]):
-        made_of.append(_base(made_of[-1], _read(made_of[-1])))
-    return made_of
+    deltas, complete = _chain(world)
+    return [path for path, _ in deltas] + [complete]
 
 
-def _chain(world: Path) -> tuple[list[dict[str, Any]], Path]:
-    """The deltas from `world` down to its root (the world's own first), and that complete database."""
+def _chain(world: Path) -> tuple[list[tuple[Path, dict[str, Any]]], Path]:
+    """The deltas from `world` down to its root (the world's own first), each with its path, and that complete
+    database."""
     deltas = []
     while is_delta(world):
-        deltas.append(_read(world))
-        world = _base(world, deltas[-1])
+        deltas.append((world, _read(world)))
+        world = _base(world, deltas[-1][1])
     return deltas, world
 
 

@@ -87,7 +87,8 @@ def test_a_dialog_over_its_event_never_reaches_the_event_or_the_background(backg
     expected, stored_event = rows(dialog), event.read_bytes()
     stored = store(dialog, event_world, folder / "dialogs" / "S001.delta.json", base=event)
 
-    assert worlds.base_of(stored).resolve() == event.resolve() and worlds.root(stored) == background
+    assert [path.resolve() for path in worlds.files(stored)] == [p.resolve() for p in (stored, event, background)]
+    assert worlds.root(stored) == background
     worlds.materialize(stored, folder / "dialogs" / "whole.sqlite")
     assert rows(folder / "dialogs" / "whole.sqlite") == expected
     assert background.read_bytes() == untouched and event.read_bytes() == stored_event
