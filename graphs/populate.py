@@ -13,14 +13,15 @@ Per scenario (fanned out, `workers` at a time):
 
 plan, constrain, assign and repair are one structured answer each; loosen, fall_back and check make
 no call: check assembles the rows (symbols, references, generated values), validates and inserts them
-into a copy of the background world, and on success stores the event's world as its difference from the
-background (see `intellagent.environment.worlds`) and records the event with its texts made concrete by
-substitution and the facts given up on the way. The model contributes only the scenario's facts:
-keys, references and every value no rule is about come from the framework, so whatever the model
-answers, the event is a valid world (at worst the background world alone, with every fact noted as
-given up). In τ-bench mode a published task's event is τ-bench's initial database, with no model
-call (see `populate.published`). A resumed run populates the scenarios with no event yet, or whose
-event failed (an outage is worth another try; a failure the cache holds costs nothing to repeat).
+into a copy of the background world (one per process, each attempt rolled back), and on success stores
+the event's world as its difference from the background (see `intellagent.environment.worlds`) and
+records the event with its texts made concrete by substitution and the facts given up on the way.
+The model contributes only the scenario's facts: keys, references and every value no rule is about come
+from the framework, so whatever the model answers, the event is a valid world (at worst the background
+world alone, with every fact noted as given up). In τ-bench mode a published task's event is τ-bench's
+initial database, with no model call (see `populate.published`). A resumed run populates the scenarios
+with no event yet, or whose event failed (an outage is worth another try; a failure the cache holds
+costs nothing to repeat).
 Each scenario is populated by the run's executor (`EventWork`: in this process, or in a Ray worker, see
 `intellagent.executors`); this process records its event.
 """
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import operator
 import os
-import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -54,6 +54,7 @@ from intellagent.populate import (
     Constraints,
     Plan,
     Rejection,
+    ScratchWorld,
     Tables,
     assemble,
     constraints_model,
@@ -108,19 +109,21 @@ class StageState(TypedDict):
 
 @dataclass
 class Shared:
-    """What every event of a run shares: the domain, the background world and the model."""
+    """What every event of a run shares: the domain, the background world (and the copy rows are tried in)
+    and the model."""
 
     ctx: RunContext
     env: Environment
     tables: Tables
     world: BackgroundWorld
+    scratch: ScratchWorld
     world_prompt: str
     samples: str
     llm: LLM
     lean: bool
 
     @classmethod
-    def prepare(cls, ctx: RunContext) -> Shared:
+    def prepare(cls, ctx: RunContext, scratch: ScratchWorld) -> Shared:
         """Read the run's background world (built and checked once, see `build_background`)."""
         env = ctx.environment
         tables = Tables(env.tables)
@@ -134,7 +137,7 @@ class Shared:
         # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
         # and the rules restated the plan's symbols ("user_id: U1").
         lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
-        return cls(ctx=ctx, env=env, tables=tables, world=world, world_prompt=str(prompt[0].content),
+        return cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch, world_prompt=str(prompt[0].content),
                    samples=samples, llm=llm, lean=lean)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
@@ -146,21 +149,14 @@ class Shared:
         """Where the event's world is stored, relative to the run: its rows over the background world."""
         return f"events/{scenario.id}{worlds.DELTA_SUFFIX}"
 
-    def working(self, scenario: Scenario) -> Path:
-        """The complete database an event's rows are checked in; only their difference is kept."""
-        return worlds.whole_path(self.ctx.folder.path(self.stored(scenario)))
-
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
         return f"{self.ctx.config.seed}:{scenario.id}"
 
 
 def forget_event(folder: RunFolder, scenario: Scenario) -> None:
-    """Remove what an attempt at a scenario's event left in the run folder: its stored world, and the database
-    it was checked in."""
-    stored = folder.path(Shared.stored(scenario))
-    stored.unlink(missing_ok=True)
-    worlds.whole_path(stored).unlink(missing_ok=True)
+    """Remove what an attempt at a scenario's event left in the run folder: its stored world."""
+    folder.path(Shared.stored(scenario)).unlink(missing_ok=True)
 
 
 @dataclass
@@ -176,8 +172,9 @@ class EventWork:
     @asynccontextmanager
     async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[EventWork]:
         """The work of the stage."""
-        shared = Shared.prepare(ctx)
-        yield cls(shared=shared, graph=build_event_graph(shared))
+        with ScratchWorld.open(build_background(ctx)) as scratch:
+            shared = Shared.prepare(ctx, scratch)
+            yield cls(shared=shared, graph=build_event_graph(shared))
 
     async def do(self, scenario: Scenario) -> Event:
         """The scenario's event: a valid world where it is true, or why none could be made."""
@@ -399,22 +396,17 @@ def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: Js
 
 
 def _check(shared: Shared, state: EventState) -> dict[str, Any]:
-    """Assemble the rows, then validate and insert them into a fresh copy of the background world."""
+    """Assemble the rows, then validate and insert them into the background world's scratch copy."""
     scenario, plan = state["scenario"], state["plan"]
     assembly = assemble(plan, state["assignment"], tables=shared.tables, world=shared.world, seed=shared.seed(scenario))
-    background, path = shared.ctx.folder.path(BACKGROUND), shared.working(scenario)
-    shutil.copyfile(background, path)
-    try:
-        with shared.env.session(path) as session:
-            inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
-            if rejections:
-                session.rollback()
-                return {"rows": assembly.rows, "rejections": rejections}
-            known = user_rows(inserted)  # read before the commit expires the rows
-        found = worlds.changes(path, background, tables={row.table for row in assembly.rows})
-        worlds.save_delta(shared.ctx.folder.path(shared.stored(scenario)), base=background, found=found)
-    finally:
-        path.unlink(missing_ok=True)
+    with shared.scratch.attempt() as session:
+        inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
+        if rejections:
+            return {"rows": assembly.rows, "rejections": rejections}
+        known = user_rows(inserted)
+        found = shared.scratch.changes(tables={row.table for row in assembly.rows})
+    background = shared.ctx.folder.path(BACKGROUND)
+    worlds.save_delta(shared.ctx.folder.path(shared.stored(scenario)), base=background, found=found)
     description, expected = final_texts(scenario, plan, state["constraints"], assembly.symbols)
     event = Event(
         id=scenario.id,

@@ -72,25 +72,37 @@ def changes(world: Path, base: Path, *, tables: Iterable[str] | None = None) -> 
     Raises:
         ValueError: a table of `world` is missing from `base`.
     """
-    found: Changes = {}
     with connect(world) as connection:
         connection.exec_driver_sql("ATTACH DATABASE ? AS base", (str(base),))
         shapes = _shapes(connection)
         missing = set(shapes) - set(_shapes(connection, "base"))
         if missing:
             raise ValueError(f"{base} has no table {', '.join(sorted(missing))}: it is not the base of {world}")
-        for name, (columns, key) in shapes.items():
-            if tables is not None and name not in tables:
-                continue
-            here, there = _table(name, columns), _table(name, columns, schema="base")
-            order = [column(k) for k in key]
-            rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()
-            gone = connection.execute(
-                select(*(there.c[k] for k in key)).except_(select(*(here.c[k] for k in key))).order_by(*order)
-            ).all()
-            if rows or gone:
-                found[name] = TableChanges(columns, key, [_jsonable(row) for row in rows],
-                                           [_jsonable(row) for row in gone])
+        return changes_over_base(connection, tables=tables, shapes=shapes)
+
+
+def changes_over_base(connection: Connection, *, tables: Iterable[str] | None = None,
+                      shapes: dict[str, tuple[list[str], list[str]]] | None = None) -> Changes:
+    """What the main database of `connection` adds, changes and removes over the database attached to it as
+    `base` (which has every table of the main one); in a transaction, its uncommitted rows count.
+
+    Args:
+        tables: the only tables that may differ, when the caller knows (default: every table is compared).
+        shapes: the tables' columns and keys (see `_shapes`), when the caller has them already.
+    """
+    found: Changes = {}
+    for name, (columns, key) in (shapes or _shapes(connection)).items():
+        if tables is not None and name not in tables:
+            continue
+        here, there = _table(name, columns), _table(name, columns, schema="base")
+        order = [column(k) for k in key]
+        rows = connection.execute(select(*here.c).except_(select(*there.c)).order_by(*order)).all()
+        gone = connection.execute(
+            select(*(there.c[k] for k in key)).except_(select(*(here.c[k] for k in key))).order_by(*order)
+        ).all()
+        if rows or gone:
+            found[name] = TableChanges(columns, key, [_jsonable(row) for row in rows],
+                                       [_jsonable(row) for row in gone])
     return found
 
 

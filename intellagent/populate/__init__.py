@@ -2,7 +2,8 @@
 
 `tables` reads the schema; `row_models` builds the answer schemas; `plan` and `symbols` hold the
 symbolic plan and its values; `references`, `shapes` and `faker_fill` complete the rows; `rows`
-assembles them; `insert` validates and inserts them; `final` makes the scenario concrete.
+assembles them; `insert` validates and inserts them, in an attempt on the `scratch` copy of the
+background world; `final` makes the scenario concrete.
 """
 
 from intellagent.populate.final import final_texts, user_rows
@@ -10,6 +11,7 @@ from intellagent.populate.insert import Rejection, describe_rejected, insert_row
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
 from intellagent.populate.row_models import constraints_model, plan_model, values_model
 from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemble, fall_back, loosen
+from intellagent.populate.scratch import ScratchWorld
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
 from intellagent.populate.world import (
@@ -29,6 +31,7 @@ __all__ = [
     "Plan",
     "PlannedRow",
     "Rejection",
+    "ScratchWorld",
     "Symbol",
     "SymbolTable",
     "Tables",
