@@ -8,6 +8,7 @@ a message naming the unknown table or column.
 
 from __future__ import annotations
 
+import copy
 import typing
 from functools import cache, lru_cache
 from typing import Annotated, Any, Literal
@@ -108,15 +109,64 @@ def values_model(
         for i, (symbol, (column, meaning)) in enumerate(symbols.items())
     }
     row_fields = {
-        _name(i): (_row_values_model(tables[table], columns), Field(alias=label))
+        _name(i): (_row_values_model(tables[table], _in_table_order(tables[table], columns)), Field(alias=label))
         for i, (label, (table, columns)) in enumerate(rows.items())
     }
     return create_model(
         name,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_ValuesAnswer,
         symbols=(create_model(f"{name}Symbols", __config__=_CLOSED, **symbol_fields), ...),
         rows=(create_model(f"{name}Rows", __config__=_CLOSED, **row_fields), ...),
     )
+
+
+class _ValuesAnswer(BaseModel):
+    """A values (or repair) answer, whose model is made anew for every event.
+
+    Its JSON schema, pydantic's to the letter, is put together from the schemas of its rows' models, each
+    worked out once: pydantic would work out the whole again for every event, 4 ms of CPU each time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The answer's JSON schema (asked with any option, pydantic works it out)."""
+        if args or kwargs:
+            return super().model_json_schema(*args, **kwargs)
+        symbols_model, rows_model = (cls.model_fields[part].annotation for part in ("symbols", "rows"))
+        definitions: dict[str, Any] = {}
+        symbols = _lifted(symbols_model.model_json_schema(), definitions)  # type: ignore[union-attr]
+        rows: dict[str, Any] = {"additionalProperties": False, "properties": {}}
+        for field in rows_model.model_fields.values():  # type: ignore[union-attr]
+            row_model = field.annotation
+            definitions[row_model.__name__] = _lifted(_row_schema(row_model), definitions)  # type: ignore[union-attr]
+            rows["properties"][field.alias] = {"$ref": f"#/$defs/{row_model.__name__}"}  # type: ignore[union-attr]
+        if rows["properties"]:
+            rows["required"] = list(rows["properties"])
+        rows |= {"title": rows_model.__name__, "type": "object"}  # type: ignore[union-attr]
+        definitions |= {symbols_model.__name__: symbols, rows_model.__name__: rows}  # type: ignore[union-attr]
+        return {
+            "$defs": dict(sorted(definitions.items())),
+            "additionalProperties": False,
+            "properties": {part: {"$ref": f"#/$defs/{definitions_name}"} for part, definitions_name in
+                           (("symbols", symbols_model.__name__), ("rows", rows_model.__name__))},  # type: ignore[union-attr]
+            "required": ["symbols", "rows"],
+            "title": cls.__name__,
+            "type": "object",
+        }
+
+
+@lru_cache(maxsize=128)  # as many as the row models themselves
+def _row_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+def _lifted(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `schema` without its definitions, which join `definitions`."""
+    schema = copy.deepcopy(schema)
+    definitions.update(schema.pop("$defs", {}))
+    return schema
 
 
 def given(section: BaseModel) -> dict[str, Any]:
@@ -146,6 +196,12 @@ def _rule_model(table: TableInfo) -> type[BaseModel]:
         column=(Literal[columns], Field(description="The column the rule is about.")),  # type: ignore[valid-type]
         rule=(str, Field(description="The rule, with exact values or ranges.")),
     )
+
+
+def _in_table_order(table: TableInfo, columns: tuple[str, ...]) -> tuple[str, ...]:
+    # One model per set of columns: two orders of every column would make two models of one name.
+    order = list(table.columns)
+    return tuple(sorted(columns, key=order.index))
 
 
 @lru_cache(maxsize=128)  # the columns asked vary with the event: unbounded, a long run would keep every subset
