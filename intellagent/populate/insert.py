@@ -53,8 +53,9 @@ def insert_rows(
             rejected.append(row)
             continue
         instance = table.model(**row.values)
-        replaces = _replaces_existing(table, row, session, inserted)
-        messages = ([] if replaces else _key_problems(table, row, session)) or [
+        existing = _existing(table, row, session)
+        replaces = _replaces_existing(table, row, existing, inserted)
+        messages = ([] if replaces else _key_problems(table, row, session, existing)) or [
             _with_symbols(message, row) for message in env.validate(instance, session)
         ]
         if messages:
@@ -76,15 +77,18 @@ def insert_rows(
     return inserted, rejections
 
 
-def _replaces_existing(table: TableInfo, row: AssembledRow, session: Session, inserted: list[SQLModel]) -> bool:
-    """Whether the row names, by a plain key, an existing row that is not one of the event's own."""
-    if any(name in row.symbols for name in table.key):
-        return False
+def _existing(table: TableInfo, row: AssembledRow, session: Session) -> SQLModel | None:
+    """The row of the database (or of the event, inserted already) that has the row's key, if its key is whole."""
     key = tuple(row.values.get(name) for name in table.key)
-    if None in key:
+    return None if None in key else session.get(table.model, key)
+
+
+def _replaces_existing(table: TableInfo, row: AssembledRow, existing: SQLModel | None,
+                       inserted: list[SQLModel]) -> bool:
+    """Whether the row names, by a plain key, an existing row that is not one of the event's own."""
+    if existing is None or any(name in row.symbols for name in table.key):
         return False
-    existing = session.get(table.model, key)
-    return existing is not None and not any(existing is other for other in inserted)
+    return not any(existing is other for other in inserted)
 
 
 def describe_rejected(rows: list[AssembledRow], rejections: list[Rejection]) -> str:
@@ -103,11 +107,11 @@ def describe_rejected(rows: list[AssembledRow], rejections: list[Rejection]) -> 
     return "\n".join(lines)
 
 
-def _key_problems(table: TableInfo, row: AssembledRow, session: Session) -> list[str]:
+def _key_problems(table: TableInfo, row: AssembledRow, session: Session, existing: SQLModel | None) -> list[str]:
     """A key or unique value that an existing row (or an earlier row of the event) already has."""
     problems = []
     key = {name: row.values.get(name) for name in table.key}
-    if None not in key.values() and session.get(table.model, tuple(key.values())) is not None:
+    if existing is not None:
         problems.append(f"{table.name} already has a row with {_show(key)}; {_new_value_hint(key, row)}")
     for column in table.columns.values():
         value = row.values.get(column.name)
