@@ -16,6 +16,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
+from functools import lru_cache
 from math import gcd
 from typing import Any
 
@@ -114,10 +115,7 @@ def date_format_of(values: Sequence[Any]) -> str | None:
     sample = [value for value in values[:20] if isinstance(value, str)]
     if not sample or len(sample) < min(len(values), 20):
         return None
-    for candidate in _FORMATS:
-        if all(_parses(value, candidate) for value in sample):
-            return candidate
-    return None
+    return next((candidate for candidate in _FORMATS if all(candidate in _formats(value) for value in sample)), None)
 
 
 def birth_date_shape(form: str = "%Y-%m-%d") -> DateShape:
@@ -184,8 +182,10 @@ def _strftime(token: str) -> str:
     return token
 
 
-def _parses(value: str, form: str) -> bool:
-    return _parsed(value, form) is not None
+@lru_cache(maxsize=4096)  # every event asks again of the same background values; a failed parse is costly
+def _formats(value: str) -> frozenset[str]:
+    """The formats of `_FORMATS` that `value` is written in."""
+    return frozenset(form for form in _FORMATS if _parsed(value, form) is not None)
 
 
 def _parsed(value: str, form: str) -> datetime | None:
