@@ -117,8 +117,8 @@ def _preferred(
         agreeing = [row for row in candidates if all(row.get(c) == v for c, v in required.items())]
     else:
         agreeing = candidates
-    planned_rows = {id(row) for _, row in planned}
-    own = [row for row in agreeing if id(row) in planned_rows]
+    # The candidates are the event's own rows or existing ones, never both (see `_candidates`).
+    own = agreeing if candidates and _is_planned(candidates[0], planned) else []
     if optional or own:
         return own
     referred = world.referred(table.name, fk)  # existing rows: an event's own would have been chosen above
