@@ -134,23 +134,24 @@ class _ValuesAnswer(BaseModel):
         """The answer's JSON schema (asked with any option, pydantic works it out)."""
         if args or kwargs:
             return super().model_json_schema(*args, **kwargs)
-        symbols_model, rows_model = (cls.model_fields[part].annotation for part in ("symbols", "rows"))
+        symbols_model: type[BaseModel] = cls.model_fields["symbols"].annotation  # type: ignore[assignment]
+        rows_model: type[BaseModel] = cls.model_fields["rows"].annotation  # type: ignore[assignment]
         definitions: dict[str, Any] = {}
-        symbols = _lifted(symbols_model.model_json_schema(), definitions)  # type: ignore[union-attr]
+        symbols = _lifted(symbols_model.model_json_schema(), definitions)
         rows: dict[str, Any] = {"additionalProperties": False, "properties": {}}
-        for field in rows_model.model_fields.values():  # type: ignore[union-attr]
-            row_model = field.annotation
-            definitions[row_model.__name__] = _lifted(_row_schema(row_model), definitions)  # type: ignore[union-attr]
-            rows["properties"][field.alias] = {"$ref": f"#/$defs/{row_model.__name__}"}  # type: ignore[union-attr]
+        for field in rows_model.model_fields.values():
+            row_model: type[BaseModel] = field.annotation  # type: ignore[assignment]
+            definitions[row_model.__name__] = _lifted(_row_schema(row_model), definitions)
+            rows["properties"][field.alias] = {"$ref": f"#/$defs/{row_model.__name__}"}
         if rows["properties"]:
             rows["required"] = list(rows["properties"])
-        rows |= {"title": rows_model.__name__, "type": "object"}  # type: ignore[union-attr]
-        definitions |= {symbols_model.__name__: symbols, rows_model.__name__: rows}  # type: ignore[union-attr]
+        rows |= {"title": rows_model.__name__, "type": "object"}
+        definitions |= {symbols_model.__name__: symbols, rows_model.__name__: rows}
         return {
             "$defs": dict(sorted(definitions.items())),
             "additionalProperties": False,
-            "properties": {part: {"$ref": f"#/$defs/{definitions_name}"} for part, definitions_name in
-                           (("symbols", symbols_model.__name__), ("rows", rows_model.__name__))},  # type: ignore[union-attr]
+            "properties": {"symbols": {"$ref": f"#/$defs/{symbols_model.__name__}"},
+                           "rows": {"$ref": f"#/$defs/{rows_model.__name__}"}},
             "required": ["symbols", "rows"],
             "title": cls.__name__,
             "type": "object",
