@@ -8,7 +8,8 @@ double's every answer taking `--latency` seconds as a remote model's would. For 
 scenarios it prints:
 
 - at 0 s latency, one worker: wall time, calls per second and framework CPU milliseconds per call
-  (the process's CPU time over the LLM calls sent; nearly all of it is the framework's);
+  (the process's CPU time over the LLM calls sent, less the double's own time composing its answers,
+  which a model server would spend; that is printed too);
 - at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
   efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling, with the calls of the
   longest dialog, which bound simulate's time when there are about as many workers as dialogs;
@@ -83,18 +84,24 @@ def longest_dialog(folder: Path) -> int:
 
 
 def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int | None = None
-        ) -> tuple[RunInfo, dict[str, float], float]:
+        ) -> tuple[RunInfo, dict[str, float], float, float]:
     """Populate, simulate and report from the described scenarios, one stage at a time: run.json, each
-    stage's wall seconds, and the process's CPU seconds over the three (with `ray` Ray workers, if given)."""
+    stage's wall seconds, the process's CPU seconds over the three, and the double's share of them (with
+    `ray` Ray workers, if given).
+
+    Each stage has a double of its own, as each would have a server: one double's record of every request
+    of a large run would weigh on the process (its garbage collector walks them all)."""
     shutil.copytree(described, folder)
-    script = ScriptedLLM(latency=latency).on(reply=careless_answers(seed=1))
-    seconds, cpu = {}, time.process_time()
+    seconds, cpu, answering = {}, time.process_time(), 0.0
     for stage in STAGES:
+        script = ScriptedLLM(latency=latency).on(reply=careless_answers(seed=1))
         wall = time.perf_counter()
         asyncio.run(execute(configured(workers, ray=ray), output=folder, stages=(stage,), script=script,
                             progress=False))
         seconds[stage] = time.perf_counter() - wall
-    return (RunInfo.model_validate_json((folder / "run.json").read_text()), seconds, time.process_time() - cpu)
+        answering += script.cpu_seconds
+    info = RunInfo.model_validate_json((folder / "run.json").read_text())
+    return info, seconds, time.process_time() - cpu, answering
 
 
 def folder_bytes(path: Path) -> int:
@@ -120,12 +127,13 @@ def main(argv: list[str] | None = None) -> int:
             described = root / f"described-{size}"
             describe(size, described)
             folder = root / f"cpu-{size}"
-            info, seconds, cpu = run(described, 1, 0.0, folder)
+            info, seconds, cpu, answering = run(described, 1, 0.0, folder)
             wall = sum(seconds.values())
-            calls = sum(info.usage.stages[stage].calls for stage in STAGES if stage in info.usage.stages)
+            calls = max(1, sum(info.usage.stages[stage].calls for stage in STAGES if stage in info.usage.stages))
             made, held = info.stages["populate"].items, info.stages["simulate"].items
             print(f"{size} scenarios asked, {made} events, {held} dialogs; at 0 s latency, 1 worker: {wall:.1f} s, "
-                  f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * cpu / max(calls, 1):.1f} ms CPU per call")
+                  f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * (cpu - answering) / calls:.1f} ms of "
+                  f"framework CPU per call (and {1000 * answering / calls:.1f} ms of the double's answering)")
             background = (folder / "events" / "_background.sqlite").stat().st_size
             print(f"  disk: the background world {background / 1e3:.0f} KB once, then "
                   f"{(folder_bytes(folder / 'events') - background) / max(made, 1) / 1e3:.1f} KB per event and "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +102,9 @@ class ScriptedLLM:
     """Seconds each asynchronous answer takes, as a remote model's would (the benchmarks set it)."""
     requests: list[Request] = field(default_factory=list)
     unmatched: list[Request] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+    """CPU time this process spent answering, as the server would: the benchmarks leave it out of the
+    framework's."""
     _ids: itertools.count = field(default_factory=itertools.count)
 
     def on(
@@ -134,7 +138,11 @@ class ScriptedLLM:
                    **options: Any) -> ChatCompletions:
         """A real OpenAI chat model whose HTTP traffic this double answers (`event_hooks`: the async client's)."""
         def answer(http_request: httpx2.Request) -> httpx2.Response:
-            return self._answer(role, http_request)
+            started = time.thread_time()
+            try:
+                return self._answer(role, http_request)
+            finally:
+                self.cpu_seconds += time.thread_time() - started
 
         async def answer_later(http_request: httpx2.Request) -> httpx2.Response:
             await asyncio.sleep(self.latency)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -167,3 +168,19 @@ def test_a_model_built_on_demand_is_not_built_for_cached_answers(script, make_ll
         raise AssertionError("the model was started for an answer the cache holds")
 
     assert ask(make_llm(script, model=start_server)).flows == ["book"]
+
+
+def test_the_double_counts_the_cpu_it_spends_answering_and_no_more(script, make_llm):
+    def busy(request):  # composing this answer costs the double 30 ms of CPU
+        started = time.thread_time()
+        while time.thread_time() - started < 0.03:
+            pass
+        return {"flows": ["book"]}
+
+    script.on(schema="Flows", reply=busy)
+    llm = make_llm(script)
+    started = time.process_time()
+    for step in ("describe/flows", "describe/again"):
+        ask(llm, step=step, messages=[*ASK, HumanMessage(step)])
+
+    assert 0.06 <= script.cpu_seconds < time.process_time() - started
