@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypedDict
@@ -109,8 +109,8 @@ class StageState(TypedDict):
 
 @dataclass
 class Shared:
-    """What every event of a run shares: the domain, the background world (and the copy rows are tried in)
-    and the model."""
+    """What every event of a run shares: the domain, the background world, its copy rows are tried in, and the
+    model."""
 
     ctx: RunContext
     env: Environment
@@ -123,11 +123,14 @@ class Shared:
     lean: bool
 
     @classmethod
-    def prepare(cls, ctx: RunContext, scratch: ScratchWorld) -> Shared:
-        """Read the run's background world (built and checked once, see `build_background`)."""
+    @contextmanager
+    def open(cls, ctx: RunContext) -> Iterator[Shared]:
+        """Read the run's background world (built and checked once, see `build_background`), and open the
+        process's scratch copy of it, removed on exit."""
         env = ctx.environment
         tables = Tables(env.tables)
-        world = BackgroundWorld.load(env, build_background(ctx), tables)
+        background = build_background(ctx)
+        world = BackgroundWorld.load(env, background, tables)
         prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
                         counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
@@ -137,8 +140,9 @@ class Shared:
         # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
         # and the rules restated the plan's symbols ("user_id: U1").
         lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
-        return cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch, world_prompt=str(prompt[0].content),
-                   samples=samples, llm=llm, lean=lean)
+        with ScratchWorld.open(background) as scratch:
+            yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
+                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -172,8 +176,7 @@ class EventWork:
     @asynccontextmanager
     async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[EventWork]:
         """The work of the stage."""
-        with ScratchWorld.open(build_background(ctx)) as scratch:
-            shared = Shared.prepare(ctx, scratch)
+        with Shared.open(ctx) as shared:
             yield cls(shared=shared, graph=build_event_graph(shared))
 
     async def do(self, scenario: Scenario) -> Event:
@@ -403,7 +406,7 @@ def _check(shared: Shared, state: EventState) -> dict[str, Any]:
         inserted, rejections = insert_rows(shared.env, shared.tables, session, assembly.rows)
         if rejections:
             return {"rows": assembly.rows, "rejections": rejections}
-        known = user_rows(inserted)
+        known = user_rows(inserted)  # read before the attempt's rollback expires the rows
         found = shared.scratch.changes(tables={row.table for row in assembly.rows})
     background = shared.ctx.folder.path(BACKGROUND)
     worlds.save_delta(shared.ctx.folder.path(shared.stored(scenario)), base=background, found=found)

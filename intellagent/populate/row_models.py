@@ -141,7 +141,8 @@ class _ValuesAnswer(BaseModel):
         rows: dict[str, Any] = {"additionalProperties": False, "properties": {}}
         for field in rows_model.model_fields.values():
             row_model: type[BaseModel] = field.annotation  # type: ignore[assignment]
-            definitions[row_model.__name__] = _lifted(_row_schema(row_model), definitions)
+            if row_model.__name__ not in definitions:  # a copy: the reader may change what it is given
+                definitions[row_model.__name__] = _lifted(copy.deepcopy(_row_schema(row_model)), definitions)
             rows["properties"][field.alias] = {"$ref": f"#/$defs/{row_model.__name__}"}
         if rows["properties"]:
             rows["required"] = list(rows["properties"])
@@ -164,8 +165,7 @@ def _row_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _lifted(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `schema` without its definitions, which join `definitions`."""
-    schema = copy.deepcopy(schema)
+    """`schema` without its definitions, which join `definitions`."""
     definitions.update(schema.pop("$defs", {}))
     return schema
 

@@ -36,9 +36,6 @@ class ScratchWorld:
             copy = Path(folder) / "world.sqlite"
             shutil.copyfile(background, copy)
             with connect(copy) as connection:
-                # The attempts' transactions are begun here, not by the driver, which would begin none
-                # before a savepoint, so that releasing the session's savepoint would commit the attempt.
-                connection.connection.driver_connection.isolation_level = None  # type: ignore[union-attr]
                 # Nothing here outlives the process: no journal on disk, no waiting for the disk.
                 connection.exec_driver_sql("PRAGMA journal_mode=MEMORY")
                 connection.exec_driver_sql("PRAGMA synchronous=OFF")
@@ -53,6 +50,8 @@ class ScratchWorld:
         The session's own commits and rollbacks stay inside the attempt (savepoints).
         """
         transaction = self._connection.begin()
+        # Begun here, not left to the driver, which begins no transaction before a savepoint: releasing the
+        # session's savepoint would then commit the attempt.
         self._connection.exec_driver_sql("BEGIN")
         try:
             with Session(self._connection, join_transaction_mode="create_savepoint") as session:
