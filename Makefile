@@ -25,9 +25,11 @@ browser:
 		echo "installing chromium (Debian package) for the report tests"; \
 		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# Lint first: it takes a second and fails with the line to fix.
+# Lint first: it takes a second and fails with the line to fix. The test modules are spread over the cores
+# (at most four), each module on one, so a module's shared fixture (the embedded model's whole run, a Ray
+# cluster) is set up once.
 test: lint browser
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope $(ARGS)
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .
