@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The embedded model's tests first: they take minutes, so spread over the cores (`make test`) the other
+    tests run beside them instead of after them."""
+    items.sort(key=lambda item: item.get_closest_marker("local_model") is None)
+
+
 def world_file(folder: Path, stored: str) -> Path:
     """The complete database of a stored world of a run (`events/S001.delta.json`), written next to it as
     `run.py --world` does; a complete database is itself."""
