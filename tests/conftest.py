@@ -20,14 +20,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The embedded model's tests first and the Ray cluster's last. Spread over the cores (`make test`), the
-    embedded model's minutes-long run then has the other tests beside it, not after it; and not the Ray
-    tests, whose workers it would starve (llama.cpp takes every core), which stretched them tenfold."""
-
-    def place(item: pytest.Item) -> int:
-        return 0 if item.get_closest_marker("local_model") else 2 if item.get_closest_marker("ray_cluster") else 1
-
-    items.sort(key=place)
+    """The embedded model's tests first: they take minutes, so spread over the cores (`make test`) the other
+    tests run beside them instead of after them."""
+    items.sort(key=lambda item: item.get_closest_marker("local_model") is None)
 
 
 def world_file(folder: Path, stored: str) -> Path:

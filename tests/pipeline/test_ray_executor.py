@@ -28,8 +28,6 @@ from intellagent.llm import HTTPError, ProviderUnavailable, ScriptedLLM
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 from tests.pipeline.test_stage_functions import STABLE, records, without_usage
 
-pytestmark = pytest.mark.ray_cluster
-
 RAY = {"type": "ray", "processes": 2}
 ROOT = Path(__file__).resolve().parents[2]
 
