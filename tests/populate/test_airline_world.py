@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,30 @@ def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_pat
     assert rejections == []
     assert count == len(world.rows("flight_dates"))  # replaced, not added
     assert rows[0].values["actual_departure_time_est"] is None  # a cancelled flight has no times
+
+
+def test_a_second_row_naming_a_key_the_event_wrote_already_is_rejected_not_merged(airline, tmp_path: Path) -> None:
+    env, tables, world, background = airline
+    existing = next(row for row in world.rows("flight_dates") if row["status"] == "landed")
+    answer = plan_model(tables).model_validate({
+        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "rows": [{"table": "flight_dates", "values": {"flight_number": existing["flight_number"],
+                                                      "date": existing["date"], "status": "cancelled"}}],
+    })
+    first = assemble(Plan.from_answer(answer, tables, world), Assignment(), tables=tables, world=world,
+                     seed="42:S003").rows[0]
+    again = replace(first, label="flight_dates_2", values={**first.values, "status": "delayed"})
+    database = tmp_path / "event.sqlite"
+    shutil.copyfile(background, database)
+
+    with env.session(database) as session:
+        inserted, rejections = insert_rows(env, tables, session, [first, again])
+        statuses = [row["status"] for row in env.dump(session)["flight_dates"]
+                    if (row["flight_number"], row["date"]) == (existing["flight_number"], existing["date"])]
+
+    assert [rejection.label for rejection in rejections] == ["flight_dates_2"]
+    assert "already has a row" in rejections[0].messages[0]
+    assert len(inserted) == 1 and statuses == ["cancelled"]
 
 
 def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names_keeps_it(airline) -> None:
