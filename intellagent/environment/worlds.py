@@ -57,6 +57,9 @@ class TableChanges:
 Changes = dict[str, TableChanges]
 """The changed tables of a world, by name; a table with no change is left out."""
 
+Shapes = dict[str, tuple[list[str], list[str]]]
+"""Every table's columns and primary-key columns, by name (see `table_shapes`)."""
+
 
 def is_delta(path: Path) -> bool:
     """Whether `path` names a delta rather than a complete database."""
@@ -74,24 +77,24 @@ def changes(world: Path, base: Path, *, tables: Iterable[str] | None = None) -> 
     """
     with connect(world) as connection:
         connection.exec_driver_sql("ATTACH DATABASE ? AS base", (str(base),))
-        shapes = _shapes(connection)
-        missing = set(shapes) - set(_shapes(connection, "base"))
+        shapes = table_shapes(connection)
+        missing = set(shapes) - set(table_shapes(connection, "base"))
         if missing:
             raise ValueError(f"{base} has no table {', '.join(sorted(missing))}: it is not the base of {world}")
         return changes_over_base(connection, tables=tables, shapes=shapes)
 
 
 def changes_over_base(connection: Connection, *, tables: Iterable[str] | None = None,
-                      shapes: dict[str, tuple[list[str], list[str]]] | None = None) -> Changes:
+                      shapes: Shapes | None = None) -> Changes:
     """What the main database of `connection` adds, changes and removes over the database attached to it as
     `base` (which has every table of the main one); in a transaction, its uncommitted rows count.
 
     Args:
         tables: the only tables that may differ, when the caller knows (default: every table is compared).
-        shapes: the tables' columns and keys (see `_shapes`), when the caller has them already.
+        shapes: the tables' columns and keys (see `table_shapes`), when the caller has them already.
     """
     found: Changes = {}
-    for name, (columns, key) in (shapes or _shapes(connection)).items():
+    for name, (columns, key) in (shapes or table_shapes(connection)).items():
         if tables is not None and name not in tables:
             continue
         here, there = _table(name, columns), _table(name, columns, schema="base")
@@ -155,7 +158,7 @@ def holding(world: Path, values: Iterable[str]) -> set[str]:
         return set()
     found: set[str] = set()
     with connect(world) as connection:
-        for name, (columns, _) in _shapes(connection).items():
+        for name, (columns, _) in table_shapes(connection).items():
             shown = _table(name, columns)
             query = select(*shown.c).where(or_(*(cell.in_(wanted) for cell in shown.c)))
             found.update(value for row in connection.execute(query) for value in row if value in wanted)
@@ -189,7 +192,7 @@ def root_digest(path: Path) -> str:
 def _root_digest(path: Path, version: int, size: int) -> str:
     with connect(path) as connection:
         document = {}
-        for name, (columns, key) in _shapes(connection).items():
+        for name, (columns, key) in table_shapes(connection).items():
             query = select(*_table(name, columns).c).order_by(*(column(k) for k in key))
             document[name] = [_jsonable(row) for row in connection.execute(query)]
     return _sha256(document)
@@ -232,7 +235,7 @@ def _base(delta: Path, document: dict[str, Any]) -> Path:
     return Path(os.path.normpath(delta.parent / document["base"]))
 
 
-def _shapes(connection: Connection, schema: str | None = None) -> dict[str, tuple[list[str], list[str]]]:
+def table_shapes(connection: Connection, schema: str | None = None) -> Shapes:
     """Every table's columns and primary key (every column, when it has none), by name, from SQLite's own
     table_info in one query: reflecting each table took most of the time of finding a small world's changes."""
     master = table("sqlite_master", column("type"), column("name"), schema=schema)
