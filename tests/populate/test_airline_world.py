@@ -5,12 +5,22 @@ from __future__ import annotations
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from intellagent.config import load_config
 from intellagent.environment import Environment, load_environment
-from intellagent.populate import Assignment, BackgroundWorld, Plan, Tables, assemble, insert_rows, plan_model
+from intellagent.populate import (
+    AssembledRow,
+    Assignment,
+    BackgroundWorld,
+    Plan,
+    Tables,
+    assemble,
+    insert_rows,
+    plan_model,
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +79,10 @@ def test_a_completed_plan_passes_the_airline_validators(airline, tmp_path: Path)
                                                             for r in world.rows("flight_dates")}
 
 
-def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_path: Path) -> None:
-    env, tables, world, background = airline
+def landed_flight_cancelled(
+    tables: Tables, world: BackgroundWorld, *, seed: str
+) -> tuple[dict[str, Any], AssembledRow]:
+    """A landed flight of the world, and the assembled row of a plan that names it by its key to cancel it."""
     existing = next(row for row in world.rows("flight_dates") if row["status"] == "landed")
     answer = plan_model(tables).model_validate({
         "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
@@ -78,7 +90,13 @@ def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_pat
                                                       "date": existing["date"], "status": "cancelled"}}],
     })
     plan = Plan.from_answer(answer, tables, world)
-    rows = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S002").rows
+    return existing, assemble(plan, Assignment(), tables=tables, world=world, seed=seed).rows[0]
+
+
+def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_path: Path) -> None:
+    env, tables, world, background = airline
+    _, cancelled = landed_flight_cancelled(tables, world, seed="42:S002")
+    rows = [cancelled]
     database = tmp_path / "event.sqlite"
     shutil.copyfile(background, database)
 
@@ -93,14 +111,7 @@ def test_a_planned_row_naming_an_existing_key_replaces_that_row(airline, tmp_pat
 
 def test_a_second_row_naming_a_key_the_event_wrote_already_is_rejected_not_merged(airline, tmp_path: Path) -> None:
     env, tables, world, background = airline
-    existing = next(row for row in world.rows("flight_dates") if row["status"] == "landed")
-    answer = plan_model(tables).model_validate({
-        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
-        "rows": [{"table": "flight_dates", "values": {"flight_number": existing["flight_number"],
-                                                      "date": existing["date"], "status": "cancelled"}}],
-    })
-    first = assemble(Plan.from_answer(answer, tables, world), Assignment(), tables=tables, world=world,
-                     seed="42:S003").rows[0]
+    existing, first = landed_flight_cancelled(tables, world, seed="42:S003")
     again = replace(first, label="flight_dates_2", values={**first.values, "status": "delayed"})
     database = tmp_path / "event.sqlite"
     shutil.copyfile(background, database)
