@@ -125,9 +125,9 @@ def test_a_cancelled_run_stops_cleanly_with_130_and_says_so_in_run_json(tmp_path
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        # The run starts as a terminal starts it, with Ctrl-C handled. A process ignoring SIGINT passes that on
-        # to the processes it starts, and the worker of a suite spread over two was found doing so: the run
-        # then never saw the signal.
+        # The run starts as a terminal starts it, with Ctrl-C handled. A suite started in the background of a
+        # script (as a CI runner may start it) ignores SIGINT, every process of it inherits that, and so
+        # would the run: it then never sees the signal.
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             job = subprocess.Popen(
