@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, WithJsonSchema, WrapSerializer
 from pydantic_core import to_jsonable_python
-from sqlalchemy import Connection, String, event, inspect
+from sqlalchemy import Connection, Select, String, Table, and_, bindparam, event, inspect, literal
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
@@ -163,6 +163,19 @@ def plain_rows(session: Session, table: type[SQLModel]) -> Iterator[tuple[dict[s
     query = select(*(table.__table__.c[column] for column in columns))  # type: ignore[attr-defined]
     for row in session.connection().execute(query.order_by(*table.__table__.primary_key.columns)):  # type: ignore[attr-defined]
         yield dict(zip(columns, to_jsonable_python(tuple(row)), strict=True)), tuple(row[i] for i in identity)
+
+
+@cache
+def row_lookup(table: Table, columns: tuple[str, ...], parameters: tuple[str, ...] | None = None) -> Select[Any]:
+    """Whether `table` has a row with given values in `columns`, passed as parameters named `parameters`
+    (by default, after the columns).
+
+    Built once per table and columns, so SQLAlchemy compiles it once and finds it again at once: a statement
+    built for each row checked cost more than three times the lookup itself.
+    """
+    names = parameters or columns
+    match = (table.c[column] == bindparam(name) for column, name in zip(columns, names, strict=True))
+    return select(literal(1)).where(and_(*match)).limit(1)
 
 
 @cache

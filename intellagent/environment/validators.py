@@ -14,9 +14,10 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
-from sqlalchemy import ForeignKeyConstraint, Select, and_, bindparam, literal, select
+from sqlalchemy import ForeignKeyConstraint, select
 from sqlmodel import Session, SQLModel
 
+from intellagent.environment.database import row_lookup
 from intellagent.errors import UsageError
 
 
@@ -150,18 +151,12 @@ def _foreign_key_problems(row: SQLModel, session: Session, references: Reference
         if references is not None:
             found = references.names_a_row(constraint, tuple(values.values()))
         else:
+            lookup = row_lookup(target, tuple(element.column.name for element in constraint.elements),
+                                tuple(values))
             with session.no_autoflush:
-                found = session.execute(_reference_lookup(constraint), values).first() is not None
+                found = session.execute(lookup, values).first() is not None
         if not found:
             shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
             problems.append(f"{table.name}: {shown} matches no row of {target.name}; refer to an existing one")
     return problems
 
-
-@cache
-def _reference_lookup(constraint: ForeignKeyConstraint) -> Select[Any]:
-    """Whether the constraint's target has a row with given values (parameters named after the referring
-    columns): built once per constraint, so SQLAlchemy compiles it once; a statement built per row cost
-    four times as much as the lookup itself."""
-    match = (element.column == bindparam(element.parent.name) for element in constraint.elements)
-    return select(literal(1)).where(and_(*match)).limit(1)

@@ -8,13 +8,12 @@ refer to it. A row that refers to a rejected row is not judged on its own until 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from sqlalchemy import Select, and_, bindparam, literal
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel
 
+from intellagent.environment.database import row_lookup
 from intellagent.populate.rows import AssembledRow
 from intellagent.populate.tables import TableInfo, Tables
 
@@ -85,23 +84,16 @@ def _key_holder(table: TableInfo, row: AssembledRow, session: Session,
     """Which rows already have the row's key: an earlier row of the event's, the world's, or none (or the key
     is not whole).
 
-    A query that selects a constant, not the ORM's `get`: building the world's row as an object cost
-    nearly a millisecond, the largest part of checking a row.
+    A lookup (`row_lookup`), not the ORM's `get`: building the world's row as an object cost nearly a
+    millisecond, the largest part of checking a row.
     """
     key = table.key_of(row.values)
     if None in key:
         return None
     if (table.name, key) in own:
         return "event"
-    lookup = _lookup(table.model, table.key)
+    lookup = row_lookup(table.model.__table__, table.key)  # type: ignore[attr-defined]
     return "world" if session.execute(lookup, dict(zip(table.key, key, strict=True))).first() else None
-
-
-@cache
-def _lookup(model: type[SQLModel], columns: tuple[str, ...]) -> Select[Any]:
-    """Whether a row of `model` has given values in `columns` (parameters named after them): one statement
-    per table and columns, built once, so SQLAlchemy compiles it once and finds it again at once."""
-    return select(literal(1)).where(and_(*(getattr(model, name) == bindparam(name) for name in columns))).limit(1)
 
 
 def describe_rejected(rows: list[AssembledRow], rejections: list[Rejection]) -> str:
@@ -128,10 +120,12 @@ def _key_problems(table: TableInfo, row: AssembledRow, session: Session, *, take
         problems.append(f"{table.name} already has a row with {_show(key)}; {_new_value_hint(key, row)}")
     for column in table.columns.values():
         value = row.values.get(column.name)
-        unique = column.unique and not column.key and value is not None
-        if unique and session.execute(_lookup(table.model, (column.name,)), {column.name: value}).first():
-                problems.append(f"{table.name} already has {_show({column.name: value})}; "
-                                f"{_new_value_hint({column.name: value}, row)}")
+        if not column.unique or column.key or value is None:
+            continue
+        lookup = row_lookup(table.model.__table__, (column.name,))  # type: ignore[attr-defined]
+        if session.execute(lookup, {column.name: value}).first():
+            problems.append(f"{table.name} already has {_show({column.name: value})}; "
+                            f"{_new_value_hint({column.name: value}, row)}")
     return problems
 
 
