@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from intellagent.config import Config
 from intellagent.context import RunContext
+from intellagent.executors import opened as opened_work
 from intellagent.executors.shipping import travelling, unpack
 from intellagent.llm import Usage
 from intellagent.llm.relayed import ModelRequest, Outcome, RelayedModels
@@ -62,7 +63,7 @@ class Worker:
         """Set a stage's work up, once its shared files are here."""
         await self._mirror(files)
         stack = AsyncExitStack()
-        opened = await stack.enter_async_context(work.open(self.ctx, unpack(given, self.ctx)))
+        opened = await stack.enter_async_context(opened_work(work, self.ctx, unpack(given, self.ctx)))
         self.opened[work_name(work)] = (stack, opened)
 
     async def do(self, name: str, item: Any, files: dict[str, Any]) -> tuple[Any, dict[str, str]]:
