@@ -56,6 +56,7 @@ from intellagent.populate import (
     Rejection,
     ScratchWorld,
     Tables,
+    ValuesSchema,
     assemble,
     constraints_model,
     describe_counts,
@@ -69,7 +70,6 @@ from intellagent.populate import (
     loosen,
     plan_model,
     user_rows,
-    values_model,
 )
 from intellagent.populate.published import task_database, task_event
 from intellagent.prompt_files import render
@@ -257,7 +257,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             details=constraints.describe_details(),
             samples=shared.samples,
         )
-        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+        answer = await shared.llm.answer(messages, ValuesSchema(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowValues"), step="populate/values")
         assignment.update(answer, labels=planned.labels)
         return {"assignment": assignment}
@@ -284,7 +284,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
             rejected=describe_rejected(state["rows"], state["rejections"]),
             samples=shared.samples,
         )
-        answer = await shared.llm.answer(messages, values_model(shared.tables, asked.rows, asked.symbols,
+        answer = await shared.llm.answer(messages, ValuesSchema(shared.tables, asked.rows, asked.symbols,
                                                                 name="RowRepairs"), step="populate/repair")
         changed = state["assignment"].update(answer, labels=planned.labels, empty_clears=True)
         return {"assignment": state["assignment"], "rounds": state["rounds"] + 1,

@@ -14,14 +14,14 @@ import copy
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from weakref import WeakKeyDictionary
 
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from intellagent.errors import IntellAgentError, RunAborted
 from intellagent.llm.cache import ResponseCache, request_key
@@ -32,7 +32,26 @@ from intellagent.llm.spec import ModelSpec
 from intellagent.llm.token_bound import token_bound
 from intellagent.llm.usage import Usage, price_per_token, price_provider
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class AnswerSchema(Protocol[T_co]):
+    """What `LLM.answer` needs of an answer's shape: its name and JSON schema, and a check that returns the answer.
+
+    A pydantic model class is one; so is a schema put together per request from parts made once (populate's
+    `ValuesSchema`), where a model class made per request would cost more than the rest of the call.
+    """
+
+    __name__: str
+
+    def model_json_schema(self) -> dict[str, Any]:
+        """The JSON schema the model is asked to follow."""
+        ...
+
+    def model_validate_json(self, json_data: str) -> T_co:
+        """The answer in `json_data`; raises pydantic's `ValidationError` where it does not fit."""
+        ...
 
 # A re-ask of an invalid answer is sampled at least this warm: at temperature 0 a model tends to give
 # the same invalid answer again, whatever the feedback says. The server's seed keeps it reproducible.
@@ -85,7 +104,8 @@ class LLM:
         view.options = {**self.options, **options}
         return view
 
-    async def answer(self, messages: list[BaseMessage], schema: type[T], *, step: str, warmer: bool = False) -> T:
+    async def answer(self, messages: list[BaseMessage], schema: AnswerSchema[T], *, step: str,
+                     warmer: bool = False) -> T:
         """A structured answer: an instance of `schema`, validated.
 
         The request's `max_tokens` is the most a valid answer can need (see `token_bound`), within
@@ -93,7 +113,7 @@ class LLM:
 
         Args:
             messages: the conversation to answer.
-            schema: the pydantic model the answer must satisfy (constrained by JSON schema).
+            schema: what the answer must satisfy, e.g. a pydantic model (constrained by JSON schema).
             step: 'stage/step' for accounting, e.g. 'describe/policies'.
             warmer: sample at `RETRY_TEMPERATURE` from the first try, as for a re-ask: the caller is
                 asking again for something the last answer got wrong.
@@ -265,12 +285,12 @@ class DirectLLM(LLM):
         return LLMError(f"{self.role} ({step}): {self.spec.label} failed: {_api_message(error)}")
 
 
-# Per answer model: its response format and the most tokens a valid answer needs. Working them out took
-# about 10 ms a call; weakly keyed, so an answer model made for one event is not kept alive here.
-_FORMATS: WeakKeyDictionary[type[BaseModel], tuple[dict[str, Any], int]] = WeakKeyDictionary()
+# Per answer schema: its response format and the most tokens a valid answer needs. Working them out took
+# about 10 ms a call; weakly keyed, so a schema made for one event is not kept alive here.
+_FORMATS: WeakKeyDictionary[AnswerSchema[Any], tuple[dict[str, Any], int]] = WeakKeyDictionary()
 
 
-def _response_format(schema: type[BaseModel]) -> tuple[dict[str, Any], int]:
+def _response_format(schema: AnswerSchema[Any]) -> tuple[dict[str, Any], int]:
     if schema not in _FORMATS:
         json_schema = schema.model_json_schema()
         response_format = {"type": "json_schema",

@@ -9,7 +9,7 @@ background world; `final` makes the scenario concrete.
 from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
-from intellagent.populate.row_models import constraints_model, plan_model, values_model
+from intellagent.populate.row_models import ValuesSchema, constraints_model, plan_model
 from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemble, fall_back, loosen
 from intellagent.populate.scratch import ScratchWorld
 from intellagent.populate.symbols import Symbol, SymbolTable
@@ -35,6 +35,7 @@ __all__ = [
     "Symbol",
     "SymbolTable",
     "Tables",
+    "ValuesSchema",
     "assemble",
     "constraints_model",
     "describe_counts",
@@ -48,5 +49,4 @@ __all__ = [
     "loosen",
     "plan_model",
     "user_rows",
-    "values_model",
 ]

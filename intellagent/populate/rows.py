@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from intellagent.populate.faker_fill import ValueFiller
 from intellagent.populate.plan import Plan, PlannedRow
 from intellagent.populate.references import resolve_references
+from intellagent.populate.row_models import ValuesAnswer
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
 from intellagent.populate.tables import Column, TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
@@ -31,8 +32,8 @@ class Assignment:
     symbols: dict[str, Any] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def update(self, answer: BaseModel, *, labels: Collection[str] = (), empty_clears: bool = False) -> bool:
-        """Take the values a `values_model` answer gives; return whether anything changed.
+    def update(self, answer: ValuesAnswer, *, labels: Collection[str] = (), empty_clears: bool = False) -> bool:
+        """Take the values an answer gives; return whether anything changed.
 
         An absent or null value changes nothing, and neither does a symbol or a row label given as a
         value (U1 for U1, 'users_1' for a user id: common small-model answers); the value is then
@@ -46,16 +47,13 @@ class Assignment:
         """
         before = (dict(self.symbols), {label: dict(values) for label, values in self.rows.items()})
         chosen = _chosen(set(labels))
-        data = answer.model_dump(by_alias=True)
-        self.symbols.update({name: value for name, value in data["symbols"].items() if chosen(value)})
-        rows = answer.rows  # type: ignore[attr-defined]
-        for name, info in type(rows).model_fields.items():
-            section = getattr(rows, name)
+        self.symbols.update({name: value for name, value in answer.symbols.items() if chosen(value)})
+        for label, section in answer.rows.items():
             for slot, column in type(section).model_fields.items():
                 value = getattr(section, slot)
                 emptied = empty_clears and _blank(value) and slot in section.model_fields_set
                 if chosen(value) or emptied:  # emptied: only where the column can be empty (see assemble)
-                    self.rows.setdefault(info.alias or name, {})[column.alias or slot] = None if emptied else value
+                    self.rows.setdefault(label, {})[column.alias or slot] = None if emptied else value
         return before != (self.symbols, self.rows)
 
 
