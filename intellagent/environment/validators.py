@@ -159,4 +159,3 @@ def _foreign_key_problems(row: SQLModel, session: Session, references: Reference
             shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
             problems.append(f"{table.name}: {shown} matches no row of {target.name}; refer to an existing one")
     return problems
-

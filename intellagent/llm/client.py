@@ -49,7 +49,7 @@ class AnswerSchema(Protocol[T_co]):
         """The JSON schema the model is asked to follow."""
         ...
 
-    def model_validate_json(self, json_data: str) -> T_co:
+    def model_validate_json(self, json_data: str, /) -> T_co:
         """The answer in `json_data`; raises pydantic's `ValidationError` where it does not fit."""
         ...
 

@@ -126,7 +126,8 @@ class ValuesSchema:
         self, tables: Tables, rows: dict[str, tuple[str, tuple[str, ...]]],
         symbols: dict[str, tuple[Column, str]], *, name: str,
     ) -> None:
-        """
+        """The schema of an answer for these rows and symbols.
+
         Args:
             tables: the domain's tables.
             rows: label → (table, the columns asked for); a column holding a symbol gets its value
