@@ -9,7 +9,9 @@ scenarios it prints:
 
 - at 0 s latency, one worker: wall time, calls per second and framework CPU milliseconds per call
   (the process's CPU time over the LLM calls sent, less the double's own time composing its answers,
-  which a model server would spend; that is printed too);
+  which a model server would spend; that is printed too), then per stage, with the part spent in the
+  call path (`LLM.answer` and `LLM.complete`: the request, the cache, LangChain and the OpenAI library,
+  the accounting and the answer's validation) apart from the stage's own work around its calls;
 - at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
   efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling, with the calls of the
   longest dialog, which bound simulate's time when there are about as many workers as dialogs;
@@ -29,19 +31,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
 import random
 import resource
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from intellagent.artifacts import Dialog, PolicyCatalog, RunInfo, Scenario
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
-from intellagent.llm import ScriptedLLM
+from intellagent.llm import LLM, ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
@@ -83,25 +90,73 @@ def longest_dialog(folder: Path) -> int:
                 for dialog in RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()), default=0)
 
 
+@dataclass
+class StageCPU:
+    """One stage's CPU seconds: the process's, the double's share of them (a model server's work), and those
+    spent in the call path (the double's share included: it answers inside the call). The call path's is
+    only meaningful when calls do not overlap, as with one worker at 0 s latency: a call's CPU time is
+    taken from its start to its end."""
+
+    process: float = 0.0
+    double: float = 0.0
+    call_path: float = 0.0
+
+    def per_call(self, calls: int) -> tuple[float, float]:
+        """The framework's milliseconds per call, and the call path's, the double's share left out of both."""
+        calls = max(calls, 1)
+        return 1000 * (self.process - self.double) / calls, 1000 * (self.call_path - self.double) / calls
+
+
+@contextlib.contextmanager
+def call_path_timed(cpu: StageCPU) -> Iterator[None]:
+    """Add to `cpu.call_path` the CPU time spent in `LLM.answer` and `LLM.complete` (one entered through the
+    other is counted once: `answer` calls `complete`)."""
+    doors = {name: LLM.__dict__[name] for name in ("answer", "complete")}
+    depth = 0
+
+    def timed(door: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        @functools.wraps(door)
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal depth
+            depth += 1
+            started = time.process_time()
+            try:
+                return await door(*args, **kwargs)
+            finally:
+                depth -= 1
+                if not depth:
+                    cpu.call_path += time.process_time() - started
+        return call
+
+    for name, door in doors.items():
+        setattr(LLM, name, timed(door))
+    try:
+        yield
+    finally:
+        for name, door in doors.items():
+            setattr(LLM, name, door)
+
+
 def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int | None = None
-        ) -> tuple[RunInfo, dict[str, float], float, float]:
+        ) -> tuple[RunInfo, dict[str, float], dict[str, StageCPU]]:
     """Populate, simulate and report from the described scenarios, one stage at a time: run.json, each
-    stage's wall seconds, the process's CPU seconds over the three, and the double's share of them (with
-    `ray` Ray workers, if given).
+    stage's wall seconds and its CPU (with `ray` Ray workers, if given; their CPU is not this process's).
 
     Each stage has a double of its own, as each would have a server: one double's record of every request
     of a large run would weigh on the process (its garbage collector walks them all)."""
     shutil.copytree(described, folder)
-    seconds, cpu, answering = {}, time.process_time(), 0.0
+    seconds, cpu = {}, {}
     for stage in STAGES:
         script = ScriptedLLM(latency=latency).on(reply=careless_answers(seed=1))
-        wall = time.perf_counter()
-        asyncio.run(execute(configured(workers, ray=ray), output=folder, stages=(stage,), script=script,
-                            progress=False))
+        cpu[stage] = StageCPU()
+        wall, started = time.perf_counter(), time.process_time()
+        with call_path_timed(cpu[stage]):
+            asyncio.run(execute(configured(workers, ray=ray), output=folder, stages=(stage,), script=script,
+                                progress=False))
         seconds[stage] = time.perf_counter() - wall
-        answering += script.cpu_seconds
+        cpu[stage].process, cpu[stage].double = time.process_time() - started, script.cpu_seconds
     info = RunInfo.model_validate_json((folder / "run.json").read_text())
-    return info, seconds, time.process_time() - cpu, answering
+    return info, seconds, cpu
 
 
 def folder_bytes(path: Path) -> int:
@@ -127,13 +182,18 @@ def main(argv: list[str] | None = None) -> int:
             described = root / f"described-{size}"
             describe(size, described)
             folder = root / f"cpu-{size}"
-            info, seconds, cpu, answering = run(described, 1, 0.0, folder)
+            info, seconds, cpu = run(described, 1, 0.0, folder)
             wall = sum(seconds.values())
-            calls = max(1, sum(info.usage.stages[stage].calls for stage in STAGES if stage in info.usage.stages))
+            calls = {stage: info.usage.stages[stage].calls if stage in info.usage.stages else 0 for stage in STAGES}
+            total = StageCPU(*(sum(getattr(cpu[stage], part) for stage in STAGES)
+                               for part in ("process", "double", "call_path")))
             made, held = info.stages["populate"].items, info.stages["simulate"].items
+            every = max(1, sum(calls.values()))
             print(f"{size} scenarios asked, {made} events, {held} dialogs; at 0 s latency, 1 worker: {wall:.1f} s, "
-                  f"{calls} calls, {calls / wall:.1f} calls/s, {1000 * (cpu - answering) / calls:.1f} ms of "
-                  f"framework CPU per call (and {1000 * answering / calls:.1f} ms of the double's answering)")
+                  f"{every} calls, {every / wall:.1f} calls/s, {total.per_call(every)[0]:.1f} ms of framework CPU "
+                  f"per call (and {1000 * total.double / every:.1f} ms of the double's answering)")
+            shares = ["{} {:.1f} ms ({:.1f})".format(stage, *cpu[stage].per_call(calls[stage])) for stage in STAGES]
+            print(f"  per call (of which in the call path): {', '.join(shares)}")
             background = (folder / "events" / "_background.sqlite").stat().st_size
             print(f"  disk: the background world {background / 1e3:.0f} KB once, then "
                   f"{(folder_bytes(folder / 'events') - background) / max(made, 1) / 1e3:.1f} KB per event and "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,9 +38,10 @@ def world_file(folder: Path, stored: str) -> Path:
 
 def load_benchmark(name: str) -> ModuleType:
     """A script of benchmarks/ as a module, so its printing functions can be tested."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"benchmarks.{name}", ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # where a dataclass of the script looks its module up
     spec.loader.exec_module(module)
     return module
 
