@@ -263,9 +263,9 @@ class DirectLLM(LLM):
             except Exception as error:  # each integration raises its own errors; none can be told apart here
                 raise self._failed(step, error) from error
         sent = {**options, "extra_headers": headers} if headers else options
-        model = self.model.bind(**sent) if sent else self.model
         try:
-            return await model.ainvoke(messages, config=config)
+            # The options go with the call, as `bind` would pass them, without a binding built per call.
+            return await self.model.ainvoke(messages, config=config, **sent)
         except PERMANENT as error:
             raise PermanentLLMError(f"{self.spec.label} refused the request: {_api_message(error)}") from error
         except (openai.APIConnectionError, openai.RateLimitError) as error:
