@@ -32,6 +32,7 @@ def test_a_call_is_timed_once_though_answer_goes_through_complete_and_work_outsi
 
     script.on(schema="Flows", reply=slow_answer)
     llm = make_llm(script)
+    asyncio.run(llm.answer([HumanMessage("Warm up.")], Flows, step="describe/flows"))  # first-call imports done
     cpu = scale.StageCPU()
     doors = (LLM.__dict__["answer"], LLM.__dict__["complete"])
 
@@ -41,7 +42,7 @@ def test_a_call_is_timed_once_though_answer_goes_through_complete_and_work_outsi
 
     with scale.call_path_timed(cpu):
         asyncio.run(stage())
-    assert 0.1 <= cpu.call_path < 0.17  # counted twice, it would be over 0.2; with the stage's work too, as well
+    assert 0.1 <= cpu.call_path < 0.19  # counted twice, it would be over 0.2; with the stage's work too, as well
     assert (LLM.__dict__["answer"], LLM.__dict__["complete"]) == doors  # put back
 
 
