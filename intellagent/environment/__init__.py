@@ -12,7 +12,8 @@ config's `environment:` section (dotted names or .py paths):
   field's `schema_extra=generation(...)` overrides that (choices, a date format, a Faker provider,
   or inheriting the same-named column of a referenced row).
 - `validators` (optional): `@validator(Table)` functions `(row, session) -> None` that raise
-  `RowRejected("what to change")` or repair the row in place.
+  `RowRejected("what to change")` or repair the row in place; `@validator(Table, related=(Other,))`
+  for a rule that also reads related rows, run once a world is whole (`world_rules`).
 - `background` (optional): `generate(session, seed)`, adding the base world every event starts from.
 
 `load_environment(config.environment)` imports and checks all of it and returns an `Environment`.

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from intellagent.checks.check import Check
 from intellagent.environment import database
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import ReferenceIndex, Validator, broken_rules, row_problems
+from intellagent.environment.world_rules import Change, WorldRuleBreach, broken_world_rules
 from intellagent.imports import error_line
 from intellagent.tau.domain import TauDomain
 
@@ -99,7 +100,21 @@ class Environment:
         if table not in self.tables:
             names = ", ".join(self._table_names())
             raise KeyError(f"{table.__name__} is not a table of {self.name}; tables are {names}")
-        return row_problems(row, session, [v for v in self.validators if v.table is table])
+        return row_problems(row, session, self.row_validators(table))
+
+    def row_validators(self, table: type[SQLModel]) -> list[Validator]:
+        """The validators of one row of `table` alone, which run as each row is added."""
+        return [v for v in self.validators if v.table is table and not v.world_level]
+
+    @property
+    def world_rules(self) -> list[Validator]:
+        """The validators that also read related rows, which run once a world is whole (see `world_rules`)."""
+        return [v for v in self.validators if v.world_level]
+
+    def broken_world_rules(self, session: Session, changes: Sequence[Change] | None = None) -> list[WorldRuleBreach]:
+        """The world rules that the database breaks after `changes` (tables and values of the rows added,
+        changed or removed; None: every row is checked)."""
+        return broken_world_rules(session, self.world_rules, changes) if self.world_rules else []
 
     def broken_rows(
         self,
@@ -110,7 +125,9 @@ class Environment:
     ) -> Iterator[str]:
         """Every row of the database that breaks a rule, one line each: table, row key, rule and message.
 
-        Nothing is changed: repairs a validator makes in place are rolled back.
+        Row rules first, then world rules: on every row when nothing is known valid, otherwise on the rows
+        that the rows added, changed or removed since `besides` may have broken. Nothing is changed:
+        repairs a validator makes in place are rolled back.
 
         Args:
             session: the database to check.
@@ -122,17 +139,25 @@ class Environment:
         references = ReferenceIndex(session) if besides is None else None
         names = None if tables is None else set(tables)
         chosen = [table for table in self.tables if names is None or table.__tablename__ in names]
+        watched = {t for rule in self.world_rules for t in (rule.table, *rule.related)}
+        changes: list[Change] = []
         try:
             for table in chosen:
-                key = table.__table__.primary_key.columns  # type: ignore[attr-defined]
-                checks = [v for v in self.validators if v.table is table]
-                known = {_canonical(row) for row in (besides or {}).get(table.__tablename__, [])}
+                checks = self.row_validators(table)
+                dumped = (besides or {}).get(table.__tablename__, [])
+                known = {_canonical(row) for row in dumped}
                 for row in self._unknown_rows(session, table, known):
                     with session.no_autoflush:
                         problems = broken_rules(row, session, checks, references=references)
-                    for rule, message in problems:
-                        shown = ", ".join(repr(getattr(row, column.name)) for column in key)
-                        yield f"{table.__tablename__} row ({shown}) breaks {rule}: {message}"
+                    yield from (f"{_shown(row)} breaks {rule}: {message}" for rule, message in problems)
+                    if table in watched:
+                        changes.append((table.__tablename__, {name: getattr(row, name) for name in table.model_fields}))
+                if besides is not None and table in watched:
+                    changes += [(table.__tablename__, row) for row in _removed(session, table, dumped)]
+            rules = [rule for rule in self.world_rules if names is None
+                     or any(t.__tablename__ in names for t in (rule.table, *rule.related))]
+            for breach in broken_world_rules(session, rules, None if besides is None else changes):
+                yield f"{_shown(breach.row)} breaks {breach.rule}: {breach.message}"
         finally:
             session.rollback()
 
@@ -174,3 +199,18 @@ class Environment:
 
 def _canonical(row: Mapping[str, Any]) -> str:
     return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
+def _shown(row: SQLModel) -> str:
+    """A row as messages name it: its table and its key, `store_orders row ('#W1234567')`."""
+    key = ", ".join(repr(getattr(row, column.name)) for column in row.__table__.primary_key.columns)  # type: ignore[attr-defined]
+    return f"{row.__tablename__} row ({key})"
+
+
+def _removed(session: Session, table: type[SQLModel], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Those of `rows` (a dump of `table` known before) whose key the table no longer holds."""
+    if not rows:
+        return []
+    key = [column.name for column in table.__table__.primary_key.columns]  # type: ignore[attr-defined]
+    held = {tuple(found) for found in session.execute(select(*(getattr(table, name) for name in key)))}
+    return [row for row in rows if tuple(row[name] for name in key) not in held]

@@ -175,12 +175,14 @@ def _validators(module: ModuleType, reference: str, tables: list[type[SQLModel]]
             "remove `validators` from the config"
         )
     for check in validators:
-        if check.table not in tables:
-            known = ", ".join(table.__name__ for table in tables)
-            raise UsageError(
-                f"environment.validators: {check.name} validates {check.table.__name__}, which is not a table of "
-                f"the schema module; validate one of {known}"
-            )
+        for table in (check.table, *check.related):
+            if table not in tables:
+                known = ", ".join(table.__name__ for table in tables)
+                verb = "validates" if table is check.table else "reads"
+                raise UsageError(
+                    f"environment.validators: {check.name} {verb} {table.__name__}, which is not a table of the "
+                    f"schema module; name one of {known}"
+                )
     return validators
 
 

@@ -4,6 +4,10 @@ A validator is a function `(row, session) -> None` decorated with `@validator(Ta
 `RowRejected` with a message the generator can act on, or repairs the row in place and returns.
 Before the domain's validators run, every row gets two generic checks: its values fit the column
 types, and its foreign keys point at rows that exist.
+
+A rule that also reads other rows (an order holds at least one line) names their tables,
+`@validator(Order, related=(OrderLine,))`: it is a world rule, run once every row of a world is in place
+rather than as each row is added, since an order is inserted before its lines (see `world_rules`).
 """
 
 from __future__ import annotations
@@ -32,10 +36,17 @@ class Validator:
     Attributes:
         table: the SQLModel table class whose rows it checks.
         check: the decorated function, `(row, session) -> None`.
+        related: the tables of the other rows it reads; a validator with any is a world rule.
     """
 
     table: type[SQLModel]
     check: Callable[[Any, Session], None]
+    related: tuple[type[SQLModel], ...] = ()
+
+    @property
+    def world_level(self) -> bool:
+        """Whether it reads related rows, and so runs on a whole world rather than on each row as it is added."""
+        return bool(self.related)
 
     @property
     def name(self) -> str:
@@ -47,17 +58,24 @@ class Validator:
         self.check(row, session)
 
 
-def validator(table: type[SQLModel]) -> Callable[[Callable[[Any, Session], None]], Validator]:
+def validator(
+    table: type[SQLModel], *, related: Sequence[type[SQLModel]] = ()
+) -> Callable[[Callable[[Any, Session], None]], Validator]:
     """Register a function as a validator of `table`'s rows.
 
     Args:
         table: a SQLModel class declared with `table=True`.
+        related: the tables of the other rows the rule reads (an order's lines and payments). Such a
+            rule runs once a world is whole: on the background world, on an event's world once all its
+            rows are in, and after the chatbot's writes; again on a row whenever it or a row of a related
+            table that refers to it (or that it refers to) changes. It judges and does not repair.
     """
-    if not is_table(table):
-        raise UsageError(f"@validator needs a SQLModel table class (declared with table=True), got {table!r}")
+    for named in (table, *related):
+        if not is_table(named):
+            raise UsageError(f"@validator needs a SQLModel table class (declared with table=True), got {named!r}")
 
     def decorate(check: Callable[[Any, Session], None]) -> Validator:
-        return Validator(table=table, check=check)
+        return Validator(table=table, check=check, related=tuple(related))
 
     return decorate
 

@@ -1,8 +1,11 @@
 """Validation and insertion of an event's rows, with messages the model can act on.
 
 Each row, in insertion order, must have a key no existing row has, fit the column types, refer to
-rows that exist and pass the domain's validators; then it is inserted, so that the rows after it can
-refer to it. A row that refers to a rejected row is not judged on its own until that row is fixed.
+rows that exist and pass the domain's row validators; then it is inserted, so that the rows after it can
+refer to it. A row that refers to a rejected row is not judged on its own until that row is fixed. Once
+every row is in, the domain's world rules (validators over a row and its related rows) judge the rows
+the event's rows may have broken; a breach rejects the event's row it is about, or else the event's
+rows that led to it (a line added to an existing order).
 """
 
 from __future__ import annotations
@@ -76,7 +79,25 @@ def insert_rows(
             return inserted, rejections
         inserted.append(instance)
         own.add((table.name, tuple(getattr(instance, name) for name in table.key)))
+    if not rejections and env.world_rules:
+        rejections = _world_rejections(env, tables, session, rows, inserted)
     return inserted, rejections
+
+
+def _world_rejections(
+    env: Environment, tables: Tables, session: Session, rows: list[AssembledRow], inserted: list[SQLModel]
+) -> list[Rejection]:
+    """The rejections of the world rules over the event's rows, all inserted (in `rows`' order)."""
+    changes = [(row.table, instance.model_dump()) for row, instance in zip(rows, inserted, strict=True)]
+    labels = {(row.table, tables[row.table].key_of(values)): row for row, (_, values) in zip(rows, changes,
+                                                                                              strict=True)}
+    messages: dict[str, list[str]] = {}
+    for breach in env.broken_world_rules(session, changes):
+        table = tables[breach.row.__tablename__]
+        own = labels.get((table.name, table.key_of(breach.row.model_dump())))
+        for row in [own] if own is not None else [rows[position] for position in breach.causes]:
+            messages.setdefault(row.label, []).append(_with_symbols(breach.message, row))
+    return [Rejection(label, found) for label, found in messages.items()]
 
 
 def _key_holder(table: TableInfo, row: AssembledRow, session: Session,

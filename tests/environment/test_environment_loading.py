@@ -9,6 +9,7 @@ import pytest
 from intellagent.config import EnvironmentConfig
 from intellagent.environment import Environment, load_environment
 from intellagent.errors import UsageError
+from tests.store import environment as store_environment
 
 ConfigFactory = Callable[..., EnvironmentConfig]
 
@@ -187,3 +188,22 @@ def test_validators_module_without_validators(library_config: ConfigFactory, tmp
 def test_background_module_without_generate(library_config: ConfigFactory, tmp_path: Path) -> None:
     message = load_error(library_config(background=write(tmp_path, "background.py", "def build() -> None: ...\n")))
     assert "has no generate(session, seed) function" in message
+
+
+
+def test_world_rule_reading_a_table_outside_the_schema(tmp_path: Path) -> None:
+    validators = write(tmp_path, "validators.py", '''
+        from sqlmodel import Field, SQLModel
+        from intellagent.environment import validator
+        from tests.store.schema import Order
+
+        class Note(SQLModel, table=True):
+            __tablename__ = "stray_notes"
+            id: int = Field(primary_key=True)
+
+        @validator(Order, related=(Note,))
+        def orders_have_notes(order, session) -> None:
+            pass
+    ''')
+    message = load_error(EnvironmentConfig.model_validate(store_environment(validators=validators)))
+    assert "orders_have_notes reads Note, which is not a table of the schema module" in message
