@@ -2,22 +2,25 @@
 
 Each column is filled by the first rule that applies:
 
-1. what the domain declares for the column (`generation(...)`: choices, a date format, a Faker
+1. a column declared to inherit (`generation(inherit=True)`) takes the same-named column of a row it
+   refers to (an order line's price is its variant's), whatever else would apply;
+2. what the domain declares for the column (`generation(...)`: choices, a date format, a Faker
    provider);
-2. an optional column stays empty when the row imitated (the template) leaves it empty, or when the
-   table has no existing rows to imitate;
-3. people's names, addresses, phone numbers and birth dates come from Faker;
-   a reference left open by reference resolution stays empty;
-4. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
-5. a column declared to inherit takes the same-named column of a referenced row (an order line's
-   price is its product's), and a column named like another table's key refers to one of its rows (a
-   payment's `payment_id`); a same-named column is never copied otherwise, since the name alone
-   does not say the two mean the same (a referral's specialty is not its writer's);
-6. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
-7. otherwise one of the column's known choices, a date in its format, days, hours and step, a
+3. a reference left open by reference resolution stays empty; an optional column stays empty when the
+   row imitated (the template) leaves it empty, or when the table has no existing rows to imitate;
+4. a JSON column gets a value of the shape its existing values show (those of the row's siblings
+   first: the variants of the same product), never one copied whole (see `json_shapes`);
+5. people's names, addresses, phone numbers and birth dates come from Faker, when the column's name
+   calls for it and its values agree (see `people`);
+6. a key gets a new value shaped like existing ones, never one already taken; a position counts on;
+7. a column named like another table's key refers to one of its rows (a payment's `payment_id`); a
+   same-named column is never copied otherwise, since the name alone does not say the two mean the
+   same (a referral's specialty is not its writer's);
+8. otherwise the template's value, imitated (digits redrawn, names inside ids re-derived);
+9. otherwise one of the column's known choices, a date in its format, days, hours and step, a
    number in its range, or a value shaped like the description's example, learnt from this column
    or a same-named one;
-8. otherwise a neutral value of the column's type.
+10. otherwise a neutral value of the column's type.
 
 The template is an existing row of the same table that agrees with the row on most fixed values, so
 that columns which go together (a card's brand and its source) stay consistent.
@@ -27,12 +30,15 @@ from __future__ import annotations
 
 import random
 import threading
+import typing
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from faker import Faker
 
+from intellagent.populate.json_shapes import draw_new, learn
+from intellagent.populate.people import BIRTH_DATES
 from intellagent.populate.shapes import (
     Derivation,
     birth_date_shape,
@@ -44,23 +50,12 @@ from intellagent.populate.shapes import (
 from intellagent.populate.tables import Column, TableInfo
 from intellagent.populate.world import BackgroundWorld
 
-PERSON_FIELDS = {
-    "first_name": "first_name", "firstname": "first_name", "given_name": "first_name",
-    "last_name": "last_name", "lastname": "last_name", "surname": "last_name", "family_name": "last_name",
-    "name": "name", "full_name": "name", "fullname": "name",
-    "phone": "phone_number", "phone_number": "phone_number", "telephone": "phone_number", "mobile": "phone_number",
-    "address": "street_address", "address1": "street_address", "address_line1": "street_address",
-    "street": "street_address", "street_address": "street_address",
-    "address2": "secondary_address", "address_line2": "secondary_address",
-    "city": "city", "state": "state_abbr", "zip": "zipcode", "zipcode": "zipcode", "zip_code": "zipcode",
-    "postcode": "postcode", "postal_code": "postcode", "company": "company",
-}
-"""Column names whose values are a person's details, and the Faker provider that makes them."""
-
-BIRTH_DATES = {"dob", "birth_date", "birthdate", "date_of_birth", "birthday"}
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
 
 KEY_ATTEMPTS = 50
+SIBLINGS = 2
+"""Existing rows sharing a reference with a new row that a JSON value is learnt from, at least, rather than
+from the whole column."""
 
 
 _THREAD = threading.local()
@@ -86,7 +81,7 @@ class ValueFiller:
         """
         self.world = world
         self.seed = seed
-        self.reserved = set(reserved)
+        self.reserved = {value for value in reserved if not isinstance(value, dict | list)}  # a JSON value is no key
         self.faker = _faker()
 
     def fill(
@@ -125,6 +120,10 @@ class ValueFiller:
         referenced: list[dict[str, Any]],
         rng: random.Random,
     ) -> Any:
+        if column.generation.inherit:
+            inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
+            if inherited is not None:
+                return inherited
         declared = self._declared(column, rng)
         if declared is not None:
             return declared
@@ -133,7 +132,7 @@ class ValueFiller:
         if column.nullable and (template is None or template.get(column.name) is None):
             return None
         if column.kind == "structured":
-            return template[column.name] if template else ({} if "dict" in str(column.annotation) else [])
+            return self._structured(table, column, row, rng)
         personal = self._personal(column, rng)
         if personal is not None:
             return personal
@@ -141,13 +140,9 @@ class ValueFiller:
             return self._new_key(table, column, row, template, planned, rng)
         if column.kind == "integer" and column.name.lower() in ORDINALS:
             return self._next_position(table, column, row, planned)
-        inherited = None
-        if column.generation.inherit:
-            inherited = next((r[column.name] for r in referenced if r.get(column.name) is not None), None)
-        if inherited is None:
-            inherited = self._named_reference(table, column, planned, referenced)
-        if inherited is not None:
-            return inherited
+        named = self._named_reference(table, column, planned, referenced)
+        if named is not None:
+            return named
         if template is not None:
             return self._imitated(column, template, row, rng)
         return self._from_evidence(column, row, rng)
@@ -162,14 +157,44 @@ class ValueFiller:
         shape = self.world.date_shape(column) if declared.date_format else None
         return shape.draw(rng) if shape is not None else None
 
+    def _structured(self, table: TableInfo, column: Column, row: dict[str, Any], rng: random.Random) -> Any:
+        """A JSON value shaped like the row's siblings' (rows sharing a reference with it: the product's other
+        variants) and equal to none of them; else like the column's values of the siblings' keys, else like
+        any of the column's. A row with no siblings gets a value equal to no existing one, when a few draws
+        find one."""
+        siblings = self._siblings(table, column, row)
+        seen = self.world.values(column)
+        skeletons = [list(value) for value in siblings if isinstance(value, dict)]
+        alike = [value for value in seen if isinstance(value, dict) and list(value) in skeletons]
+        shapes = [learn(population, column.name) for population in (siblings, alike) if population]
+        shapes += [shape] if (shape := self.world.json_shape(column)) is not None else []
+        avoided = siblings or seen
+        value: Any = {} if typing.get_origin(column.annotation) is dict else []
+        for shape in shapes:  # siblings may hold every combination of their values: others have more
+            value = draw_new(shape, avoided, rng, self.faker)
+            if value not in avoided:
+                break
+        return value
+
+    def _siblings(self, table: TableInfo, column: Column, row: dict[str, Any]) -> list[Any]:
+        """The column's values in existing rows that share the row's first required reference, when at least
+        `SIBLINGS` do (the options of the product's other variants)."""
+        for fk in table.foreign_keys:
+            if any(table.columns[name].nullable or row.get(name) is None for name in fk.columns):
+                continue
+            siblings = self.world.matching(table.name, {name: row[name] for name in fk.columns})
+            found = [sibling[column.name] for sibling in siblings if sibling.get(column.name) is not None]
+            if len(found) >= SIBLINGS:
+                return found
+        return []
+
     def _personal(self, column: Column, rng: random.Random) -> Any:
         if column.kind != "text":
             return None
-        name = column.name.lower()
-        if name in BIRTH_DATES:
+        if column.name.lower() in BIRTH_DATES:
             form = date_format_of(self.world.values(column)) or hints(column.description).date_format or "%Y-%m-%d"
             return birth_date_shape(form).draw(rng)
-        provider = PERSON_FIELDS.get(name)
+        provider = self.world.faker_provider(column)
         return str(getattr(self.faker, provider)()) if provider else None
 
     def _named_reference(

@@ -67,7 +67,7 @@ class Plan:
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
-            (row.table, {column: Symbol(value) if value in entities or looks_like_symbol(value) else value
+            (row.table, {column: Symbol(value) if _names_symbol(value, entities) else value
                          for column, value in given(row.values).items()})
             for row in answer.rows  # type: ignore[attr-defined]
         ]
@@ -173,6 +173,12 @@ class Plan:
         lines.append(f"Scenario: {self.scenario}")
         lines.append(f"Expected behaviour: {self.expected_behaviour}")
         return "\n".join(lines)
+
+
+def _names_symbol(value: Any, entities: dict[str, str]) -> bool:
+    """Whether a planned cell holds a symbol: text naming a declared entity, or written like a symbol (a JSON
+    column's list or object is a value, whatever it holds)."""
+    return isinstance(value, str) and (value in entities or looks_like_symbol(value))
 
 
 def _show(value: Any) -> str:

@@ -28,6 +28,8 @@ _FORMATS = (
 )
 """The date and time formats recognised in data, most specific first (a value must match one whole)."""
 _DAY = 24 * 3600
+CATEGORICAL_MAX = 25
+"""Values with at most this many distinct ones, each seen twice on average, are a set of choices."""
 _FORMAT_TOKENS = (("YYYY", "%Y"), ("HH:MM", "%H:%M"), ("MM", "%m"), ("DD", "%d"), ("SS", "%S"))
 
 
@@ -108,6 +110,18 @@ def hints(description: str) -> Hints:
         examples=tuple(_QUOTED.findall(after)),
         date_format=date_format,
     )
+
+
+def choices_of(values: Sequence[Any]) -> list[Any]:
+    """The distinct values, sorted, when they are a few repeated choices; else none.
+
+    Lists and objects are never choices: they are JSON values, whose shape is learnt part by part (see
+    `json_shapes`).
+    """
+    if not values or any(isinstance(value, dict | list) for value in values):
+        return []
+    distinct = sorted(set(values), key=str)
+    return distinct if len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct) else []
 
 
 def date_format_of(values: Sequence[Any]) -> str | None:

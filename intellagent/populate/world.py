@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
-from intellagent.populate.shapes import DateShape, date_format_of, date_shape, hints
+from intellagent.populate.json_shapes import JsonShape, learn
+from intellagent.populate.people import faker_provider
+from intellagent.populate.shapes import DateShape, choices_of, date_format_of, date_shape, hints
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
 
 if TYPE_CHECKING:
@@ -24,9 +26,6 @@ if TYPE_CHECKING:
 
 MAX_ROWS_PER_TABLE = 20_000
 """Rows of a table kept in memory; a larger background is only partly imitated and referred to."""
-
-CATEGORICAL_MAX = 25
-"""A column with at most this many distinct values, each seen twice on average, is a set of choices."""
 
 _KIND_NAMES = {"text": "text", "integer": "integer", "number": "number", "boolean": "true/false", "structured": "JSON"}
 
@@ -42,7 +41,11 @@ class BackgroundWorld:
         self._positions: dict[tuple[str, str], dict[Any, list[int]]] = {}
         self._choices: dict[Column, list[Any]] = {}
         self._dates: dict[Column, DateShape | None] = {}
+        self._providers: dict[Column, str | None] = {}
+        self._json: dict[Column, JsonShape | None] = {}
         self._referred: dict[tuple[str, ForeignKey], set[int]] = {}
+        self.learnt: dict[Hashable, Any] = {}
+        """What populate's parts learn of the world once and keep, by a key of their own."""
 
     @classmethod
     def load(cls, env: Environment, path: Path, tables: Tables) -> BackgroundWorld:
@@ -126,9 +129,24 @@ class BackgroundWorld:
         """The values a column takes, when they are few: declared, else seen in it or a same-named column."""
         if column not in self._choices:
             self._choices[column] = list(column.generation.choices) or next(
-                (distinct for source in self.sources(column) if (distinct := _categorical(self.values(source)))), []
+                (distinct for source in self.sources(column) if (distinct := choices_of(self.values(source)))), []
             )
         return self._choices[column]
+
+    def faker_provider(self, column: Column) -> str | None:
+        """The Faker provider that makes a text column's values, when its name suggests one and its values
+        agree (see `people`)."""
+        if column not in self._providers:
+            values = [value for source in self.sources(column) for value in self.values(source)]
+            self._providers[column] = faker_provider(column.name, values, choices=bool(self.choices(column)))
+        return self._providers[column]
+
+    def json_shape(self, column: Column) -> JsonShape | None:
+        """The shape of a JSON column's values, learnt from it or a same-named column (none: no value seen)."""
+        if column not in self._json:
+            values = next((found for source in self.sources(column) if (found := self.values(source))), [])
+            self._json[column] = learn(values, column.name) if values else None
+        return self._json[column]
 
     def date_shape(self, column: Column) -> DateShape | None:
         """How a date or time column is written and where its values fall, if it is one.
@@ -170,11 +188,6 @@ class BackgroundWorld:
 
 def _hashable(value: Any) -> bool:
     return not isinstance(value, dict | list)  # the only unhashable values a JSON-ready row holds
-
-
-def _categorical(values: list[Any]) -> list[Any]:
-    distinct = sorted(set(values), key=str)
-    return distinct if values and len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct) else []
 
 
 def describe_tables(tables: Tables) -> str:
