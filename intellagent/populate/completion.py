@@ -4,13 +4,16 @@ A small model often plans the same row twice, or plans a booking but forgets its
 passenger or the card that paid for it. Two planned rows of a table with the same key are merged. A
 table keyed by a reference to a parent plus a position (`reservation_flights`: reservation, position)
 holds the parent's list of parts; a planned parent with no part in such a list gets one (when the
-part's other references can be resolved). A column named like another table's key that nothing can
-satisfy gets the row it needs. Added rows go through the constraints and values steps like any other.
+part's other references can be resolved). So does a new parent of a table whose existing rows all have
+children in another (every order has lines and a payment, every customer a payment method): a world
+where one has none is one the domain never shows. A column named like another table's key that nothing
+can satisfy gets the row it needs. Added rows go through the constraints and values steps like any other.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from intellagent.populate.symbols import Symbol
@@ -19,6 +22,12 @@ from intellagent.populate.world import BackgroundWorld
 
 Draft = tuple[str, dict[str, Any]]
 """A planned row before it is labelled: its table and its cells (values or symbols)."""
+
+MIN_PARENTS = 3
+"""Existing rows of a table needed, at least, to learn that each has children in another table."""
+
+MAX_ADDED = 12
+"""Parts and children added to one plan, at most: a chain of tables each always parented stops there."""
 
 
 def separate_shared_keys(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:
@@ -81,15 +90,20 @@ def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:
 def add_missing_parts(
     rows: list[Draft], entities: dict[str, str], tables: Tables, world: BackgroundWorld
 ) -> list[Draft]:
-    """The rows, plus one part for each list of a planned parent that the plan left empty.
+    """The rows, plus one part for each list of a planned parent that the plan left empty, and one child
+    of each kind a new parent always has (parts and children added get theirs too).
 
     A parent whose key a new part must refer to but that has no cell for it gets a new symbol there
     (declared in `entities`), so that the part and the parent agree.
     """
     added: list[Draft] = []
-    for table, cells in rows:
-        for part, fk in _list_parts(tables[table], tables):
-            if _has_part(cells, part, fk, rows + added, rows, table) or not _resolvable(part, fk, rows, world):
+    for table, cells in _growing(rows, added):
+        parts = _list_parts(tables[table], tables)
+        if _is_new(tables[table], cells, world):
+            parts += [child for child in _learnt_children(tables[table], tables, world) if child not in parts]
+        for part, fk in parts:
+            if (len(added) >= MAX_ADDED or _has_part(cells, part, fk, rows + added, rows, table)
+                    or not _resolvable(part, fk, rows, world)):
                 continue
             for target in fk.target_columns:
                 if target not in cells:
@@ -97,6 +111,55 @@ def add_missing_parts(
             added.append((part.name, {local: cells[target] for local, target in zip(fk.columns, fk.target_columns,
                                                                                     strict=True)}))
     return rows + added
+
+
+def _owned_through(table: TableInfo, fk: ForeignKey) -> bool:
+    """Whether a table's rows belong to the rows `fk` names: it is required, and in their key or declared first."""
+    if any(table.columns[name].nullable for name in fk.columns):
+        return False
+    first = min(table.foreign_keys, key=lambda other: list(table.columns).index(other.columns[0]))
+    return fk is first or any(table.columns[name].key for name in fk.columns)
+
+
+def _growing(rows: list[Draft], added: list[Draft]) -> Iterator[Draft]:
+    """The rows, then those added while they are gone through."""
+    yield from rows
+    position = 0
+    while position < len(added):
+        yield added[position]
+        position += 1
+
+
+def _is_new(table: TableInfo, cells: dict[str, Any], world: BackgroundWorld) -> bool:
+    """Whether a planned row is a new entity: its own key is a symbol, left to generation, or a value that names
+    no existing row (and so is generated anew, see `rows`)."""
+    own = [name for name in table.key if table.columns[name].references is None]
+    if not own or any(isinstance(cells.get(name), Symbol) or cells.get(name) is None for name in own):
+        return bool(own)
+    return not world.matching(table.name, {name: cells[name] for name in table.key if name in cells})
+
+
+def _learnt_children(parent: TableInfo, tables: Tables, world: BackgroundWorld) -> list[tuple[TableInfo, ForeignKey]]:
+    """The tables whose rows belong to a `parent` row, and of which every existing `parent` row has one (an
+    order's lines), when there are at least `MIN_PARENTS` such rows to learn it from; learnt once.
+
+    A row belongs to the row its key names, or else the row its first declared reference names (a line's
+    order, as a schema's author writes the parent first): every product has lines too in a store where
+    each sold, but a line is its order's, not its product's.
+    """
+    key = ("children", parent.name)
+    if key not in world.learnt:
+        parents = world.rows(parent.name)
+        found = []
+        for table in tables if len(parents) >= MIN_PARENTS else ():
+            for fk in table.foreign_keys:
+                if fk.target != parent.name or not _owned_through(table, fk):
+                    continue
+                named = {tuple(row.get(name) for name in fk.columns) for row in world.rows(table.name)}
+                if all(tuple(row.get(name) for name in fk.target_columns) in named for row in parents):
+                    found.append((table, fk))
+        world.learnt[key] = found
+    return world.learnt[key]
 
 
 def add_named_owners(
@@ -172,9 +235,10 @@ def _has_part(cells: dict[str, Any], part: TableInfo, fk: ForeignKey, rows: list
         if table != part.name:
             continue
         named = [part_cells.get(local) for local in fk.columns]
-        if all(value is None for value in named) and first_parent is cells:
-            return True
-        if named == [cells.get(target) for target in fk.target_columns]:
+        if all(value is None for value in named):
+            if first_parent is cells:
+                return True
+        elif named == [cells.get(target) for target in fk.target_columns]:
             return True
     return False
 

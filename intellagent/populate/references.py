@@ -5,10 +5,17 @@ A reservation whose user is not given refers to the event's user; a segment whos
 that agrees with whatever part of the reference is fixed (the date, say). A fixed part that names no
 row (an id the model made up) is dropped, and the reference resolved as if it had not been given.
 
+References agree with each other by following the schema's foreign keys (see `lineage`): an order
+line's variant is one of the line's product, a payment's method is one of its order's customer, and a
+line that names a variant but no product gets the variant's product. A fixed reference that disagrees
+with the references resolved before it is dropped too, and resolved again. References are resolved
+in this order: required before optional (one chosen to agree with them), fixed before open, then as
+the table declares them (the parent first, as a schema's author writes it).
+
 Among existing rows, a reference prefers those that the table's own existing rows refer to, since
 the background world is valid (a referral is written by one of the doctors who write referrals), and
-those that agree with the row's other references (an appointment's referral is its patient's). An
-optional reference points at one of the event's own rows, or at nothing.
+those that agree with the row's other references. An optional reference points at one of the event's
+own rows, or at nothing.
 """
 
 from __future__ import annotations
@@ -16,11 +23,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from intellagent.populate.lineage import Lineage, Referred
 from intellagent.populate.tables import ForeignKey, TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
-
-Referred = tuple[str, dict[str, Any]]
-"""A row a new row refers to: its table's name and its values."""
 
 
 def resolve_references(
@@ -47,24 +52,31 @@ def resolve_references(
         planned: (table, values) of the event's rows before this one, preferred over existing rows.
         world: the existing rows.
         rng: the seeded choice among existing rows.
-        dropped: where a note is added for each fixed part that named no row and was dropped.
+        dropped: where a note is added for each fixed part that named no row, or a row that disagreed with
+            the row's other references, and was dropped.
     """
     about: list[Referred] = []
     owners: list[Referred] = []
-    # Required references first: an optional one is chosen to agree with them.
-    for fk in sorted(table.foreign_keys, key=lambda fk: all(table.columns[c].nullable for c in fk.columns)):
-        fixed = {target: values[local] for local, target in zip(fk.columns, fk.target_columns, strict=True)
-                 if values.get(local) is not None}
+    named: list[tuple[ForeignKey, dict[str, Any]]] = []
+    for fk in table.foreign_keys:  # first, so that a reference left open by it is resolved as an open one
+        if (fixed := _fixed(fk, values)) and not _candidates(fk.target, fixed, planned, world):
+            _drop(table, fk, values, dropped, "named no row of {target}; another was chosen")
+    for fk in _in_resolution_order(table, values):
+        fixed = _fixed(fk, values)
         candidates = _candidates(fk.target, fixed, planned, world)
-        if not candidates and fixed:
-            shown = ", ".join(f"{local}={values.pop(local)!r}" for local in fk.columns if local in values)
-            if dropped is not None:
-                dropped.append(f"{table.name}: {shown} named no row of {fk.target}; another was chosen")
+        lineage = Lineage.of(named, tables=tables, planned=planned, world=world)
+        required = lineage.required(table.name, tables[fk.target], fk, world=world, tables=tables)
+        whole = len(fixed) == len(fk.columns)
+        if whole and not _matches(candidates[0], required):
+            _drop(table, fk, values, dropped, "is not the {target} row the row's other references name; "
+                                              "another was chosen")
             fixed = {}
             candidates = _candidates(fk.target, fixed, planned, world)
         optional = all(table.columns[local].nullable for local in fk.columns)
         if not fixed:
-            candidates = _preferred(table, fk, values, candidates, planned, world, optional=optional)
+            candidates = _preferred(table, fk, required, candidates, planned, world, optional=optional)
+        elif not whole:
+            candidates = [row for row in candidates if _matches(row, required)] or candidates
         if not candidates:
             continue
         target = candidates[0]
@@ -73,6 +85,7 @@ def resolve_references(
                 target = rng.choice(candidates)
             for local, column in zip(fk.columns, fk.target_columns, strict=True):
                 values.setdefault(local, target[column])
+        named.append((fk, target))
         owning = any(table.columns[column].key for column in fk.columns)
         (owners if owning else about).append((fk.target, target))
     found: list[Referred] = []
@@ -83,6 +96,35 @@ def resolve_references(
             frontier = [row for row in _referred_by(frontier, tables, planned, world)
                         if not any(row[1] is other[1] for other in found)]
     return [row for _, row in found]
+
+
+def _in_resolution_order(table: TableInfo, values: dict[str, Any]) -> list[ForeignKey]:
+    """The row's foreign keys in the order they are resolved (see the module's docstring)."""
+    declared = list(table.columns)
+
+    def order(fk: ForeignKey) -> tuple[bool, bool, int]:
+        optional = all(table.columns[c].nullable for c in fk.columns)
+        open_ = all(values.get(c) is None for c in fk.columns)
+        return optional, open_, declared.index(fk.columns[0])
+
+    return sorted(table.foreign_keys, key=order)
+
+
+def _fixed(fk: ForeignKey, values: dict[str, Any]) -> dict[str, Any]:
+    """The target columns a row's values fix for `fk`, and their values."""
+    return {target: values[local] for local, target in zip(fk.columns, fk.target_columns, strict=True)
+            if values.get(local) is not None}
+
+
+def _drop(table: TableInfo, fk: ForeignKey, values: dict[str, Any], dropped: list[str] | None, why: str) -> None:
+    """Take a fixed reference out of the row, with a note saying why."""
+    shown = ", ".join(f"{local}={values.pop(local)!r}" for local in fk.columns if local in values)
+    if dropped is not None:
+        dropped.append(f"{table.name}: {shown} {why.format(target=fk.target)}")
+
+
+def _matches(row: dict[str, Any], required: dict[str, Any] | None) -> bool:
+    return required is None or all(row.get(column) == value for column, value in required.items())
 
 
 def _referred_by(
@@ -102,45 +144,23 @@ def _referred_by(
 def _preferred(
     table: TableInfo,
     fk: ForeignKey,
-    values: dict[str, Any],
+    required: dict[str, Any] | None,
     candidates: list[dict[str, Any]],
     planned: list[Referred],
     world: BackgroundWorld,
     *,
     optional: bool,
 ) -> list[dict[str, Any]]:
-    """The candidates an open reference should choose from, best first (see the module's docstring)."""
-    required = _agreement(world.tables[fk.target], table, values)
-    if required is None:
-        agreeing = []
-    elif required:
-        agreeing = [row for row in candidates if all(row.get(c) == v for c, v in required.items())]
-    else:
-        agreeing = candidates
-    # The candidates are the event's own rows or existing ones, never both (see `_candidates`).
-    own = agreeing if candidates and _is_planned(candidates[0], planned) else []
+    """The candidates an open reference should choose from, best first (see the module's docstring): the
+    event's own rows that agree, then existing ones that agree (those the table's rows refer to first), then
+    any (`required` None: none can agree)."""
+    own = [row for name, row in planned if name == fk.target and required is not None and _matches(row, required)]
     if optional or own:
         return own
-    referred = world.referred(table.name, fk)  # existing rows: an event's own would have been chosen above
+    agreeing = world.matching(fk.target, required) if required is not None else []
+    referred = world.referred(table.name, fk)
     learnt = [row for row in agreeing if id(row) in referred]
     return learnt or agreeing or candidates
-
-
-def _agreement(target: TableInfo, table: TableInfo, values: dict[str, Any]) -> dict[str, Any] | None:
-    """The values a candidate row of `target` must hold for its references to agree with the row's references
-    to the same tables (None: no row can, as two of them name different rows through one column)."""
-    required: dict[str, Any] = {}
-    for theirs in target.foreign_keys:
-        for ours in table.foreign_keys:
-            if ours.target != theirs.target or ours.target_columns != theirs.target_columns:
-                continue
-            mine = [values.get(column) for column in ours.columns]
-            if None in mine:
-                continue
-            for column, value in zip(theirs.columns, mine, strict=True):
-                if required.setdefault(column, value) != value:
-                    return None
-    return required
 
 
 def _candidates(

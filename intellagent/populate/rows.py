@@ -89,9 +89,15 @@ def assemble(
     filler = ValueFiller(world, seed=seed, reserved=assignment.symbols.values())
     rows: list[AssembledRow] = []
     planned: list[tuple[str, dict[str, Any]]] = []
+    renamed: dict[tuple[str, str, Any], Any] = {}  # a new row's key the plan wrote as a value → the key it got
     for row in plan.rows:
         table = tables[row.table]
-        values = _given_values(row, table, assignment, symbols, world, dropped)
+        values, replaced = _given_values(row, table, assignment, symbols, world, dropped)
+        for fk in table.foreign_keys:
+            for local, target in zip(fk.columns, fk.target_columns, strict=True):
+                key = (fk.target, target, values.get(local))  # a reference's values are never lists or objects
+                if key in renamed:
+                    values[local] = renamed[key]
         rng = random.Random(f"{seed}:{row.label}:references")
         referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng,
                                         dropped=dropped)
@@ -101,6 +107,7 @@ def assemble(
             symbols.set(symbol, values[name])
         rows.append(AssembledRow(label=row.label, table=row.table, values=values, symbols=held))
         planned.append((row.table, values))
+        renamed.update({(table.name, name, value): values[name] for name, value in replaced.items()})
     for name, value in assignment.symbols.items():
         symbols.set(name, value)  # a symbol named in the texts only keeps the model's value
     return Assembly(rows=rows, symbols=symbols, dropped=dropped)
@@ -118,8 +125,10 @@ class Assembly:
 def _given_values(
     row: PlannedRow, table: TableInfo, assignment: Assignment, symbols: SymbolTable, world: BackgroundWorld,
     dropped: list[str],
-) -> dict[str, Any]:
-    """The values the plan and the answers give a row, before references and generation fill the rest."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The values the plan and the answers give a row, before references and generation fill the rest; and
+    the key the plan wrote as values that name no existing row, which is generated anew (the rows that name
+    it by those values then name the new key)."""
     values: dict[str, Any] = {}
     for name, cell in row.cells.items():
         column = table.columns[name]
@@ -135,10 +144,12 @@ def _given_values(
             values[name] = coerce(column, value)
     plain_key = [name for name in table.key if not isinstance(row.cells.get(name), Symbol)
                  and table.columns[name].references is None and values.get(name) is not None]
+    replaced: dict[str, Any] = {}
     if plain_key and not world.matching(table.name, {name: values[name] for name in table.key if name in values}):
-        shown = ", ".join(f"{name}={values.pop(name)!r}" for name in plain_key)
+        replaced = {name: values.pop(name) for name in plain_key}
+        shown = ", ".join(f"{name}={value!r}" for name, value in replaced.items())
         dropped.append(f"{row.label}: {shown} names no existing row; a new key was generated")
-    return values
+    return values, replaced
 
 
 def _new_key(column: Column) -> bool:
