@@ -23,7 +23,9 @@ Each column is filled by the first rule that applies:
 10. otherwise a neutral value of the column's type.
 
 The template is an existing row of the same table that agrees with the row on most fixed values, so
-that columns which go together (a card's brand and its source) stay consistent.
+that columns which go together (a card's brand and its source) stay consistent, and that has children
+in the tables where the event gives the row some (an order the event ships imitates one that shipped,
+so its status is one a shipment allows).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from intellagent.populate.shapes import (
     hints,
     imitate,
 )
-from intellagent.populate.tables import Column, TableInfo
+from intellagent.populate.tables import Column, ForeignKey, TableInfo
 from intellagent.populate.world import BackgroundWorld
 
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
@@ -92,6 +94,7 @@ class ValueFiller:
         label: str,
         planned: list[tuple[str, dict[str, Any]]],
         referenced: list[dict[str, Any]],
+        children: frozenset[tuple[str, ForeignKey]] = frozenset(),
     ) -> None:
         """Give every generated column of `values` that has none a value, in place.
 
@@ -101,8 +104,11 @@ class ValueFiller:
             label: the row's label, part of each cell's seed.
             planned: (table, values) of the event's rows before this one.
             referenced: the rows this row refers to, nearest first, for inherited columns.
+            children: the tables (and foreign keys) of the event's rows that will name this one: the row
+                imitates an existing row that has such children too (an order with a shipment, a shipped one).
         """
-        template = self._template(table, values, random.Random(f"{self.seed}:{label}:template"))
+        rng = random.Random(f"{self.seed}:{label}:template")
+        template = self._template(table, values, rng, self.world.parents(table.name, children) if children else None)
         missing = [column for column in table.generated_columns() if column.name not in values]
         # Keys last: they may be derived from the row's other columns (a name inside a user id).
         for column in sorted(missing, key=lambda c: c.key or c.unique):
@@ -311,8 +317,10 @@ class ValueFiller:
         taken.update(values.get(column.name) for name, values in planned if name == table.name)
         return taken
 
-    def _template(self, table: TableInfo, values: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
-        """An existing row of the table that agrees with `values` on the most non-key columns."""
+    def _template(self, table: TableInfo, values: dict[str, Any], rng: random.Random,
+                  eligible: set[int] | None) -> dict[str, Any] | None:
+        """An existing row of the table that agrees with `values` on the most non-key columns, among the
+        `eligible` positions when some are (the rows with the children the new row will have)."""
         rows = self.world.rows(table.name)
         if not rows:
             return None
@@ -321,7 +329,8 @@ class ValueFiller:
             if name in table.columns and not table.columns[name].key and table.columns[name].references is None
         }
         scores = Counter(position for name, value in fixed.items()
-                         for position in self.world.positions(table.name, name, value))
+                         for position in self.world.positions(table.name, name, value)
+                         if not eligible or position in eligible)
         # A row named by the key of an existing row, and agreeing with it, is that row: keep its values.
         if all(name in values for name in table.key):
             same = [row for row in self.world.matching(table.name, {name: values[name] for name in table.key})
@@ -330,5 +339,5 @@ class ValueFiller:
                 return same[0]
         best = max(scores.values(), default=0)
         if best == 0:
-            return rng.choice(rows)
+            return rows[rng.choice(sorted(eligible))] if eligible else rng.choice(rows)
         return rows[rng.choice(sorted(position for position, score in scores.items() if score == best))]

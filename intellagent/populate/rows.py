@@ -21,7 +21,7 @@ from intellagent.populate.plan import Plan, PlannedRow
 from intellagent.populate.references import resolve_references
 from intellagent.populate.row_models import ValuesAnswer
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
-from intellagent.populate.tables import Column, TableInfo, Tables
+from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
 from intellagent.populate.world import BackgroundWorld
 
 
@@ -90,6 +90,7 @@ def assemble(
     rows: list[AssembledRow] = []
     planned: list[tuple[str, dict[str, Any]]] = []
     renamed: dict[tuple[str, str, Any], Any] = {}  # a new row's key the plan wrote as a value → the key it got
+    children = _children(plan, tables)
     for row in plan.rows:
         table = tables[row.table]
         values, replaced = _given_values(row, table, assignment, symbols, world, dropped)
@@ -101,7 +102,8 @@ def assemble(
         rng = random.Random(f"{seed}:{row.label}:references")
         referenced = resolve_references(table, values, tables=tables, planned=planned, world=world, rng=rng,
                                         dropped=dropped)
-        filler.fill(table, values, label=row.label, planned=planned, referenced=referenced)
+        filler.fill(table, values, label=row.label, planned=planned, referenced=referenced,
+                    children=children.get(row.label, frozenset()))
         held = row.symbols()
         for name, symbol in held.items():
             symbols.set(symbol, values[name])
@@ -120,6 +122,24 @@ class Assembly:
     rows: list[AssembledRow]
     symbols: SymbolTable
     dropped: list[str]
+
+
+def _children(plan: Plan, tables: Tables) -> dict[str, frozenset[tuple[str, ForeignKey]]]:
+    """For each planned row, the tables (and foreign keys) of the planned rows that will name it: by its cells,
+    or by a required reference left open, which names the first planned row of its table (see `references`)."""
+    found: dict[str, set[tuple[str, ForeignKey]]] = {}
+    for child in plan.rows:
+        table = tables[child.table]
+        for fk in table.foreign_keys:
+            named = [child.cells.get(column) for column in fk.columns]
+            parents = [row for row in plan.rows if row.table == fk.target]
+            if all(value is None for value in named) and not any(table.columns[c].nullable for c in fk.columns):
+                parents = parents[:1]
+            else:
+                parents = [row for row in parents if named == [row.cells.get(c) for c in fk.target_columns]]
+            for parent in parents:
+                found.setdefault(parent.label, set()).add((child.table, fk))
+    return {label: frozenset(kinds) for label, kinds in found.items()}
 
 
 def _given_values(

@@ -125,6 +125,15 @@ class BackgroundWorld:
                                            if tuple(row.get(c) for c in fk.target_columns) in keys}
         return self._referred[(table, fk)]
 
+    def parents(self, table: str, children: frozenset[tuple[str, ForeignKey]]) -> set[int]:
+        """The positions in `rows(table)` of the rows that some row of each child table names through its
+        foreign key (the orders that have a shipment), learnt once per set of children."""
+        key = ("parents", table, children)
+        if key not in self.learnt:
+            named = set.intersection(*(self.referred(child, fk) for child, fk in children))
+            self.learnt[key] = {position for position, row in enumerate(self.rows(table)) if id(row) in named}
+        return self.learnt[key]
+
     def choices(self, column: Column) -> list[Any]:
         """The values a column takes, when they are few: declared, else seen in it or a same-named column."""
         if column not in self._choices:

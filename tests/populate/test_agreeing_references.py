@@ -163,6 +163,16 @@ def test_an_inherited_column_takes_the_referenced_rows_value_over_every_default(
         assert order["address"] == customer["address"]
 
 
+@pytest.mark.parametrize("shipment", [{"order_id": "O1"}, {}])  # naming the order, or left to name the event's
+def test_a_new_order_that_ships_imitates_an_order_that_shipped(store: StoreWorld, shipment: dict[str, str]) -> None:
+    plan = plan_of(store, [{"table": "store_orders", "values": {"order_id": "O1"}},
+                           {"table": "store_shipments", "values": shipment}])
+
+    statuses = {one(rows_of(store, plan, seed), "store_orders")["status"] for seed in SEEDS}
+
+    assert statuses <= {"processed", "delivered"}
+
+
 @pytest.mark.parametrize(("name", "values", "choices", "provider"), [
     ("name", ["Desk Lamp", "Rain Shell", "Travel Duffel", "Wireless Earbuds"], False, None),
     ("name", ["Ana Silva", "Jon Berg", "Mary Smith"], False, "name"),
