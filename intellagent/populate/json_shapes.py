@@ -12,6 +12,7 @@ one in disguise.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +26,12 @@ ATTEMPTS = 10
 """Draws made for a value that differs from every value seen."""
 
 
-class JsonShape:
+class JsonShape(ABC):
     """What values of one place in a JSON document look like; made by `learn`."""
 
+    @abstractmethod
     def draw(self, rng: random.Random, faker: Faker) -> Any:
         """A new value of this shape."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from faker.providers.person.en_US import Provider as Names
+
 PERSON_FIELDS = {
     "first_name": "first_name", "firstname": "first_name", "given_name": "first_name",
     "last_name": "last_name", "lastname": "last_name", "surname": "last_name", "family_name": "last_name",
@@ -56,6 +58,4 @@ def faker_provider(name: str, values: Sequence[Any], *, choices: bool) -> str | 
 @cache
 def _person_names() -> frozenset[str]:
     """The first and last names Faker draws from (en_US): a value with one of them names a person."""
-    from faker.providers.person.en_US import Provider
-
-    return frozenset(Provider.first_names) | frozenset(Provider.last_names)
+    return frozenset(Names.first_names) | frozenset(Names.last_names)
