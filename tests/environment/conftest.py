@@ -45,3 +45,36 @@ def shelf(library: Environment, tmp_path: Path) -> Path:
         session.add(library.table("books")(isbn="111", title="Dune", copies=2))
         session.add(library.table("books")(isbn="222", title="Emma", copies=0))
     return path
+
+
+PARCELS = Path(__file__).resolve().parent / "parcels"
+
+
+@pytest.fixture(scope="session")
+def parcels_config() -> ConfigFactory:
+    """Build the parcel desk's config (ids of digits only, a tool with no argument), entries replaced by keyword."""
+
+    def build(**changes: str | None) -> EnvironmentConfig:
+        entries = {
+            "policy": str(PARCELS / "parcels.md"),
+            "schema": str(PARCELS / "schema.py"),
+            "tools": str(PARCELS / "tools.py"),
+            "background": str(PARCELS / "background.py"),
+            **changes,
+        }
+        return EnvironmentConfig.model_validate(entries)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def parcels(parcels_config: ConfigFactory) -> Environment:
+    return load_environment(parcels_config())
+
+
+@pytest.fixture
+def depot(parcels: Environment, tmp_path: Path) -> Path:
+    """The parcel desk's background world (seed 0) as an event's database."""
+    path = tmp_path / "parcels.sqlite"
+    parcels.create_database(path, seed=0)
+    return path
