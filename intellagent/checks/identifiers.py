@@ -1,0 +1,99 @@
+"""The shapes of the identifiers a domain's world holds, so that an id the chatbot invents is recognised
+whatever it looks like ('1234567890', '#W1234567', 'gift_card_7815826').
+
+A column identifies rows when the schema says so (a primary key, a foreign key, a unique column) or when
+its values do (every one distinct, over at least `MIN_ROWS` rows: a tracking number the schema does not
+declare unique). The shapes of its values are learnt as populate learns the shape of an id it imitates
+(`populate.shapes.id_pattern`): 'item 1234567890' is then an item id of ten digits, where a quantity, a
+price or a year is no identifier's shape. Learnt once per world file, by SQLite.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import column, distinct, func, select, table
+
+from intellagent.environment.database import connect
+from intellagent.populate.shapes import id_pattern
+from intellagent.populate.tables import Column, TableInfo, describe_table
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+MIN_ROWS = 5
+"""Rows a column must hold, all with distinct values, to count as an identifier without being declared one."""
+MAX_VALUES = 5000
+"""Values of a column whose shapes are learnt: ids of one column come in a few shapes, seen long before this."""
+
+# An identifier stands alone: not inside a word, an amount ('$1234567') or a decimal number ('1234567.50').
+_BEFORE = r"(?<![\w$])(?<![0-9][.,])"
+_AFTER = r"(?![\w])(?![.,][0-9])"
+
+
+def id_finder(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    """A regular expression that finds any of the identifier shapes `patterns` in a text (None for none)."""
+    shapes = sorted(set(patterns), key=lambda shape: (-len(shape), shape))  # the longest shape wins a tie
+    return re.compile(f"{_BEFORE}(?:{'|'.join(shapes)}){_AFTER}") if shapes else None
+
+
+def world_id_finder(environment: Environment, world: Path) -> re.Pattern[str] | None:
+    """The finder of the identifiers the complete database `world` holds (learnt once per file version)."""
+    return _file_finder(environment, world, world.stat().st_mtime_ns)
+
+
+def rows_id_finder(environment: Environment, rows: Mapping[str, list[dict[str, Any]]]) -> re.Pattern[str] | None:
+    """The finder of the identifiers a world given as rows (table → rows) holds."""
+    patterns = []
+    for info in _tables(environment):
+        found = rows.get(info.name, [])
+        for column in _candidates(info):
+            values = [row[column.name] for row in found if row.get(column.name) is not None]
+            if _identifying(column, len(values), len(set(values))):
+                patterns += _shapes(values[:MAX_VALUES])
+    return id_finder(patterns)
+
+
+@lru_cache(maxsize=8)
+def _file_finder(environment: Environment, world: Path, version: int) -> re.Pattern[str] | None:
+    """Per world file and version: the dialogs of one event (its trials) share it."""
+    patterns = []
+    with connect(world) as connection:
+        for info in _tables(environment):
+            columns = _candidates(info)
+            if not columns:
+                continue
+            source = table(info.name, *(column(c.name) for c in columns))
+            cells = [source.c[c.name] for c in columns]
+            counts = connection.execute(select(*(f(cell) for cell in cells for f in (func.count, _distinct)))).one()
+            for index, (candidate, cell) in enumerate(zip(columns, cells, strict=True)):
+                if _identifying(candidate, counts[2 * index], counts[2 * index + 1]):
+                    query = select(cell).where(cell.is_not(None)).distinct().limit(MAX_VALUES)
+                    patterns += _shapes(connection.execute(query).scalars())
+    return id_finder(patterns)
+
+
+def _distinct(cell: Any) -> Any:
+    return func.count(distinct(cell))
+
+
+def _tables(environment: Environment) -> list[TableInfo]:
+    return [describe_table(model) for model in environment.tables]
+
+
+def _candidates(info: TableInfo) -> list[Column]:
+    """The columns of a table whose values may be identifiers: text and whole numbers."""
+    return [column for column in info.columns.values() if column.kind in ("text", "integer")]
+
+
+def _identifying(column: Column, values: int, different: int) -> bool:
+    """Whether a column identifies rows: the schema says so, or its values are all different."""
+    return column.key or column.unique or column.references is not None or (values >= MIN_ROWS and different == values)
+
+
+def _shapes(values: Iterable[Any]) -> set[str]:
+    return {shape for value in values if (shape := id_pattern(str(value))) is not None}
