@@ -219,8 +219,8 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """Which policies each deterministic check enforces (one call); policies.json is written here.
 
     A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
-    its findings are then reported without a policy, and the judge alone rules on every policy. A
-    check that declares a category is then mapped to that category's policies instead.
+    its findings are then reported without a policy, and the judge alone rules on every policy. A check
+    that declares a category is mapped within it only, and when left unmapped, to that category's policies.
     """
     ctx, catalog = runtime.context.ctx, state["catalog"]
     checks = every_check(ctx.environment)
@@ -230,7 +230,7 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     except LLMError as error:
         catalog.errors.append(f"checks: not mapped to policies: {error}")
     else:
-        catalog.checks, notes = check_map(answer, catalog)
+        catalog.checks, notes = check_map(answer, catalog, checks)
         catalog.errors += notes
     fallback, notes = by_category(checks, catalog)
     catalog.checks.update(fallback)
