@@ -2,8 +2,8 @@
 whatever it looks like ('1234567890', '#W1234567', 'gift_card_7815826').
 
 A column identifies rows when the schema says so (a primary key, a foreign key, a unique column) or when
-its values do (every one distinct, over at least `MIN_ROWS` rows: a tracking number the schema does not
-declare unique). The shapes of its values are learnt as populate learns the shape of an id it imitates
+its text values do (every one distinct, over at least `MIN_ROWS` rows: a tracking number the schema does
+not declare unique). The shapes of its values are learnt as populate learns the shape of an id it imitates
 (`populate.shapes.id_pattern`): 'item 1234567890' is then an item id of ten digits, where a quantity, a
 price or a year is no identifier's shape. Learnt once per world file, by SQLite.
 """
@@ -16,11 +16,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import column, distinct, func, select, table
+from sqlalchemy import Column as SqlColumn
+from sqlalchemy import Integer, String, column, distinct, func, select, table
+from sqlmodel import AutoString, SQLModel
 
 from intellagent.environment.database import connect
-from intellagent.populate.shapes import id_pattern
-from intellagent.populate.tables import Column, TableInfo, describe_table
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -49,11 +49,11 @@ def world_id_finder(environment: Environment, world: Path) -> re.Pattern[str] | 
 def rows_id_finder(environment: Environment, rows: Mapping[str, list[dict[str, Any]]]) -> re.Pattern[str] | None:
     """The finder of the identifiers a world given as rows (table → rows) holds."""
     patterns = []
-    for info in _tables(environment):
-        found = rows.get(info.name, [])
-        for column in _candidates(info):
-            values = [row[column.name] for row in found if row.get(column.name) is not None]
-            if _identifying(column, len(values), len(set(values))):
+    for model in environment.tables:
+        found = rows.get(model.__tablename__, [])
+        for cell in _candidates(model):
+            values = [row[cell.name] for row in found if row.get(cell.name) is not None]
+            if _identifying(cell, len(values), len(set(values))):
                 patterns += _shapes(values[:MAX_VALUES])
     return id_finder(patterns)
 
@@ -63,11 +63,11 @@ def _file_finder(environment: Environment, world: Path, version: int) -> re.Patt
     """Per world file and version: the dialogs of one event (its trials) share it."""
     patterns = []
     with connect(world) as connection:
-        for info in _tables(environment):
-            columns = _candidates(info)
+        for model in environment.tables:
+            columns = _candidates(model)
             if not columns:
                 continue
-            source = table(info.name, *(column(c.name) for c in columns))
+            source = table(model.__tablename__, *(column(c.name) for c in columns))
             cells = [source.c[c.name] for c in columns]
             counts = connection.execute(select(*(f(cell) for cell in cells for f in (func.count, _distinct)))).one()
             for index, (candidate, cell) in enumerate(zip(columns, cells, strict=True)):
@@ -81,19 +81,22 @@ def _distinct(cell: Any) -> Any:
     return func.count(distinct(cell))
 
 
-def _tables(environment: Environment) -> list[TableInfo]:
-    return [describe_table(model) for model in environment.tables]
+def _candidates(model: type[SQLModel]) -> list[SqlColumn[Any]]:
+    """The columns of a table whose values may be identifiers: text and whole numbers (not JSON, not amounts)."""
+    return [cell for cell in model.__table__.columns  # type: ignore[attr-defined]
+            if isinstance(cell.type, AutoString | String | Integer)]
 
 
-def _candidates(info: TableInfo) -> list[Column]:
-    """The columns of a table whose values may be identifiers: text and whole numbers."""
-    return [column for column in info.columns.values() if column.kind in ("text", "integer")]
-
-
-def _identifying(column: Column, values: int, different: int) -> bool:
-    """Whether a column identifies rows: the schema says so, or its values are all different."""
-    return column.key or column.unique or column.references is not None or (values >= MIN_ROWS and different == values)
+def _identifying(cell: SqlColumn[Any], values: int, different: int) -> bool:
+    """Whether a column identifies rows: the schema says so (a key, a reference, a unique column), or, for text,
+    its values do by being all different (a whole number all different is as likely a count or an amount)."""
+    if cell.primary_key or cell.foreign_keys or cell.unique:
+        return True
+    return not isinstance(cell.type, Integer) and values >= MIN_ROWS and different == values
 
 
 def _shapes(values: Iterable[Any]) -> set[str]:
+    # Imported here: the populate package imports the environment, which imports the checks.
+    from intellagent.populate.shapes import id_pattern
+
     return {shape for value in values if (shape := id_pattern(str(value))) is not None}
