@@ -172,6 +172,8 @@ def _tau_failure(failure: TauFailure) -> str:
     lines += [f"also wrote <code>{escape(one_line(call, 200))}</code>" for call in failure.unexpected]
     lines += [f"never said {escape(output)}" for output in failure.unsaid]
     lines += [f"differs: {escape(record)}" for record in failure.diff]
+    lines += [f'<span class="hint">did not look up <code>{escape(one_line(call, 200))}</code></span>'
+              for call in failure.missed_reads]
     return "<br>".join(lines)
 
 

@@ -272,8 +272,10 @@ class TauFailure(BaseModel):
 
     dialog: str
     error: str | None = Field(default=None, description="Why the dialog failed to run, if it did (reward 0).")
-    missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make.")
+    missed: list[str] = Field(default_factory=list, description="Gold writes the chatbot did not make.")
     unexpected: list[str] = Field(default_factory=list, description="Writes no gold action makes.")
+    missed_reads: list[str] = Field(default_factory=list, description="Gold look-ups the chatbot did not make; "
+                                    "they never cost the reward.")
     unsaid: list[str] = Field(default_factory=list, description="Required outputs no reply stated.")
     diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
 
