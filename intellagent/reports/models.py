@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts import AnalysisStatus, DialogStatus
+from intellagent.artifacts import AnalysisStatus, DialogStatus, Passage
 from intellagent.llm.usage import Tally
 from intellagent.reports.stats import wilson_interval
 
@@ -168,6 +168,10 @@ class Coverage(BaseModel):
     flows: list[GroupCoverage]
     categories: list[GroupCoverage]
     strong_pairs: PairCoverage
+    passages: int | None = Field(default=None, description="Passages of the policy document that may state a rule "
+                                 "(None: not counted by the describe stage that made the policies).")
+    uncovered: list[Passage] = Field(default_factory=list, description="Passages no policy comes from: what they "
+                                     "say is never tested.")
 
 
 class PolicyChange(BaseModel):

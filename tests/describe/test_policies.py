@@ -105,8 +105,9 @@ def test_a_failing_flows_call_stops_the_stage_before_policies_json(scripted_conf
 
 def test_every_prompt_with_the_document_opens_with_it_word_for_word():
     openings = {
-        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="")[0].content
-        for name in ("task", "flows", "policies", "refine")
+        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="",
+                     passages="", flows="", categories="")[0].content
+        for name in ("task", "flows", "policies", "uncovered", "refine")
     }
     assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
     assert "<DOC>" in openings["task"]
