@@ -47,7 +47,7 @@ def covering_schema(catalog: PolicyCatalog, passages_read: int) -> type[BaseMode
 
 def prompt_values(document: str, catalog: PolicyCatalog, spans: list[Span]) -> dict[str, str]:
     """What the aimed extraction's prompt shows: the passages, numbered with their lines, the flows, the categories."""
-    shown = [f"[{number}] (lines {a + 1}-{b})\n{passage_text(document, (a, b))}"
+    shown = [f"[{number}] ({f'line {b}' if b == a + 1 else f'lines {a + 1}-{b}'})\n{passage_text(document, (a, b))}"
              for number, (a, b) in enumerate(spans, start=1)]
     return {
         "policy": document,
