@@ -32,7 +32,6 @@ from intellagent.errors import RunAborted, UsageError
 from intellagent.executors import executor_for
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
-from intellagent.populate.published import task_database
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder, write_atomic
 
@@ -135,7 +134,7 @@ async def execute(
             try:
                 if "populate" in stages:  # built before any call: a domain that cannot build its world costs none
                     if config.tau.active:  # τ-bench's tasks bring their own world
-                        task_database(ctx)
+                        importlib.import_module("intellagent.populate.published").task_database(ctx)
                     else:
                         importlib.import_module("intellagent.graphs.populate").build_background(ctx)
                 async with executor.running(ctx):
