@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from intellagent.artifacts import Finding
 from intellagent.checks.check import check
+from intellagent.checks.identifiers import WORD_ID
 from intellagent.checks.trace import Trace
 
 # An explicit yes: the customer's whole answer agrees, with no "no" or "not" in it.
@@ -16,8 +17,6 @@ _REFUSAL = re.compile(r"\b(no|not|don'?t|wait|cancel that|stop)\b", re.I)
 
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-# An id: a word of five or more letters, digits or underscores with at least one digit and one letter.
-_ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^A-Za-z0-9]+")
 # A code: a capitalised word of three or more capitals or digits ("JFK", "SFO2"). Stated, it counts only
@@ -100,7 +99,7 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
-        named = _ID.findall(message.content) + (ids.findall(message.content) if ids else [])
+        named = WORD_ID.findall(message.content) + (ids.findall(message.content) if ids else [])
         unknown = [token for token in _DATE.findall(message.content) if token not in text]
         unknown += [token for token in named if token not in text and _ALNUM.sub("", token) not in letters_and_digits]
         unknown += [word for word in _CODE.findall(message.content) if word in codes and word not in text]

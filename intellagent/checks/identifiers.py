@@ -11,6 +11,7 @@ price or a year is no identifier's shape. Learnt once per world file, by SQLite.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -27,8 +28,14 @@ if TYPE_CHECKING:
 
 MIN_ROWS = 5
 """Rows a column must hold, all with distinct values, to count as an identifier without being declared one."""
+MIN_SHARE = 0.1
+"""The share of a column's values a shape must have to be learnt: a random code that happens to be all digits
+('402811' among 'ZFA04Y' and '4WQ150') makes no six-digit number an id."""
 MAX_VALUES = 5000
 """Values of a column whose shapes are learnt: ids of one column come in a few shapes, seen long before this."""
+
+WORD_ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
+"""An id whatever the world holds: a word of five or more letters, digits or underscores with a digit and a letter."""
 
 # An identifier stands alone: not inside a word, an amount ('$1234567') or a decimal number ('1234567.50').
 _BEFORE = r"(?<![\w$])(?<![0-9][.,])"
@@ -96,7 +103,14 @@ def _identifying(cell: SqlColumn[Any], values: int, different: int) -> bool:
 
 
 def _shapes(values: Iterable[Any]) -> set[str]:
+    """The identifier shapes of a column's `values` that `WORD_ID` does not find already (random codes such as
+    '4WQ150' come in dozens of letter and digit orders, and each would be a shape), each held by at least
+    `MIN_SHARE` of them; none for a column of dates."""
     # Imported here: the populate package imports the environment, which imports the checks.
-    from intellagent.populate.shapes import id_pattern
+    from intellagent.populate.shapes import date_format_of, id_pattern
 
-    return {shape for value in values if (shape := id_pattern(str(value))) is not None}
+    texts = [str(value) for value in values]
+    if date_format_of(texts):  # a column of moments, every value of which would be parsed in vain
+        return set()
+    shapes = Counter(None if WORD_ID.fullmatch(text) else id_pattern(text) for text in texts)
+    return {shape for shape, count in shapes.items() if shape is not None and count >= MIN_SHARE * len(texts)}

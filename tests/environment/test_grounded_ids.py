@@ -44,6 +44,7 @@ def findings(env: Environment, world: Path, messages: list[Message]) -> list[str
     ("2024", None),             # a year
     ("2024-05-01", None),       # a date, which the check grounds as a date
     ("08:15:00", None),         # a time
+    ("01:30:00+1", None),       # a time of the next day
     ("1,234,567", None),        # an amount
     ("99.50", None),
     ("A12", None),              # too few digits to tell an id from a word
@@ -93,6 +94,14 @@ def test_ordinary_numbers_are_no_identifiers(parcels: Environment, depot: Path, 
     messages = [Message(role="user", content=customer), Message(role="chatbot", content=said)]
 
     assert findings(parcels, depot, messages) == []
+
+
+def test_a_random_code_that_happens_to_be_all_digits_makes_no_number_of_its_length_an_id(parcels: Environment) -> None:
+    codes = [f"{letters}{number:02d}Q" for number, letters in enumerate(("AB", "CD", "EF", "GH", "JK") * 4)]
+    world = {"parcels": [{"tracking_number": code} for code in [*codes, "402811"]]}
+    messages = [Message(role="chatbot", content="We moved 654321 parcels; yours is not among them.")]
+
+    assert grounded_facts(Trace(messages=messages, environment=parcels, before=world)) == []
 
 
 def test_a_world_given_as_rows_teaches_the_same_shapes_as_its_file(parcels: Environment, depot: Path) -> None:
