@@ -29,7 +29,7 @@ from intellagent.errors import IntellAgentError
 from intellagent.llm import UsageReport
 from intellagent.runner import run
 
-STEPS = ("task", "flows", "policies", "checks", "graph", "scenario", "refine")
+STEPS = ("task", "flows", "policies", "uncovered", "checks", "graph", "scenario", "refine")
 
 
 def benchmark_config(args: argparse.Namespace) -> Config:

@@ -1,6 +1,6 @@
 """The describe stage: policy document → flows → policies → policy graph → samples → scenarios.
 
-    start ─► task ─► flows ═► policies ─► merge ─► checks                writes policies.json
+    start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks       writes policies.json
       │                                     │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │
@@ -33,6 +33,7 @@ from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe.check_map import by_category, check_map, check_map_schema, checks_text
+from intellagent.describe.coverage import covering_schema, prompt_values, with_covering_rules, with_uncovered
 from intellagent.describe.evidence import checked_policies
 from intellagent.describe.extraction import (
     FlowsAnswer,
@@ -42,6 +43,7 @@ from intellagent.describe.extraction import (
     merge_duplicates,
     number_flows,
 )
+from intellagent.describe.passages import uncovered
 from intellagent.describe.policy_graph import (
     BlockScores,
     assemble_graph,
@@ -215,12 +217,30 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     return {"catalog": catalog}
 
 
+async def cover_document(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+    """The passages of the document no policy came from, read again in one call aimed at them; those still
+    uncovered are listed in the catalog. A failed call is noted, and the passages are listed as they are."""
+    ctx, catalog, document = runtime.context.ctx, state["catalog"], state["document"]
+    spans = uncovered(document, [policy.text for policy in catalog.policies])
+    if spans:
+        messages = render("describe/uncovered", **prompt_values(document, catalog, spans))
+        try:
+            answer = await ctx.llms["policies"].answer(messages, covering_schema(catalog, len(spans)),
+                                                       step="describe/uncovered")
+        except LLMError as error:
+            catalog.errors.append(f"coverage: the passages no policy came from were not read again: {error}")
+        else:
+            catalog = with_covering_rules(catalog, answer, document, spans,
+                                          similarity=ctx.config.describe.merge_similarity)
+    return {"catalog": with_uncovered(catalog, document)}
+
+
 async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """Which policies each deterministic check enforces (one call); policies.json is written here.
 
     A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
-    its findings are then reported without a policy, and the judge alone rules on every policy. A
-    check that declares a category is then mapped to that category's policies instead.
+    its findings are then reported without a policy, and the judge alone rules on every policy. A check
+    that declares a category is mapped within it only, and when left unmapped, to that category's policies.
     """
     ctx, catalog = runtime.context.ctx, state["catalog"]
     checks = every_check(ctx.environment)
@@ -230,7 +250,7 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     except LLMError as error:
         catalog.errors.append(f"checks: not mapped to policies: {error}")
     else:
-        catalog.checks, notes = check_map(answer, catalog)
+        catalog.checks, notes = check_map(answer, catalog, checks)
         catalog.errors += notes
     fallback, notes = by_category(checks, catalog)
     catalog.checks.update(fallback)
@@ -466,6 +486,7 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_node("flows", extract_flows)
     graph.add_node("policies", extract_policies)
     graph.add_node("merge", merge_policies)
+    graph.add_node("cover", cover_document)
     graph.add_node("checks", map_checks)
     graph.add_node("prepare_scoring", prepare_scoring)
     graph.add_node("score", score_block)
@@ -481,7 +502,8 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
-    graph.add_edge("merge", "checks")
+    graph.add_edge("merge", "cover")
+    graph.add_edge("cover", "checks")
     graph.add_edge("checks", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")

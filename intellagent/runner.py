@@ -27,6 +27,7 @@ from filelock import FileLock, Timeout
 from intellagent.artifacts import STAGES, RunInfo, StageInfo
 from intellagent.config import Config
 from intellagent.context import RunContext
+from intellagent.describe.tasks import published_tasks
 from intellagent.errors import RunAborted, UsageError
 from intellagent.executors import executor_for
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
@@ -131,8 +132,11 @@ async def execute(
                 executor=executor,
             )
             try:
-                if "populate" in stages and not config.tau.active:  # τ-bench's tasks bring their own world
-                    importlib.import_module("intellagent.graphs.populate").build_background(ctx)
+                if "populate" in stages:  # built before any call: a domain that cannot build its world costs none
+                    if config.tau.active:  # τ-bench's tasks bring their own world
+                        importlib.import_module("intellagent.populate.published").task_database(ctx)
+                    else:
+                        importlib.import_module("intellagent.graphs.populate").build_background(ctx)
                 async with executor.running(ctx):
                     for name in (stage for stage in STAGES if stage in stages):
                         await _run_stage(ctx, info, name)
@@ -217,7 +221,10 @@ def _statuses(folder: RunFolder, stage: str) -> list[str]:
 
 def _check_inputs(config: Config, stages: tuple[str, ...], *, chatbot: Any) -> None:
     """Fail now, before any LLM call, on inputs a later stage would find wrong: a baseline with no report, a
-    chatbot target that does not import (an hour of describe and populate must not end on a typo)."""
+    chatbot target that does not import (an hour of describe and populate must not end on a typo), a τ-bench
+    task set without its task list."""
+    if config.tau.active and {"describe", "populate"} & set(stages):
+        published_tasks(config.tau)
     if "report" in stages and config.report.baseline is not None:
         from intellagent.reports.baseline import load_baseline  # the reports import this module
 

@@ -9,7 +9,15 @@ from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
-from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
+from intellagent.artifacts.policies import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    Category,
+    Flow,
+    Passage,
+    Policy,
+    PolicyCatalog,
+)
 from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
 
@@ -30,6 +38,7 @@ __all__ = [
     "MutantKind",
     "MutantList",
     "MutantRecord",
+    "Passage",
     "Policy",
     "PolicyCatalog",
     "RunInfo",

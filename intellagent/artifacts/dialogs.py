@@ -25,6 +25,11 @@ class ToolCall(BaseModel):
         "checked that it happened or what it returned.",
     )
 
+    @property
+    def failed(self) -> bool:
+        """Whether the tool refused or failed: what it returned is an `Error: …` observation."""
+        return (self.result or "").startswith("Error")
+
 
 class Message(BaseModel):
     """One entry of the transcript."""

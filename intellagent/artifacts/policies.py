@@ -68,6 +68,14 @@ class Policy(BaseModel):
     challenge: int = Field(ge=1, le=5, description="1 very straightforward … 5 highly intricate.")
 
 
+class Passage(BaseModel):
+    """A passage of the policy document: a list item, a paragraph or a table row."""
+
+    first_line: int = Field(description="Its first line in the document, from 1.")
+    last_line: int = Field(description="Its last line in the document.")
+    text: str
+
+
 class PolicyCatalog(BaseModel):
     """The decomposition of a policy document: task, flows and policies."""
 
@@ -86,6 +94,15 @@ class PolicyCatalog(BaseModel):
     every_dialog: list[str] = Field(
         default_factory=list,
         description="Checks that rule on their policies in every dialog, not only where the scenario sampled them.",
+    )
+    passages: int | None = Field(
+        default=None,
+        description="How many passages of the policy document may state a rule (None: not counted, an older run).",
+    )
+    uncovered: list[Passage] = Field(
+        default_factory=list,
+        description="The passages no policy comes from, even after an extraction aimed at them: rules, if they "
+        "state any, that the run does not test.",
     )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from intellagent.artifacts import Finding
 from intellagent.checks.check import check
+from intellagent.checks.identifiers import WORD_ID
 from intellagent.checks.trace import Trace
 
 # An explicit yes: the customer's whole answer agrees, with no "no" or "not" in it.
@@ -16,9 +17,8 @@ _REFUSAL = re.compile(r"\b(no|not|don'?t|wait|cancel that|stop)\b", re.I)
 
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-# An id: a word of five or more letters, digits or underscores with at least one digit and one letter.
-_ID = re.compile(r"\b(?=\w*\d)(?=\w*[A-Za-z])\w{5,}\b")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 # A code: a capitalised word of three or more capitals or digits ("JFK", "SFO2"). Stated, it counts only
 # when the world holds it as a value: the chatbot then told the customer a fact of the world it never
 # looked up ("your flight goes to JFK" with no tool call), which is a guess even when it is right.
@@ -82,19 +82,27 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
 @check(category="knowledge_extraction", every_dialog=True)
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, codes of the world, dollar amounts and dates the chatbot states come from a tool result, the
-    customer or the policy."""
+    customer or the policy.
+
+    An id is a word of letters and digits, or a word shaped like the identifiers the world holds (an item
+    number of ten digits, '#W1234567'; see `checks.identifiers`); it is grounded when a source holds it, in
+    any layout of its letters and digits.
+    """
     sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
                *(m.content for m in trace.messages if m.role == "user")]
     text = "\n".join(sources)
+    letters_and_digits = _ALNUM.sub("", text)  # an id restated in another layout ('#W123' for 'W123', a phone)
     derivable: set[float] | None = None  # worked out at the first amount: most messages state none
     said = [message.content for message in trace.messages if message.role == "chatbot"]
     codes = trace.world_holds({word for content in said for word in _CODE.findall(content)})
+    ids = trace.id_finder() if said else None
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
-        stated = _DATE.findall(message.content) + _ID.findall(message.content)
-        stated += [word for word in _CODE.findall(message.content) if word in codes]
-        unknown = [token for token in stated if token not in text]
+        named = WORD_ID.findall(message.content) + (ids.findall(message.content) if ids else [])
+        unknown = [token for token in _DATE.findall(message.content) if token not in text]
+        unknown += [token for token in named if token not in text and _ALNUM.sub("", token) not in letters_and_digits]
+        unknown += [word for word in _CODE.findall(message.content) if word in codes and word not in text]
         amounts = _AMOUNT.findall(message.content)
         if amounts and derivable is None:
             derivable = _derivable({_cents(n) for n in _NUMBER.findall(text.replace(",", ""))})

@@ -11,6 +11,7 @@ from intellagent.artifacts import Finding, Message
 from intellagent.checks.builtin import BUILTIN
 from intellagent.checks.check import Check
 from intellagent.checks.trace import Trace, WorldRows
+from intellagent.imports import culprit, error_line
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -57,7 +58,8 @@ def run_checks(
         try:
             found = check(trace)
         except Exception as error:  # a check's own bug: not the chatbot's breach
-            log.warning("check %s could not run: %s: %s", check.name, type(error).__name__, error)
+            log.warning("check %s could not run: %s: %s", culprit(check.function, error), type(error).__name__,
+                        error_line(error))
             continue
         names.append(check.name)
         findings += found

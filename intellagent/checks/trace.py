@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Message
+from intellagent.checks import identifiers
 from intellagent.environment import database, worlds
 
 if TYPE_CHECKING:
@@ -104,6 +106,13 @@ class Trace:
         if self.start is not None:
             return worlds.holding(self.start, values)
         return {value for rows in self.before.values() for row in rows for value in row.values() if value in values}
+
+    def id_finder(self) -> re.Pattern[str] | None:
+        """What finds, in a text, words shaped like the identifiers of the event's world (see `identifiers`):
+        learnt by SQLite from its file, when known, rather than from its rows."""
+        if self.start is not None:
+            return identifiers.world_id_finder(self.environment, self.start)
+        return identifiers.rows_id_finder(self.environment, self.before)
 
     def rows(self, table: str, **match: Any) -> list[dict[str, Any]]:
         """The rows of `table` before the dialog whose columns equal `match`."""

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from intellagent.artifacts import PolicyCatalog
+from intellagent.artifacts import Category, Policy, PolicyCatalog
 from intellagent.checks import Check
 from intellagent.describe.evidence import evidenced
 
@@ -33,22 +33,42 @@ program decides cannot be the whole policy, and a small model tends to list ever
 cannot place."""
 
 
-def check_map(answer: BaseModel, catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
+def check_map(
+    answer: BaseModel, catalog: PolicyCatalog, checks: list[Check]
+) -> tuple[dict[str, list[str]], list[str]]:
     """Check name → the policies it enforces (no repeats), and a note for each mapping not believed.
 
-    A check left unmapped still runs; its findings then sit beside the judge's verdict without
-    deciding any policy.
+    A check mapped to most policies is left unmapped; a check that declares a category keeps only the
+    policies of that category (see `in_category`): the confirmation check is not pinned on a rule about
+    changing items. A check left unmapped still runs; its findings then sit beside the judge's verdict
+    without deciding any policy.
     """
     total = len(catalog.policies)
+    declared = {check.name: check.category for check in checks if check.category}
     mapped: dict[str, list[str]] = {}
     notes = []
     for name, ids in answer.model_dump(by_alias=True).items():
         unique = list(dict.fromkeys(ids))
         if total >= 4 and len(unique) > MAX_SHARE * total:
             notes.append(f"checks: {name} was mapped to {len(unique)} of {total} policies; left unmapped")
-        elif unique:
+            continue
+        category = declared.get(name)
+        if category:
+            outside = [catalog.policy(pid) for pid in unique if not in_category(catalog.policy(pid), category)]
+            if outside:
+                shown = ", ".join(f"{policy.id} ({policy.category})" for policy in outside)
+                notes.append(f"checks: {name} enforces {category} policies; its mapping to {shown} was refused")
+                unique = [pid for pid in unique if pid not in {policy.id for policy in outside}]
+        if unique:
             mapped[name] = unique
     return mapped, notes
+
+
+def in_category(policy: Policy, category: Category) -> bool:
+    """Whether a check of `category` may enforce `policy`: the policy is filed under the category, or its own
+    words carry the category's cue though it was filed under another (a rule to hand the user over only
+    after their explicit yes is filed as consent, and is an escalation rule too)."""
+    return policy.category == category or evidenced(policy, category)
 
 
 def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:

@@ -69,7 +69,7 @@ def number_flows(answer: FlowsAnswer) -> list[Flow]:
     flows: list[Flow] = []
     seen: set[str] = set()
     for item in answer.flows:
-        key = " ".join(_words(item.name))
+        key = " ".join(words(item.name))
         if key in seen:
             continue
         seen.add(key)
@@ -95,10 +95,10 @@ def merge_duplicates(extracted: list[tuple[str, list[PolicyAnswer]]], *, similar
     rules: list[_Rule] = []
     for flow_id, answers in extracted:
         for answer in answers:
-            words = _words(answer.text)
-            rule = next((r for r in rules if same_rule(r.words, words, similarity)), None)
+            said = words(answer.text)
+            rule = next((r for r in rules if same_rule(r.words, said, similarity)), None)
             if rule is None:
-                rule = _Rule(words=words, answer=answer)
+                rule = _Rule(words=said, answer=answer)
                 rules.append(rule)
             if flow_id not in rule.flows:
                 rule.flows.append(flow_id)
@@ -128,7 +128,7 @@ def same_rule(first: list[str], second: list[str], similarity: float) -> bool:
 _WORD = re.compile(r"[a-z0-9$%]+")
 
 
-def _words(text: str) -> list[str]:
+def words(text: str) -> list[str]:
     """Lower-case words without punctuation: wording noise that must not tell two rules apart."""
     return _WORD.findall(text.lower())
 

@@ -16,7 +16,7 @@ from intellagent.environment import database
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import ReferenceIndex, Validator, broken_rules, row_problems
 from intellagent.environment.world_rules import Change, WorldRuleBreach, broken_world_rules
-from intellagent.imports import error_line
+from intellagent.imports import error_line, user_code
 from intellagent.tau.domain import TauDomain
 
 
@@ -181,9 +181,21 @@ class Environment:
             path: the file to create.
             seed: the background generator's seed; the same seed gives a byte-identical file.
             background: whether to build the background world (a domain without one gets empty tables).
+
+        Raises:
+            DomainCodeError: the domain's background generator raised; the message names it, where and what.
         """
-        generate = self.background if background else None
+        generate = self._background if background and self.background is not None else None
         database.create_database(path, self.tables, seed=seed, generate=generate)
+
+    def _background(self, session: Session, seed: int) -> None:
+        """The domain's background generator, whose failure (its rows refused by the database included) is one
+        line naming it."""
+        assert self.background is not None
+        with user_code("environment.background", self.background, fix="fix the domain's background generator or "
+                       "the files it reads"):
+            self.background(session, seed)
+            session.flush()  # a row the database refuses (a key given twice) is the generator's, not a later commit's
 
     def session(self, path: Path) -> AbstractContextManager[Session]:
         """A session bound to one event's database file; committed on a clean exit."""

@@ -23,6 +23,7 @@ from sqlmodel import Session, SQLModel
 
 from intellagent.environment.database import row_lookup
 from intellagent.errors import UsageError
+from intellagent.imports import culprit, error_line
 
 
 class RowRejected(Exception):
@@ -127,7 +128,8 @@ def broken_rules(
         except RowRejected as exc:
             problems.append((check.name, str(exc)))
         except Exception as exc:  # a validator bug must not stop generation; it is reported as a problem
-            problems.append((check.name, f"{check.name} could not check the row ({type(exc).__name__}: {exc})"))
+            problems.append((check.name, f"{culprit(check.check, exc)} could not check the row "
+                                         f"({type(exc).__name__}: {error_line(exc)})"))
     return problems
 
 

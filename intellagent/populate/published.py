@@ -12,7 +12,7 @@ from pathlib import Path
 from intellagent.artifacts import Event, Scenario
 from intellagent.context import RunContext
 from intellagent.environment import worlds
-from intellagent.errors import UsageError
+from intellagent.imports import DomainCodeError, user_code
 
 TAU_DATABASE = "events/tau.sqlite"
 
@@ -21,7 +21,7 @@ def task_database(ctx: RunContext) -> tuple[str, str]:
     """The shared database of the task set (built the first time), relative to the run, and its digest.
 
     Raises:
-        UsageError: the task set's data cannot be read or loaded.
+        DomainCodeError: the domain's τ-bench module could not load the task set's data.
     """
     env, data = ctx.environment, ctx.config.tau.data
     assert env.tau is not None and data is not None  # τ-bench mode, checked with the config
@@ -31,11 +31,13 @@ def task_database(ctx: RunContext) -> tuple[str, str]:
         partial = path.with_name(path.name + ".partial")
         partial.unlink(missing_ok=True)
         try:
-            env.tau.build_tau_database(env, Path(data), partial)
-        except (OSError, ValueError, KeyError, TypeError) as error:
+            with user_code("environment.tau", env.tau.build_tau_database,
+                           fix=f"check that tau.data ({data}) is the folder of this domain's τ-bench data, or fix the "
+                               "module"):
+                env.tau.build_tau_database(env, Path(data), partial)
+        except DomainCodeError:
             partial.unlink(missing_ok=True)
-            raise UsageError(f"tau.data: {data}: τ-bench's data could not be loaded ({type(error).__name__}: "
-                             f"{error}); give the folder of τ-bench's data for this domain") from None
+            raise
         os.replace(partial, path)
     return TAU_DATABASE, worlds.root_digest(path)
 

@@ -30,6 +30,12 @@ _FORMATS = (
 _DAY = 24 * 3600
 CATEGORICAL_MAX = 25
 """Values with at most this many distinct ones, each seen twice on average, are a set of choices."""
+_NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?")
+_DATE_LIKE = re.compile(r"[0-9TZ:/. +-]+")  # the characters of `_FORMATS`' values: only such text may be a date
+MIN_ID_DIGITS = 3
+"""Digits an identifier with letters or separators holds at least ('HAT001', '#W1234567')."""
+MIN_BARE_ID_DIGITS = 6
+"""Digits an identifier made of digits only holds at least: shorter numbers are quantities, prices, years."""
 _FORMAT_TOKENS = (("YYYY", "%Y"), ("HH:MM", "%H:%M"), ("MM", "%m"), ("DD", "%d"), ("SS", "%S"))
 
 
@@ -156,6 +162,33 @@ def imitate(value: str, rng: random.Random, *, derivation: Derivation | None = N
             parts.append(derived if derived is not None else (_letters(run, rng) if letters else run))
         else:
             parts.append(run)
+    return "".join(parts)
+
+
+def id_pattern(value: str) -> str | None:
+    """The shape of an identifier as a regular expression, or None when `value` has no identifier's shape.
+
+    The parts `imitate` redraws are generalised: a digit run keeps its length, a letter run its case but not its
+    length (ids are built from names of every length); separators stay. So 'gift_card_7815826' gives
+    `[a-z]+_[a-z]+_[0-9]{7}` and '#W1234567' gives `#[A-Z]+[0-9]{7}` (escaped). An identifier is one word that holds at
+    least `MIN_ID_DIGITS` digits, or `MIN_BARE_ID_DIGITS` when it is made of digits only (a shorter number
+    is as likely a quantity, a price or a year), and is no date, time of day or decimal number.
+    """
+    digits = sum(ch.isdigit() for ch in value)
+    if value.isdigit():
+        return f"[0-9]{{{len(value)}}}" if len(value) >= MIN_BARE_ID_DIGITS else None
+    if digits < MIN_ID_DIGITS or not value.isprintable() or any(ch.isspace() for ch in value):
+        return None
+    if _NUMERIC.fullmatch(value) or (_DATE_LIKE.fullmatch(value) and (":" in value or _formats(value))):
+        return None  # a number, a date, or a time of day ('01:30:00+1' is the next day's)
+    parts = []
+    for run in _RUN.findall(value):
+        if run.isdigit():
+            parts.append(f"[0-9]{{{len(run)}}}")
+        elif run.isalpha():
+            parts.append("[A-Z]+" if run.isupper() else "[a-z]+" if run.islower() else "[A-Za-z]+")
+        else:
+            parts.append(re.escape(run))
     return "".join(parts)
 
 

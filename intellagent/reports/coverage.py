@@ -16,7 +16,8 @@ def share(part: int, whole: int) -> float | None:
 
 
 def coverage(catalog: PolicyCatalog, graph: nx.Graph, rated: list[Analysis], *, strong_edge: float) -> Coverage:
-    """What the dialogs with a verdict tested, overall, per flow, per category, and per strong pair.
+    """What the dialogs with a verdict tested, overall, per flow, per category, and per strong pair; and the
+    passages of the policy document no policy comes from, which nothing tests.
 
     Args:
         catalog: the run's policies and flows.
@@ -44,6 +45,8 @@ def coverage(catalog: PolicyCatalog, graph: nx.Graph, rated: list[Analysis], *, 
         flows=flows,
         categories=categories,
         strong_pairs=strong_pairs(graph, set(ids), (set(a.tested) for a in rated), threshold=strong_edge),
+        passages=catalog.passages,
+        uncovered=catalog.uncovered,
     )
 
 

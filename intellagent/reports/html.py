@@ -26,6 +26,7 @@ from intellagent.reports.metrics import worst_first
 from intellagent.reports.models import (
     BaselineComparison,
     Calibration,
+    Coverage,
     PolicyResult,
     Rate,
     Report,
@@ -138,6 +139,21 @@ def _trials(figures: TrialFigures) -> str:
     )
 
 
+def _uncovered(coverage: Coverage) -> str:
+    """The passages of the policy document no policy comes from (nothing, for a catalog that did not count them)."""
+    if coverage.passages is None:
+        return ""
+    if not coverage.uncovered:
+        return (f'<h3 class="sub">Policy document</h3><p class="hint">Each of its {coverage.passages} passages is '
+                "the source of some policy.</p>")
+    items = "".join(f'<li><span class="hint">line {p.first_line}'
+                    f'{"" if p.first_line == p.last_line else f"–{p.last_line}"}</span> {escape(one_line(p.text, 300))}'
+                    "</li>" for p in coverage.uncovered)
+    return (f'<h3 class="sub">Passages no policy came from</h3><p class="hint">{len(coverage.uncovered)} of the '
+            f"policy document's {coverage.passages} passages are the source of no policy, even after an extraction "
+            f'aimed at them: nothing tests what they say.</p><ul class="passages">{items}</ul>')
+
+
 def _tau(score: TauScore) -> str:
     """τ-bench's score, then every dialog that missed its task's reward, with what differed from the gold."""
     curve = "".join(
@@ -172,6 +188,8 @@ def _tau_failure(failure: TauFailure) -> str:
     lines += [f"also wrote <code>{escape(one_line(call, 200))}</code>" for call in failure.unexpected]
     lines += [f"never said {escape(output)}" for output in failure.unsaid]
     lines += [f"differs: {escape(record)}" for record in failure.diff]
+    lines += [f'<span class="hint">did not look up <code>{escape(one_line(call, 200))}</code></span>'
+              for call in failure.missed_reads]
     return "<br>".join(lines)
 
 
@@ -237,7 +255,7 @@ def _charts(report: Report) -> str:
         f'<p class="hint">Policies that some dialog with a verdict tested, out of all policies of each flow '
         f"and category.</p><h3 class=\"sub\">Per flow</h3>{coverage_bars(coverage.flows, label='Coverage per flow')}"
         f'<h3 class="sub">Per category</h3>{coverage_bars(coverage.categories, label="Coverage per category")}'
-        f'<h3 class="sub">Never tested</h3><p class="chips">{never}</p></div>'
+        f'<h3 class="sub">Never tested</h3><p class="chips">{never}</p>{_uncovered(coverage)}</div>'
         f'<div class="panel"><h2>Policy graph</h2>'
         f'<p class="hint">Strongly linked pairs (weight ≥ {coverage.strong_pairs.threshold:g}): solid when a dialog '
         f"tested both together, dashed when none did.</p>{policy_graph(report.policies, coverage.strong_pairs.pairs)}"

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts import AnalysisStatus, DialogStatus
+from intellagent.artifacts import AnalysisStatus, DialogStatus, Passage
 from intellagent.llm.usage import Tally
 from intellagent.reports.stats import wilson_interval
 
@@ -168,6 +168,10 @@ class Coverage(BaseModel):
     flows: list[GroupCoverage]
     categories: list[GroupCoverage]
     strong_pairs: PairCoverage
+    passages: int | None = Field(default=None, description="Passages of the policy document that may state a rule "
+                                 "(None: not counted by the describe stage that made the policies).")
+    uncovered: list[Passage] = Field(default_factory=list, description="Passages no policy comes from: what they "
+                                     "say is never tested.")
 
 
 class PolicyChange(BaseModel):
@@ -272,8 +276,10 @@ class TauFailure(BaseModel):
 
     dialog: str
     error: str | None = Field(default=None, description="Why the dialog failed to run, if it did (reward 0).")
-    missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make.")
+    missed: list[str] = Field(default_factory=list, description="Gold writes the chatbot did not make.")
     unexpected: list[str] = Field(default_factory=list, description="Writes no gold action makes.")
+    missed_reads: list[str] = Field(default_factory=list, description="Gold look-ups the chatbot did not make; "
+                                    "they never cost the reward.")
     unsaid: list[str] = Field(default_factory=list, description="Required outputs no reply stated.")
     diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
 

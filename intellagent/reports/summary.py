@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import Calibration, Report, TauFailure, TauScore, TrialFigures
+from intellagent.reports.models import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.text import counted, one_line, percent
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ def summary_text(result: RunResult) -> str:
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
     ]
+    if coverage.uncovered:
+        lines.append(uncovered_line(coverage))
     lines.append(reliability_line(report))
     worst = [p for p in worst_first(report.policies) if p.tested][:WORST]
     if worst:
@@ -79,6 +81,14 @@ def _first_reason(failure: TauFailure) -> str:
     if failure.unsaid:
         return f"never said {', '.join(failure.unsaid)}"
     return "the database ended otherwise"
+
+
+def uncovered_line(coverage: Coverage) -> str:
+    """The passages of the policy document no policy comes from, by their lines."""
+    where = ", ".join(str(p.first_line) if p.first_line == p.last_line else f"{p.first_line}-{p.last_line}"
+                      for p in coverage.uncovered)
+    return (f"policy document: {len(coverage.uncovered)} of {coverage.passages} passages are the source of no policy, "
+            f"so nothing tests them (lines {where}; listed in policies.json)")
 
 
 def reliability_line(report: Report) -> str:

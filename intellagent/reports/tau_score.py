@@ -55,6 +55,7 @@ def _result(event: Event, played: list[Dialog]) -> TauTaskResult:
             failures.append(TauFailure(dialog=dialog.id, error=dialog.reason))
             continue
         failures.append(TauFailure(dialog=dialog.id, missed=grade.missed, unexpected=grade.unexpected,
+                                   missed_reads=grade.missed_reads,
                                    unsaid=[output for output, said in grade.outputs.items() if not said],
                                    diff=grade.diff))
     return TauTaskResult(task=event.task.index, id=event.id, trials=len(played), passed=len(passed),

@@ -5,9 +5,8 @@
   `opposite-<id>` the agent with that passage replaced by the rule reversed, written by the `policies`
   model (one reversed instruction is a task a small model does well; a rewritten paragraph is not).
   The passage is the document's block — a list item, a paragraph, a table row — that covers most of
-  the rule's words; words are compared by their first `STEM` letters, so that "confirm" and
-  "confirmation" match. A rule no block covers to `MIN_COVERAGE` gets no automatic mutant, and the
-  record says why.
+  the rule's words (`describe.passages.rule_passage`). A rule no block covers well enough gets no
+  automatic mutant, and the record says why.
 - **Supplied** (`calibrate.mutants`, or `mutants=` in the API): any chatbot, with `breaks` naming a
   policy id, a deterministic check (the policies it enforces) or words of the rule's text (every
   policy whose text contains them).
@@ -19,7 +18,6 @@ policies, once each; it is caught when a dialog of it records a violation of one
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +27,7 @@ from intellagent.artifacts import Event, MutantList, MutantRecord, Policy, Polic
 from intellagent.chatbots import Chatbot, adapt
 from intellagent.chatbots.selection import configured_chatbot, llm_agent
 from intellagent.context import log
+from intellagent.describe.passages import rule_passage, stems
 from intellagent.errors import failure_reason
 from intellagent.llm import LLMError
 from intellagent.prompt_files import render
@@ -37,14 +36,6 @@ if TYPE_CHECKING:
     from intellagent.context import RunContext
 
 MUTANTS = "mutants.json"
-STEM = 5
-MIN_COVERAGE = 0.4
-# Words too common in policy documents to say which passage states a rule.
-_COMMON = frozenset({"that", "this", "with", "from", "they", "their", "them", "will", "must", "when", "have",
-                     "been", "only", "user", "users", "any", "the", "and", "for", "not", "are", "you", "your", "can"})
-_WORD = re.compile(r"[a-z0-9$%]+")
-# A line that starts a block of its own: a list item, a heading, a table row.
-_BLOCK_START = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|#{1,6}\s|\|)")
 
 
 @dataclass
@@ -89,39 +80,6 @@ def resolve_breaks(catalog: PolicyCatalog, breaks: str) -> list[str]:
     return [policy.id for policy in catalog.policies if wanted.lower() in policy.text.lower()]
 
 
-def blocks(document: str) -> list[tuple[int, int]]:
-    """The document's blocks as [start, end) line ranges: list items with their continuation lines,
-    paragraphs, headings, table rows."""
-    lines = document.splitlines()
-    found: list[tuple[int, int]] = []
-    start: int | None = None
-    for number, line in enumerate([*lines, ""]):
-        starts_block = not line.strip() or _BLOCK_START.match(line) is not None
-        after_one_liner = start is not None and lines[start].lstrip().startswith(("#", "|"))
-        if starts_block or after_one_liner:
-            if start is not None:
-                found.append((start, number))
-            start = number if line.strip() else None
-        elif start is None:
-            start = number
-    return found
-
-
-def _stems(text: str) -> set[str]:
-    return {word[:STEM] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _COMMON}
-
-
-def rule_passage(document: str, rule: str) -> tuple[int, int] | None:
-    """The block that states the rule: the one covering most of its words, if it covers `MIN_COVERAGE`."""
-    wanted = _stems(rule)
-    if not wanted:
-        return None
-    lines = document.splitlines()
-    scored = [(len(wanted & _stems("\n".join(lines[a:b]))) / len(wanted), (a, b)) for a, b in blocks(document)]
-    coverage, best = max(scored, default=(0.0, None), key=lambda item: item[0])
-    return best if coverage >= MIN_COVERAGE else None
-
-
 def _replaced(document: str, span: tuple[int, int], passage: str | None) -> str:
     lines = document.splitlines()
     inserted = [] if passage is None else passage.splitlines()
@@ -162,7 +120,7 @@ async def _opposite(ctx: RunContext, policy: Policy) -> str:
     """The rule reversed, as an instruction (the `policies` model writes it)."""
     messages = render("simulate/opposite_rule", rule=policy.text)
     answer = await ctx.llms["policies"].answer(messages, OppositeRule, step="simulate/opposite_rule")
-    if _stems(answer.opposite) == _stems(policy.text):
+    if stems(answer.opposite) == stems(policy.text):
         raise LLMError("the model gave the rule back unchanged")
     return answer.opposite.strip()
 

@@ -3,8 +3,11 @@
 τ-bench rewards a conversation 1 when the database ends as the task's gold actions leave it (the
 hashes of the two end states are equal) and every output the task requires appears in some reply of
 the agent (case-insensitive, with the reply's commas removed, so that "1000" matches "$1,000"); else 0.
-The grade here is that reward, and, to say why a dialog failed: the gold actions the chatbot did not
-make, the writes it made that no gold action makes, and the records whose end states differ.
+The grade here is that reward, and, to say why a dialog failed: the gold writes the chatbot did not
+make (what the reward depends on), the writes it made that no gold action makes, the records whose end
+states differ, and, apart, the gold look-ups it skipped (they change nothing, so they never cost the
+reward, but they show where a dialog went astray). A call that returned an error changed nothing: it is
+neither a gold action made nor an unexpected write.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import hashlib
 import json
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from intellagent.imports import user_code
 from intellagent.tau.domain import TauDocument
 from intellagent.tau.tasks import TauAction, TauTask
 
@@ -44,9 +49,12 @@ class TauGrade(BaseModel):
     gold_hash: str
     outputs: dict[str, bool] = Field(default_factory=dict, description="Each required output: whether a reply "
                                      "contains it.")
-    missed: list[str] = Field(default_factory=list, description="Gold actions the chatbot did not make, as calls.")
+    missed: list[str] = Field(default_factory=list, description="Gold writes the chatbot did not make, as calls.")
+    missed_reads: list[str] = Field(default_factory=list, description="Gold look-ups (tools that change nothing) "
+                                    "the chatbot did not make, as calls; they never cost the reward.")
     unexpected: list[str] = Field(default_factory=list, description="Writes the chatbot made that no gold action "
-                                  "makes, as calls.")
+                                  "makes, as calls (an attempt that returned an error changed nothing and is "
+                                  "not one).")
     diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
 
     @property
@@ -69,6 +77,9 @@ class TauGrade(BaseModel):
         unsaid = [output for output, said in self.outputs.items() if not said]
         if unsaid:
             reasons.append("never said " + ", ".join(repr(output) for output in unsaid))
+        if self.missed_reads:
+            more = f" and {len(self.missed_reads) - 1} more" if len(self.missed_reads) > 1 else ""
+            reasons.append(f"did not look up {self.missed_reads[0]}{more}")
         return "τ-bench reward 0: " + "; ".join(reasons)
 
 
@@ -94,7 +105,7 @@ def replay(env: Environment, initial: Path, calls: Iterable[Call]) -> TauDocumen
 def exported(env: Environment, database: Path) -> TauDocument:
     """The world a database holds, as a τ-bench document."""
     assert env.tau is not None, "the environment has no τ-bench module (environment.tau)"
-    with env.session(database) as session:
+    with env.session(database) as session, user_code("environment.tau", env.tau.export_tau, fix="fix the module"):
         return env.tau.export_tau(session)
 
 
@@ -106,6 +117,7 @@ def grade(
     replies: Sequence[str],
     initial: Path,
     final: TauDocument | None = None,
+    failed: Sequence[Call] = (),
 ) -> TauGrade:
     """Grade a dialog as τ-bench does.
 
@@ -116,6 +128,7 @@ def grade(
         replies: the chatbot's messages to the user.
         initial: the database the dialog started from (τ-bench's initial data).
         final: the dialog's end state; default: `calls` replayed on `initial`.
+        failed: those of `calls` that returned an error (one entry per such call): they changed nothing.
     """
     agent = final if final is not None else replay(env, initial, calls)
     gold = _gold_state(env, initial, initial.stat().st_mtime_ns, _frozen(task.replayed))
@@ -125,9 +138,12 @@ def grade(
     outputs = {output: any(output.lower() in text for text in texts) for output in task.outputs}
     agent_hash, gold_hash = tau_hash(agent), tau_hash(gold)
     match = agent_hash == gold_hash
-    made = {_key(name, arguments) for name, arguments in calls}
+    ran = _succeeded(calls, failed)
+    made = {_key(name, arguments) for name, arguments in ran}
     expected = {_key(action.name, action.kwargs) for action in task.replayed}
     writes = {tool.name for tool in env.tools if tool.writes}
+    reads = {tool.name for tool in env.tools if not tool.writes}  # a gold action of no known tool counts as a write
+    missed = [action for action in task.replayed if _key(action.name, action.kwargs) not in made]
     return TauGrade(
         task=task.index,
         reward=1.0 if match and all(outputs.values()) else 0.0,
@@ -135,11 +151,25 @@ def grade(
         agent_hash=agent_hash,
         gold_hash=gold_hash,
         outputs=outputs,
-        missed=[action.text() for action in task.replayed if _key(action.name, action.kwargs) not in made],
-        unexpected=[TauAction(name=name, kwargs=dict(arguments)).text() for name, arguments in calls
+        missed=[action.text() for action in missed if action.name not in reads],
+        missed_reads=[action.text() for action in missed if action.name in reads],
+        unexpected=[TauAction(name=name, kwargs=dict(arguments)).text() for name, arguments in ran
                     if name in writes and _key(name, arguments) not in expected],
         diff=differences(agent, gold),
     )
+
+
+def _succeeded(calls: Sequence[Call], failed: Sequence[Call]) -> list[Call]:
+    """`calls` without the attempts that returned an error: one occurrence per call of `failed`."""
+    left = Counter(_key(name, arguments) for name, arguments in failed)
+    kept = []
+    for name, arguments in calls:
+        key = _key(name, arguments)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            kept.append((name, arguments))
+    return kept
 
 
 def differences(agent: TauDocument, gold: TauDocument) -> list[str]:

@@ -56,8 +56,8 @@ def read_tau_tasks(path: Path) -> list[TauTask]:
         UsageError: the file is missing, is not JSON, or holds something else than a list of tasks.
     """
     if not path.is_file():
-        raise UsageError(f"{path} not found: a τ-bench task set is a folder with {TASKS_FILE} and the domain's "
-                         "data files (τ-bench's airline data: users.json, flights.json, reservations.json)")
+        raise UsageError(f"{path} not found: a τ-bench task set is a folder holding {TASKS_FILE} beside the data "
+                         "files the domain's τ-bench module (environment.tau) reads")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return [TauTask.model_validate({**task, "index": index}) for index, task in enumerate(data)]

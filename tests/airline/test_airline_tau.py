@@ -167,3 +167,33 @@ def test_a_passed_grade_names_nothing_missed(
     result = grade(airline, task, calls=gold_calls(task), replies=[], initial=tau_template)
     assert result.passed and result.missed == result.unexpected == result.diff == []
     assert result.summary().startswith("τ-bench reward 1")
+
+
+def test_a_failed_grade_names_the_gold_writes_it_missed_apart_from_the_look_ups(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask]
+) -> None:
+    task = tau_tasks[34]  # reads, the update of XEHM4B, then two cancellations
+    reads = [action.text() for action in task.replayed if not airline.tool(action.name).writes]
+    writes = [action.text() for action in task.replayed if airline.tool(action.name).writes]
+    assert reads and writes
+
+    result = grade(airline, task, calls=[], replies=[], initial=tau_template)
+
+    assert result.missed == writes and result.missed_reads == reads
+    assert result.summary().index("missed " + writes[0]) < result.summary().index("did not look up " + reads[0])
+
+
+def test_a_write_that_returned_an_error_is_no_unexpected_write(
+    airline: Environment, tau_template: Path, tau_tasks: list[TauTask], tmp_path: Path
+) -> None:
+    task = tau_tasks[34]
+    refused = ("cancel_reservation", {"reservation_id": "NO5UCH"})
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(tau_template.read_bytes())
+    with airline.session(copy) as session:
+        assert airline.call_tool(session, *refused).startswith("Error")
+    calls = [refused, *gold_calls(task)]
+
+    result = grade(airline, task, calls=calls, replies=[], initial=tau_template, failed=[refused])
+
+    assert result.passed and result.unexpected == []

@@ -77,6 +77,7 @@ def script_document(
     script.on(schema="FlowsAnswer", reply={"flows": flow_answers})
     for name, answers in flows.items():
         script.on(schema="PoliciesAnswer", when=lambda r, n=name: f"Flow: {n}:" in r.text, reply={"policies": answers})
+    script.on(schema="CoveringRules", reply={"policies": []})  # the passages no rule came from hold none
     script.on(schema="CheckPolicies", reply=checks or {})
     script.on(schema="EdgeScores", reply=scores_by(weight))
     script.on(schema="ScenarioAnswer", reply=scenario or scenario_reply)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import catalog_of, configure, rules, run_describe, script_document
 
 from intellagent.artifacts import CATEGORIES
+from intellagent.checks.builtin import BUILTIN
+from intellagent.describe.evidence import evidenced
 from intellagent.errors import RunAborted
 from intellagent.llm import HTTPError
+from intellagent.llm.careless import careless_answers
 from intellagent.prompt_files import render
 
 CONFIRM = "Before changing a booking, list the details and wait for the user's explicit yes."
@@ -100,8 +105,9 @@ def test_a_failing_flows_call_stops_the_stage_before_policies_json(scripted_conf
 
 def test_every_prompt_with_the_document_opens_with_it_word_for_word():
     openings = {
-        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="")[0].content
-        for name in ("task", "flows", "policies", "refine")
+        name: render(f"describe/{name}", policy="<DOC>", flow="", description="", expected_behaviour="",
+                     passages="", flows="", categories="")[0].content
+        for name in ("task", "flows", "policies", "uncovered", "refine")
     }
     assert len(set(openings.values())) == 1  # the same first message: one shared prefix for the cache
     assert "<DOC>" in openings["task"]
@@ -111,7 +117,7 @@ def test_every_prompt_with_the_document_opens_with_it_word_for_word():
 
 def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted_config, script, folder):
     script_document(script, flows={"Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2},
-                                              *rules(1)]},
+                                              *rules(1, category="knowledge_extraction")]},
                     checks={"confirmed_before_write": ["P01"], "grounded_facts": ["P02"],
                             "claimed_changes_were_made": []})
     run_describe(configure(scripted_config, samples=1), folder, script)
@@ -138,11 +144,11 @@ def test_a_failed_check_mapping_leaves_the_checks_unmapped_and_says_so(scripted_
 
 def test_a_check_mapped_to_most_policies_is_not_believed_and_left_unmapped(scripted_config, script, folder):
     script_document(script, flows={"Orders": rules(4)},
-                    checks={"grounded_facts": ["P01", "P02", "P03"], "confirmed_before_write": ["P02"]})
+                    checks={"grounded_facts": ["P01", "P02", "P03"], "writes_are_valid": ["P02"]})
     run_describe(configure(scripted_config, samples=1), folder, script)
 
     catalog = catalog_of(folder)
-    assert catalog.checks == {"confirmed_before_write": ["P02"]}
+    assert catalog.checks == {"writes_are_valid": ["P02"]}
     assert catalog.errors == ["checks: grounded_facts was mapped to 3 of 4 policies; left unmapped"]
 
 
@@ -161,3 +167,70 @@ def test_a_check_left_unmapped_that_declares_a_category_enforces_that_categorys_
         "checks: confirmed_before_write was mapped to 4 of 4 policies; left unmapped",
         "checks: confirmed_before_write enforces the user_consent policies (P04), by the category it declares",
     ]
+
+
+CHANGE_ITEMS = "Items of a delivered order may be exchanged once, for items of the same product."
+HAND_OVER = "Do not make up an answer; when the tools cannot answer, transfer the user to a human agent."
+
+
+def test_a_check_that_declares_a_category_is_never_mapped_outside_it(scripted_config, script, folder):
+    script_document(script, flows={"Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2},
+                                              {"text": CHANGE_ITEMS, "category": "company_policy", "challenge": 3}]},
+                    checks={"confirmed_before_write": ["P01", "P02"], "writes_are_valid": ["P02"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.checks == {"confirmed_before_write": ["P01"], "writes_are_valid": ["P02"]}
+    assert catalog.errors == [
+        "checks: confirmed_before_write enforces user_consent policies; its mapping to P02 (company_policy) was refused"
+    ]
+
+
+def test_a_check_refused_everywhere_falls_back_to_its_categorys_policies(scripted_config, script, folder):
+    script_document(script, flows={"Orders": [{"text": CONFIRM, "category": "user_consent", "challenge": 2},
+                                              {"text": CHANGE_ITEMS, "category": "company_policy", "challenge": 3}]},
+                    checks={"confirmed_before_write": ["P02"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    assert catalog_of(folder).checks == {"confirmed_before_write": ["P01"]}
+
+
+def test_a_policy_whose_own_words_carry_a_checks_category_may_be_mapped_to_it_though_filed_elsewhere(
+    scripted_config, script, folder
+):
+    script_document(script, flows={"Orders": [{"text": HAND_OVER, "category": "escalation", "challenge": 2},
+                                              {"text": CHANGE_ITEMS, "category": "company_policy", "challenge": 3}]},
+                    checks={"grounded_facts": ["P01"]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    assert catalog.policies[0].category == "escalation"  # its first cue: the hand-over
+    assert catalog.checks["grounded_facts"] == ["P01"]  # "do not make up" is the grounding rule's cue
+    assert not any("refused" in error for error in catalog.errors)
+
+
+PARCELS = Path(__file__).resolve().parents[1] / "environment" / "parcels"
+
+
+@pytest.mark.parametrize("domain", ["airline", "parcels"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_careless_mapping_never_puts_a_check_outside_its_category(scripted_config, script, folder, seed, domain):
+    if domain == "parcels":
+        environment = scripted_config.environment.model_copy(
+            update={"schema_module": str(PARCELS / "schema.py"), "tools": str(PARCELS / "tools.py")})
+        scripted_config = scripted_config.model_copy(update={"environment": environment})
+    script.on(schema="CheckPolicies", reply=careless_answers(seed=seed))
+    script_document(script, flows={"Orders": [
+        {"text": CONFIRM, "category": "user_consent", "challenge": 2},
+        {"text": CHANGE_ITEMS, "category": "company_policy", "challenge": 3},
+        {"text": HAND_OVER, "category": "escalation", "challenge": 2},
+        *rules(3, category="payment"),
+    ]})
+    run_describe(configure(scripted_config, samples=1), folder, script)
+
+    catalog = catalog_of(folder)
+    declared = {check.name: check.category for check in BUILTIN if check.category}
+    for name, ids in catalog.checks.items():
+        if name in declared:  # filed under the category, or worded with its cue
+            assert all(catalog.policy(pid).category == declared[name] or evidenced(catalog.policy(pid), declared[name])
+                       for pid in ids), (name, ids)

@@ -13,22 +13,21 @@ LIBRARY = Path(__file__).resolve().parent / "library"
 ConfigFactory = Callable[..., EnvironmentConfig]
 
 
+def domain_config(folder: Path, **entries: str) -> ConfigFactory:
+    """A builder of a test domain's config: each module a .py file of `folder`, entries replaced by keyword."""
+
+    def build(**changes: str | None) -> EnvironmentConfig:
+        given = {key: str(folder / name) for key, name in entries.items()}
+        return EnvironmentConfig.model_validate({**given, **changes})
+
+    return build
+
+
 @pytest.fixture(scope="session")
 def library_config() -> ConfigFactory:
     """Build the library domain's config (every module as a .py path), with entries replaced by keyword."""
-
-    def build(**changes: str | None) -> EnvironmentConfig:
-        entries = {
-            "policy": str(LIBRARY / "library.md"),
-            "schema": str(LIBRARY / "schema.py"),
-            "tools": str(LIBRARY / "tools.py"),
-            "validators": str(LIBRARY / "validators.py"),
-            "background": str(LIBRARY / "background.py"),
-            **changes,
-        }
-        return EnvironmentConfig.model_validate(entries)
-
-    return build
+    return domain_config(LIBRARY, policy="library.md", schema="schema.py", tools="tools.py",
+                         validators="validators.py", background="background.py")
 
 
 @pytest.fixture(scope="session")
@@ -44,4 +43,27 @@ def shelf(library: Environment, tmp_path: Path) -> Path:
     with library.session(path) as session:
         session.add(library.table("books")(isbn="111", title="Dune", copies=2))
         session.add(library.table("books")(isbn="222", title="Emma", copies=0))
+    return path
+
+
+PARCELS = Path(__file__).resolve().parent / "parcels"
+
+
+@pytest.fixture(scope="session")
+def parcels_config() -> ConfigFactory:
+    """Build the parcel desk's config (ids of digits only, a tool with no argument), entries replaced by keyword."""
+    return domain_config(PARCELS, policy="parcels.md", schema="schema.py", tools="tools.py",
+                         background="background.py")
+
+
+@pytest.fixture(scope="session")
+def parcels(parcels_config: ConfigFactory) -> Environment:
+    return load_environment(parcels_config())
+
+
+@pytest.fixture
+def depot(parcels: Environment, tmp_path: Path) -> Path:
+    """The parcel desk's background world (seed 0) as an event's database."""
+    path = tmp_path / "parcels.sqlite"
+    parcels.create_database(path, seed=0)
     return path

@@ -128,6 +128,20 @@ def test_tool_argument_missing_from_docstring(library_config: ConfigFactory, tmp
     assert "argument `times` is not described" in load_error(library_config(tools=tools))
 
 
+def test_a_tool_with_an_argument_and_no_args_section_is_told_which_argument_to_describe(
+    library_config: ConfigFactory, tmp_path: Path
+) -> None:
+    tools = write(tmp_path, "tools.py", '''
+        from intellagent.environment import InjectedSession, tool
+
+        @tool(writes=False)
+        def shout(session: InjectedSession, text: str) -> str:
+            """Shout."""
+            return text.upper()
+    ''')
+    assert "argument `text` is not described under `Args:`" in load_error(library_config(tools=tools))
+
+
 def test_session_parameter_must_be_injected(library_config: ConfigFactory, tmp_path: Path) -> None:
     tools = write(tmp_path, "tools.py", '''
         from sqlmodel import Session

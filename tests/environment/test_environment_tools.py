@@ -94,3 +94,12 @@ def test_a_write_the_database_refuses_is_an_error(library: Environment, shelf: P
 def test_a_tool_can_be_called_directly(library: Environment, shelf: Path) -> None:
     with library.session(shelf) as session:
         assert library.tool("find_book")(session, isbn="222") == {"title": "Emma", "copies": 0}
+
+
+def test_a_tool_whose_only_parameter_is_the_session_needs_no_args_section(parcels: Environment, depot: Path) -> None:
+    listing = parcels.tool("list_depots")
+    assert listing.description == "List every depot with its city."
+    assert listing.parameters == {"properties": {}, "type": "object"}
+    with parcels.session(depot) as session:
+        depots = json.loads(parcels.call_tool(session, "list_depots", {}))
+    assert sorted(depot["code"] for depot in depots) == ["LDS2", "LON3", "MAN1"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from intellagent.config import apply_overrides, load_config
-from intellagent.simulate.mutants import blocks, rule_passage
+from intellagent.describe.passages import blocks, rule_passage
 from tests.conftest import ROOT
 
 AIRLINE = (ROOT / "policies" / "airline.md").read_text()
