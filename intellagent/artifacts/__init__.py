@@ -9,7 +9,15 @@ from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
-from intellagent.artifacts.policies import CATEGORIES, CATEGORY_LABELS, Category, Flow, Policy, PolicyCatalog
+from intellagent.artifacts.policies import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    Category,
+    ChallengeLevels,
+    Flow,
+    Policy,
+    PolicyCatalog,
+)
 from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
 
@@ -20,6 +28,7 @@ __all__ = [
     "Analysis",
     "AnalysisStatus",
     "Category",
+    "ChallengeLevels",
     "CritiqueExchange",
     "Dialog",
     "DialogStatus",

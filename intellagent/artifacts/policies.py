@@ -68,6 +68,17 @@ class Policy(BaseModel):
     challenge: int = Field(ge=1, le=5, description="1 very straightforward … 5 highly intricate.")
 
 
+class ChallengeLevels(BaseModel):
+    """The challenge levels scenarios are sampled at: the levels of `describe.challenge_range` that some set
+    of the policies reaches in total, or the nearest one when none does."""
+
+    configured: tuple[int, int] = Field(description="describe.challenge_range as configured.")
+    levels: list[int] = Field(description="The target levels the scenarios are drawn at, in balanced turns.")
+    narrowed: str | None = Field(
+        default=None, description="Why some configured levels are not drawn (no set of policies reaches them)."
+    )
+
+
 class PolicyCatalog(BaseModel):
     """The decomposition of a policy document: task, flows and policies."""
 
@@ -86,6 +97,9 @@ class PolicyCatalog(BaseModel):
     every_dialog: list[str] = Field(
         default_factory=list,
         description="Checks that rule on their policies in every dialog, not only where the scenario sampled them.",
+    )
+    challenge_levels: ChallengeLevels | None = Field(
+        default=None, description="The levels the scenarios were sampled at (written when they are planned)."
     )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:

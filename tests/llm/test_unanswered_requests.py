@@ -213,7 +213,7 @@ def test_the_embedded_client_lets_an_idle_connection_go_well_before_the_server_w
 
 def test_the_embedded_client_ignores_proxy_variables(server, tmp_path, monkeypatch):
     """Its server is on this machine: a proxy set for the outside world must not stand in the way."""
-    base_url, behaviour = server
+    base_url, _ = server
     for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
         monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.delenv("NO_PROXY", raising=False)
