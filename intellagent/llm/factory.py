@@ -165,6 +165,9 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, resends: int 
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
         timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},
+        # That read timeout is the only bound: langchain-openai's own wait per chunk (120 s) would cut short a
+        # long prompt on a busy machine, whose batches can each take longer than that to read.
+        stream_chunk_timeout=None,
     )
 
 

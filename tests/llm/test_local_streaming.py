@@ -78,6 +78,18 @@ def test_an_answer_slower_than_the_timeout_succeeds_while_tokens_keep_coming(str
     assert (llm.usage.total.input_tokens, llm.usage.total.output_tokens) == (7, 3)  # and its tokens are counted
 
 
+def test_the_timeout_alone_bounds_the_wait_for_the_next_piece(streaming_server, tmp_path, monkeypatch) -> None:
+    """No other library's shorter bound on a streamed answer cuts it short (langchain-openai's wait per chunk
+    is set, through its variable, below the pauses here)."""
+    base_url, settings, _ = streaming_server
+    settings["pause"] = 0.6
+    monkeypatch.setenv("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "0.3")
+
+    answer = asyncio.run(local_llm(base_url, tmp_path, timeout=2.0).answer([HumanMessage("hi")], Answer, step="t"))
+
+    assert answer.text == "slow"
+
+
 def test_a_stalled_request_fails_without_being_sent_again(streaming_server, tmp_path) -> None:
     base_url, settings, seen = streaming_server
     settings["stall"] = 1.5
