@@ -196,8 +196,8 @@ class _Draws:
         """A set no candidate holds, or None once the level has none left.
 
         The walks first seek new ground (`sampled`), then start from any policy: a walk that must start at
-        the least sampled policies may keep finding the same set. A level found exhausted stays so: only a
-        new set would change that, and new sets are what the walks did not find.
+        the least sampled policies may keep finding the same set. A level found exhausted is not searched
+        again: later candidates only use its sets more.
         """
         if target in self.exhausted:
             return None
