@@ -58,7 +58,7 @@ def answer_cap(spec: ModelSpec) -> int | None:
 
 def build_chat_model(
     spec: ModelSpec, *, role: str, seed: int, max_retries: int, script: ScriptedLLM | None = None,
-    on_response: ResponseHook | None = None,
+    on_response: ResponseHook | None = None, local_client: httpx2.AsyncClient | None = None,
 ) -> BaseChatModel:
     """A chat model for `spec`.
 
@@ -70,6 +70,8 @@ def build_chat_model(
         script: the scripted test double, required when `spec.provider` is `scripted`.
         on_response: called with every HTTP response of a Chat Completions client, the ones its retries
             get included (the rate limiter sees each 429 there).
+        local_client: the embedded model's HTTP client the run's roles share (see `local_http_client`);
+            one of the model's own when not given.
     """
     hooks = {"response": [on_response]} if on_response else {}
     common: dict[str, Any] = {
@@ -83,7 +85,9 @@ def build_chat_model(
     if spec.provider == "local":
         from intellagent.llm.local import local_server
 
-        return local_chat_model(spec, base_url=local_server().base_url, seed=seed, resends=max_retries)
+        server = local_server()
+        client = local_client or local_http_client(resends=max_retries, slots=server.slots)
+        return local_chat_model(spec, base_url=server.base_url, seed=seed, http_client=client)
     if spec.provider == "scripted":
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
@@ -141,30 +145,47 @@ class AzureChatCompletions(_BodyAsBuilt, AzureChatOpenAI):
     """Azure OpenAI."""
 
 
-def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, resends: int = 3) -> ChatCompletions:
-    """The client of the embedded model's server at `base_url`: streamed, timed by progress, a stalled answer
-    never sent again, a request that got no answer at all sent again.
+def local_http_client(*, resends: int, slots: int) -> httpx2.AsyncClient:
+    """An HTTP client for the embedded model's server that sends it at most `slots` requests at once.
+
+    The server would queue the others, and a queued request's wait for its first byte runs against its
+    timeout: on a busy machine, a request behind a long answer timed out without the model ever reading
+    it. Held here instead, it waits for a connection, with no timeout; the roles of a run share one such
+    client, so the server's slots are shared out among all of them.
 
     Args:
-        spec: the sampling settings; `timeout` is the longest wait for the next token.
+        resends: times a request that got no answer (refused, dropped unanswered) is sent again.
+        slots: the requests the server works on at once.
+    """
+    limits = httpx2.Limits(max_connections=slots, keepalive_expiry=LOCAL_KEEPALIVE_EXPIRY)
+    return httpx2.AsyncClient(transport=ResendUnanswered(label="local", resends=resends, limits=limits))
+
+
+def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: httpx2.AsyncClient) -> ChatCompletions:
+    """The client of the embedded model's server at `base_url`: streamed, timed by progress, a stalled answer
+    never sent again, a request that got no answer at all sent again (by `http_client`, see `local_http_client`).
+
+    Args:
+        spec: the sampling settings; `timeout` is the longest wait for the next token once the server has the
+            request.
         base_url: the server's OpenAI-compatible endpoint.
         seed: the sampling seed.
-        resends: times a request that got no answer (refused, dropped unanswered) is sent again.
+        http_client: the HTTP client it sends through.
     """
     from intellagent.llm.local import MODEL_NAME
 
-    limits = httpx2.Limits(keepalive_expiry=LOCAL_KEEPALIVE_EXPIRY)
-    transport = ResendUnanswered(label=spec.label, resends=resends, limits=limits)
     return ChatCompletions(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
         max_tokens=answer_cap(spec), seed=seed, max_retries=0, streaming=True, stream_usage=True,
         http_socket_options=NO_SOCKET_OPTIONS,
         # Not the process-wide default client (see build_chat_model), nor the OpenAI client's retries: those
         # would send a stalled request again too.
-        http_async_client=httpx2.AsyncClient(transport=transport),
+        http_async_client=http_client,
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
-        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},
+        # The wait for a free slot (`pool`) is not timed.
+        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
+        extra_body={"return_progress": True},
         # That read timeout is the only bound: langchain-openai's own wait per chunk (120 s) would cut short a
         # long prompt on a busy machine, whose batches can each take longer than that to read.
         stream_chunk_timeout=None,

@@ -16,7 +16,7 @@ from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
 from intellagent.llm import DirectLLM, LLMError, ModelSpec, ProviderUnavailable, ResponseCache, Usage
-from intellagent.llm.factory import build_chat_model, cache_identity, local_chat_model
+from intellagent.llm.factory import build_chat_model, cache_identity, local_chat_model, local_http_client
 
 
 class Answer(BaseModel):
@@ -112,8 +112,9 @@ def server():
 
 def local_llm(base_url: str, tmp_path, *, timeout: float = 5.0) -> DirectLLM:
     spec = ModelSpec(provider="local", timeout=timeout)
-    return DirectLLM(role="user", spec=spec, model=local_chat_model(spec, base_url=base_url, seed=0, resends=3),
-                     identity=cache_identity(spec, seed=0), cache=ResponseCache(tmp_path / "c.sqlite"), usage=Usage())
+    model = local_chat_model(spec, base_url=base_url, seed=0, http_client=local_http_client(resends=3, slots=1))
+    return DirectLLM(role="user", spec=spec, model=model, identity=cache_identity(spec, seed=0),
+                     cache=ResponseCache(tmp_path / "c.sqlite"), usage=Usage())
 
 
 def remote_llm(base_url: str, tmp_path, *, timeout: float = 5.0) -> DirectLLM:
