@@ -33,7 +33,6 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import random
 import resource
 import shutil
 import sys
@@ -46,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import Dialog, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import Dialog, RunInfo
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import LLM, ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -60,27 +59,16 @@ def configured(workers: int, *, samples: int | None = None, ray: int | None = No
     config = apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", samples=samples,
                              workers=workers)
     executor = ExecutorConfig(type="ray", processes=ray) if ray else ExecutorConfig()
-    # The careless double's policy graph leaves many scenarios unwritable: they are recorded, not fatal.
+    # The careless double leaves some items in error: they are recorded, not fatal.
     return config.model_copy(update={"budget": config.budget.model_copy(update={"max_error_rate": 1.0}),
                                      "executor": executor})
 
 
 def describe(scenarios: int, folder: Path) -> None:
-    """The scenarios every timed run starts from: the careless double describes the policy, then the
-    scenarios it could not write are replaced by ones of two or three of its policies, so every size has
-    its number of dialogs."""
+    """The scenarios every timed run starts from, as the careless double describes the policy."""
     script = ScriptedLLM().on(reply=careless_answers(seed=1))
     asyncio.run(execute(configured(4, samples=scenarios), output=folder, stages=("describe",), script=script,
                         progress=False))
-    ids = [p.id for p in RunFolder(folder).load("policies.json", PolicyCatalog).policies]
-    written = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
-    pick = random.Random(1)
-    for failed in [s for s in written.load() if s.status == "error"]:
-        written.append(Scenario(
-            id=failed.id, policies=pick.sample(ids, min(len(ids), pick.choice([2, 3]))), target_challenge=5,
-            challenge=5, description=f"Customer {failed.id} wants a booking changed and asks for compensation.",
-            expected_behaviour="The agent follows the policy."))
-    written.finalize()  # the last version of each id is the one kept
 
 
 def longest_dialog(folder: Path) -> int:

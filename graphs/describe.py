@@ -41,6 +41,7 @@ from intellagent.describe.extraction import (
     PolicyAnswer,
     TaskAnswer,
     merge_duplicates,
+    nothing_extracted,
     number_flows,
 )
 from intellagent.describe.passages import uncovered
@@ -54,14 +55,18 @@ from intellagent.describe.policy_graph import (
     scoring_blocks,
     scoring_prompt_values,
 )
-from intellagent.describe.sampling import Slot, plan_samples
+from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
 from intellagent.describe.scenarios import (
     SCENARIOS_FILE,
+    AnotherScenario,
     RefineAnswer,
     ScenarioAnswer,
+    earlier_note,
+    earlier_scenarios,
     pending_attempts,
     rule_list,
     scenario_id,
+    unwritten,
 )
 from intellagent.describe.tasks import (
     MAX_POLICIES,
@@ -76,7 +81,7 @@ from intellagent.llm import LLM, LLMError
 from intellagent.progress import StageProgress
 from intellagent.prompt_files import render
 from intellagent.run_folder import JsonlArtifact
-from intellagent.stage import ItemFailed, StageItems
+from intellagent.stage import StageItems
 from intellagent.tau.tasks import TauTask, task_id
 
 POLICIES_FILE = "policies.json"
@@ -131,6 +136,7 @@ class ScenarioTask(TypedDict):
     catalog: PolicyCatalog
     slot: Slot
     attempt: int
+    earlier: list[str]  # the descriptions of the scenarios written before it for the same policy set
 
 
 class PublishedTask(TypedDict):
@@ -205,9 +211,9 @@ def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
         [(flow.id, extracted[flow.id]) for flow in flows if flow.id in extracted],
         similarity=runtime.context.ctx.config.describe.merge_similarity,
     )
-    errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
     if not policies:
-        raise RunAborted(f"describe: no policy could be extracted from any flow; first failure: {errors[0]}")
+        raise nothing_extracted(runtime.context.ctx.config.environment.policy, flows, failures)
+    errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
     policies, corrected = checked_policies(policies)
     for correction in corrected:
         log.info("describe: %s", correction)
@@ -322,21 +328,25 @@ def route_source(state: State, runtime: DescribeRuntime) -> str:
 
 
 def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The sampling plan, and the scenarios still to write (all of them on a first run)."""
+    """The levels to sample at (noted in policies.json), the sampling plan, and the scenarios to write now."""
     context, config = runtime.context, runtime.context.ctx.config
-    slots = plan_samples(
-        state["graph"],
-        count=config.samples,
-        challenge_range=config.describe.challenge_range,
-        attempts=config.describe.max_attempts,
-        seed=config.seed,
-    )
+    catalog, graph = state["catalog"], state["graph"]
+    levels = challenge_levels(graph, config.describe.challenge_range)
+    if levels.narrowed:
+        log.warning("describe: challenge levels %s of describe.challenge_range [%d, %d] are sampled: %s",
+                    ", ".join(map(str, levels.levels)), *levels.configured, levels.narrowed)
+    if catalog.challenge_levels != levels:
+        catalog = catalog.model_copy(update={"challenge_levels": levels})
+        context.ctx.folder.save(POLICIES_FILE, catalog)
+    slots = plan_samples(graph, count=config.samples, levels=levels.levels, attempts=config.describe.max_attempts,
+                         seed=config.seed)
     records = {record.id: record for record in context.scenarios.load()}
-    pending = pending_attempts(slots, records)
-    if pending:
-        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending),
-                                   done=len(slots) - len(pending))
-    return {"slots": slots, "records": records, "pending": pending, "wanted": config.samples}
+    todo = unwritten(slots, records)
+    if todo:
+        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(todo),
+                                   done=len(slots) - len(todo))
+    return {"catalog": catalog, "slots": slots, "records": records, "pending": pending_attempts(slots, records),
+            "wanted": config.samples}
 
 
 def route_scenarios(state: State) -> str | list[Send]:
@@ -344,30 +354,26 @@ def route_scenarios(state: State) -> str | list[Send]:
     if not state["pending"]:
         return "finish"
     return [
-        Send("scenario", ScenarioTask(document=state["document"], catalog=state["catalog"], slot=slot, attempt=attempt))
+        Send("scenario", ScenarioTask(document=state["document"], catalog=state["catalog"], slot=slot, attempt=attempt,
+                                      earlier=earlier_scenarios(slot.candidates[attempt], state["records"])))
         for slot, attempt in state["pending"]
     ]
 
 
 async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[str, Any]:
     """One attempt at a slot's scenario, recorded whether it succeeds or fails."""
-    slot, attempt, catalog = task["slot"], task["attempt"], task["catalog"]
-    item_id = scenario_id(slot)
-    sample = slot.candidates[attempt] if attempt < len(slot.candidates) else None
-    base: dict[str, Any] = {
-        "id": item_id,
-        "policies": list(sample.policies) if sample else [],
-        "target_challenge": slot.target,
-        "challenge": sample.challenge if sample else 0,
-    }
+    slot, catalog, earlier = task["slot"], task["catalog"], task["earlier"]
+    sample = slot.candidates[task["attempt"]]
+    base: dict[str, Any] = {"id": scenario_id(slot), "policies": list(sample.policies), "target_challenge": slot.target,
+                            "challenge": sample.challenge, "repeat": sample.repeat}
 
     async def work() -> Scenario:
-        if sample is None:
-            raise ItemFailed(f"no policy set that is not already sampled reaches challenge level {slot.target}")
         policies = [catalog.policy(policy_id) for policy_id in sample.policies]
         llm = runtime.context.ctx.llms["scenarios"]
-        messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies))
-        answer = await llm.answer(messages, ScenarioAnswer, step="describe/scenario")
+        messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies),
+                          earlier=earlier_note(sample, earlier))
+        answer = await llm.answer(messages, AnotherScenario(earlier) if earlier else ScenarioAnswer,
+                                  step="describe/scenario")
         scenario = Scenario(
             **base,
             description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
@@ -380,7 +386,7 @@ async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[s
     items = runtime.context.items
     assert items is not None  # created by `plan` whenever a scenario is pending
     record = await items.run(work, failed=lambda reason: Scenario(**base, status="error", error=reason))
-    return {"records": {item_id: record}}
+    return {"records": {record.id: record}}
 
 
 async def _refine(llm: LLM, document: str, scenario: Scenario) -> Scenario:
@@ -447,13 +453,13 @@ async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> 
 
 
 def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The slots whose scenario failed and that have another candidate left."""
-    pending = pending_attempts(state["slots"], state["records"])
+    """The attempts that can be made now: a failed slot's next candidate, a repeat whose earlier scenarios are
+    settled."""
     items = runtime.context.items
-    if pending and items is not None:
-        items.total += len(pending)
+    if items is not None:  # the attempts made, and one for each slot still to write
+        items.total = items.progress.done + len(unwritten(state["slots"], state["records"]))
         items.progress.set_total(items.total)
-    return {"pending": pending}
+    return {"pending": pending_attempts(state["slots"], state["records"])}
 
 
 def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
@@ -520,8 +526,9 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
 async def run(ctx: RunContext) -> None:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed."""
     context = Describe(ctx=ctx, scenarios=ctx.folder.jsonl(SCENARIOS_FILE, Scenario))
-    # Each scenario round takes two steps; the rest of the stage fewer than a dozen.
-    limit = 16 + 2 * ctx.config.describe.max_attempts
+    # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
+    # than a dozen.
+    limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
     await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},

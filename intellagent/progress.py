@@ -43,13 +43,16 @@ def errors_text(count: int) -> str:
 
 
 class StageProgress:
-    """The bar of one stage."""
+    """The bar of one stage, drawn once the stage has an item to do: a bar of nothing to do would sit at 0/0
+    with its clock running, as if a step were still working."""
 
-    def __init__(self, progress: Progress | None, task: TaskID | None) -> None:
+    def __init__(self, progress: Progress | None, name: str, total: int) -> None:
         self._progress = progress
-        self._task = task
+        self._name = name
+        self._task: TaskID | None = None
         self.done = 0
         self.errors = 0
+        self.set_total(total)
 
     def advance(self, *, error: bool = False) -> None:
         """Count one finished item (an `error` one is counted apart)."""
@@ -60,8 +63,13 @@ class StageProgress:
 
     def set_total(self, total: int) -> None:
         """Change how many items the stage expects (e.g. when a sample is redrawn)."""
-        if self._progress is not None and self._task is not None:
+        if self._progress is None:
+            return
+        if self._task is not None:
             self._progress.update(self._task, total=total)
+        elif total > 0:
+            self._task = self._progress.add_task(self._name, total=total, completed=self.done,
+                                                 errors=errors_text(self.errors), stage=self._name)
 
 
 class RunProgress:
@@ -107,8 +115,5 @@ class RunProgress:
                 self._moved.append((handler, handler.setStream(sys.stderr)))
 
     def stage(self, name: str, total: int) -> StageProgress:
-        """A new bar for a stage expecting `total` items."""
-        if self._progress is None:
-            return StageProgress(None, None)
-        task = self._progress.add_task(name, total=total, errors=errors_text(0), stage=name)
-        return StageProgress(self._progress, task)
+        """A new bar for a stage expecting `total` items (drawn once it expects one)."""
+        return StageProgress(self._progress, name, total)

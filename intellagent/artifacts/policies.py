@@ -76,6 +76,17 @@ class Passage(BaseModel):
     text: str
 
 
+class ChallengeLevels(BaseModel):
+    """The challenge levels scenarios are sampled at: the levels of `describe.challenge_range` that some set
+    of the policies reaches in total, or the nearest one when none does."""
+
+    configured: tuple[int, int] = Field(description="describe.challenge_range as configured.")
+    levels: list[int] = Field(description="The target levels the scenarios are drawn at, in balanced turns.")
+    narrowed: str | None = Field(
+        default=None, description="Why some configured levels are not drawn (no set of policies reaches them)."
+    )
+
+
 class PolicyCatalog(BaseModel):
     """The decomposition of a policy document: task, flows and policies."""
 
@@ -103,6 +114,9 @@ class PolicyCatalog(BaseModel):
         default_factory=list,
         description="The passages no policy comes from, even after an extraction aimed at them: rules, if they "
         "state any, that the run does not test.",
+    )
+    challenge_levels: ChallengeLevels | None = Field(
+        default=None, description="The levels the scenarios were sampled at (written when they are planned)."
     )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:

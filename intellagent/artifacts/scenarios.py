@@ -18,6 +18,11 @@ class Scenario(BaseModel):
     policies: list[str] = Field(description="Ids of the sampled policies.")
     target_challenge: int = Field(description="The challenge level this sample was drawn for.")
     challenge: int = Field(description="Sum of the sampled policies' challenge scores.")
+    repeat: int = Field(
+        default=0,
+        description="0 for the first scenario planned for its policy set; n for the n-th planned after it when "
+        "the run asks for more scenarios than there are sets, written as another situation and goal.",
+    )
     description: str = Field(default="", description="The user's situation and goal, for one conversation.")
     expected_behaviour: str = Field(default="", description="What the chatbot must do, self-contained.")
     refined: bool = Field(default=False, description="Whether a refinement pass corrected the behaviour.")

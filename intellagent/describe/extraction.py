@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from intellagent import text_limits
 from intellagent.artifacts import Category, Flow, Policy
+from intellagent.errors import IntellAgentError, RunAborted, UsageError
 
 # Bounds that keep a small model from listing sub-steps as flows or rambling through one flow.
 MAX_FLOWS = 8
@@ -58,10 +60,10 @@ class PolicyAnswer(BaseModel):
 
 
 class PoliciesAnswer(BaseModel):
-    """The rules of one flow."""
+    """The rules of one flow: none when the document gives the chatbot no rule for it."""
 
     model_config = ConfigDict(extra="forbid")
-    policies: list[PolicyAnswer] = Field(min_length=1, max_length=MAX_POLICIES_PER_FLOW)
+    policies: list[PolicyAnswer] = Field(max_length=MAX_POLICIES_PER_FLOW)
 
 
 def number_flows(answer: FlowsAnswer) -> list[Flow]:
@@ -112,6 +114,25 @@ def merge_duplicates(extracted: list[tuple[str, list[PolicyAnswer]]], *, similar
         )
         for number, rule in enumerate(rules, start=1)
     ]
+
+
+def nothing_extracted(document: Path, flows: list[Flow], failures: dict[str, str]) -> IntellAgentError:
+    """Why a document gave no policy: the model found no rule in any of its flows (a usage error that names
+    the document: no re-run mends it), or some extraction failed (the run stops; the same command resumes).
+
+    Args:
+        document: the policy document's path.
+        flows: the flows extracted, in order.
+        failures: flow id → why its extraction failed.
+    """
+    failed = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
+    if failed:
+        return RunAborted(f"describe: no policy could be extracted from any flow; first failure: {failed[0]}")
+    return UsageError(
+        f"{document}: no rule found in this policy document (the policies model listed none for "
+        f"{'its flow' if len(flows) == 1 else f'any of its {len(flows)} flows'}); write in it the rules the chatbot "
+        "must keep, or give llm.policies a stronger model"
+    )
 
 
 def same_rule(first: list[str], second: list[str], similarity: float) -> bool:

@@ -1,20 +1,35 @@
 """Writing scenarios: the answers that turn a sampled policy set into a scenario and check it, and
-which attempts of which slots are still to be made.
+which attempts of which slots are to be made now.
 
 A slot's scenario keeps its id (S001 for slot 1) across attempts: a failed attempt is recorded under
 it, and a later attempt's record replaces it, so scenarios.jsonl ends with one line per slot.
+
+A repeated policy set is written after the scenarios planned before it for the same set (each either
+written or given up), and its writer is shown them, to tell of another situation and goal; an answer
+that repeats one of them word for word is sent back. The order depends only on the plan and the
+answers, so a run writes the same scenarios whatever the number of workers.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from intellagent import text_limits
 from intellagent.artifacts import Policy, Scenario
-from intellagent.describe.sampling import Slot
+from intellagent.describe.sampling import Sample, Slot
 from intellagent.errors import UsageError
+from intellagent.prompt_files import render
 
 SCENARIOS_FILE = "scenarios.jsonl"
+
+# Earlier scenarios of a set shown to the writer of another one: the most recent, each cut to a few lines,
+# so that the prompt stays short however many scenarios a set has.
+EARLIER_SHOWN = 5
+EARLIER_CHARACTERS = 400
 
 
 class ScenarioAnswer(BaseModel):
@@ -49,29 +64,99 @@ def scenario_id(slot: Slot) -> str:
     return f"S{slot.number:03d}"
 
 
-def pending_attempts(slots: list[Slot], records: dict[str, Scenario]) -> list[tuple[Slot, int]]:
+def unwritten(slots: list[Slot], records: dict[str, Scenario]) -> list[tuple[Slot, int]]:
     """(slot, attempt index) of every slot with no valid scenario yet and a candidate left to try.
 
     Args:
         slots: the sampling plan.
         records: the latest record of each scenario id written so far.
     """
-    pending = []
+    todo = []
     for slot in slots:
         record = records.get(scenario_id(slot))
         if record is None:
-            pending.append((slot, 0))
+            attempt = 0
         elif record.status == "error" and record.policies:
             attempt = _attempt_of(slot, record) + 1
-            if attempt < len(slot.candidates):
-                pending.append((slot, attempt))
-    return pending
+        else:
+            continue
+        if attempt < len(slot.candidates):
+            todo.append((slot, attempt))
+    return todo
+
+
+def pending_attempts(slots: list[Slot], records: dict[str, Scenario]) -> list[tuple[Slot, int]]:
+    """The unwritten slots' attempts that can be made now: those whose policy set has no scenario planned
+    before them still to write (the set's first use at once; a repeat once the earlier ones are settled).
+
+    Args:
+        slots: the sampling plan.
+        records: the latest record of each scenario id written so far.
+    """
+    todo = unwritten(slots, records)
+    first_open: dict[tuple[str, ...], int] = {}  # policy set → the earliest use that may still be written
+    for slot, attempt in todo:
+        for candidate in slot.candidates[attempt:]:
+            first_open[candidate.policies] = min(first_open.get(candidate.policies, candidate.repeat),
+                                                 candidate.repeat)
+    return [(slot, attempt) for slot, attempt in todo
+            if slot.candidates[attempt].repeat == first_open[slot.candidates[attempt].policies]]
+
+
+def earlier_scenarios(sample: Sample, records: dict[str, Scenario]) -> list[str]:
+    """The descriptions of the valid scenarios planned before `sample` for the same policy set, in plan order."""
+    earlier = [record for record in records.values() if record.status == "ok"
+               and tuple(record.policies) == sample.policies and record.repeat < sample.repeat]
+    return [record.description for record in sorted(earlier, key=lambda record: record.repeat)]
+
+
+def earlier_note(sample: Sample, descriptions: list[str]) -> str:
+    """What the scenario prompt adds after its rules for a repeated set: the most recent earlier scenarios,
+    each cut short, and that this one must be another (nothing for a set's first scenario).
+
+    The note numbers the scenario by its place in the plan, so that no two attempts send the same request: a
+    model at temperature 0, or the cache, would give a failed attempt's answer to the next one again.
+    """
+    if not sample.repeat:
+        return ""
+    listing = "\n".join(f"- {' '.join(text.split())[:EARLIER_CHARACTERS]}" for text in descriptions[-EARLIER_SHOWN:])
+    note = render("describe/scenario_earlier", number=str(sample.repeat + 1), scenarios=listing)
+    return "\n\n" + str(note[0].content)
+
+
+class AnotherScenario:
+    """The answer schema of a repeated set's scenario: a `ScenarioAnswer` whose description is none of the
+    earlier scenarios' of the set (compared without case, spacing and punctuation)."""
+
+    def __init__(self, earlier: list[str]) -> None:
+        self.__name__ = ScenarioAnswer.__name__  # the same answer, as the request names it
+        self._earlier = {_plain(text) for text in earlier}
+
+    def model_json_schema(self) -> dict[str, Any]:
+        """ScenarioAnswer's JSON schema."""
+        return ScenarioAnswer.model_json_schema()
+
+    def model_validate_json(self, json_data: str, /) -> ScenarioAnswer:
+        """The answer, if valid and new; pydantic's `ValidationError` otherwise."""
+        answer = ScenarioAnswer.model_validate_json(json_data)
+        if _plain(answer.description) in self._earlier:
+            problem = PydanticCustomError(
+                "repeated", "it repeats a scenario these rules already have; tell of another user, situation and goal"
+            )
+            raise ValidationError.from_exception_data(
+                "ScenarioAnswer", [InitErrorDetails(type=problem, loc=("description",), input=answer.description)]
+            )
+        return answer
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def _attempt_of(slot: Slot, record: Scenario) -> int:
     """Which candidate a failed record was written for: the plan is the same on every run."""
     for attempt, candidate in enumerate(slot.candidates):
-        if list(candidate.policies) == record.policies:
+        if list(candidate.policies) == record.policies and candidate.repeat == record.repeat:
             return attempt
     raise UsageError(
         f"{SCENARIOS_FILE}: {record.id} holds policies {record.policies}, which this run's sampling never "

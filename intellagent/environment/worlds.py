@@ -133,14 +133,19 @@ def tables_changed(world: Path) -> set[str]:
     return {name for _, delta in _chain(world)[0] for name in delta["tables"]}
 
 
-def materialize(world: Path, target: Path) -> None:
+def materialize(world: str | Path, target: str | Path) -> None:
     """Write at `target` the complete database `world` stands for (a copy, if it is complete already),
     replacing whatever an earlier attempt left there.
+
+    Args:
+        world: a stored world: `<id>.delta.json`, or a complete database.
+        target: where to write the complete database.
 
     Raises:
         FileNotFoundError: `world`, or a world it stands on, is missing.
     """
-    deltas, complete = _chain(world)
+    target = Path(target)
+    deltas, complete = _chain(Path(world))
     if not complete.is_file():
         raise FileNotFoundError(f"the database {complete} is missing; run the stage that made it again")
     target.parent.mkdir(parents=True, exist_ok=True)

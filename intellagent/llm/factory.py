@@ -8,7 +8,8 @@ backoff and jitter.
 The embedded model is different: it runs on this machine's cores, so its speed is the machine's. Its
 answers are streamed, and its timeout measures progress (no token for `timeout` seconds) rather than
 the whole answer, so a slow machine is slow, not broken; and a request that stalled is not sent
-again, since the same request would only redo the same work.
+again, since the same request would only redo the same work. A request that never reached it (refused,
+or dropped before any byte of an answer) is sent again (`resend`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from intellagent.errors import UsageError
 from intellagent.llm.providers import provider_chat_model, speaks_chat_completions
+from intellagent.llm.resend import ResendUnanswered
 from intellagent.llm.spec import ModelSpec, required_env, without_credentials
 
 if TYPE_CHECKING:
@@ -37,6 +39,17 @@ LOCAL_MAX_TOKENS = 1536
 # Seconds allowed to reach the embedded server (in this process, so at once unless something is wrong).
 LOCAL_CONNECT_TIMEOUT = 10.0
 
+# Seconds an idle connection to the embedded server is kept for the next request. llama.cpp's HTTP
+# server closes a connection idle for 5 seconds (cpp-httplib's keep-alive timeout); a client that kept
+# it as long (httpx's default is also 5) would now and then send a request on a connection the server
+# was closing at that moment. A new connection on 127.0.0.1 costs a fraction of a millisecond.
+LOCAL_KEEPALIVE_EXPIRY = 1.0
+
+# Our own HTTP clients carry no socket options of langchain-openai's: with them it would build, for the
+# synchronous client no call uses, a transport of its own that disables the proxy variables, and warn
+# about it on every run where one is set. The asynchronous client is ours, and honours them.
+NO_SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ()
+
 
 def answer_cap(spec: ModelSpec) -> int | None:
     """The most tokens one answer of this model may have: the configured cap, else the embedded model's."""
@@ -45,7 +58,7 @@ def answer_cap(spec: ModelSpec) -> int | None:
 
 def build_chat_model(
     spec: ModelSpec, *, role: str, seed: int, max_retries: int, script: ScriptedLLM | None = None,
-    on_response: ResponseHook | None = None,
+    on_response: ResponseHook | None = None, local_client: httpx2.AsyncClient | None = None,
 ) -> BaseChatModel:
     """A chat model for `spec`.
 
@@ -57,6 +70,8 @@ def build_chat_model(
         script: the scripted test double, required when `spec.provider` is `scripted`.
         on_response: called with every HTTP response of a Chat Completions client, the ones its retries
             get included (the rate limiter sees each 429 there).
+        local_client: the embedded model's HTTP client the run's roles share (see `local_http_client`);
+            one of the model's own when not given.
     """
     hooks = {"response": [on_response]} if on_response else {}
     common: dict[str, Any] = {
@@ -65,11 +80,14 @@ def build_chat_model(
         "timeout": spec.timeout,
         "max_retries": max_retries,
         "seed": seed,
+        "http_socket_options": NO_SOCKET_OPTIONS,
     }
     if spec.provider == "local":
         from intellagent.llm.local import local_server
 
-        return local_chat_model(spec, base_url=local_server().base_url, seed=seed)
+        server = local_server()
+        client = local_client or local_http_client(resends=max_retries, slots=server.slots)
+        return local_chat_model(spec, base_url=server.base_url, seed=seed, http_client=client)
     if spec.provider == "scripted":
         if script is None:
             raise UsageError("the scripted model exists for tests only; pass a ScriptedLLM to use it")
@@ -127,23 +145,50 @@ class AzureChatCompletions(_BodyAsBuilt, AzureChatOpenAI):
     """Azure OpenAI."""
 
 
-def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int) -> ChatCompletions:
-    """The client of the embedded model's server at `base_url`: streamed, timed by progress, never re-sent.
+def local_http_client(*, resends: int, slots: int) -> httpx2.AsyncClient:
+    """An HTTP client for the embedded model's server that sends it at most `slots` requests at once.
+
+    The server would queue the others, and a queued request's wait for its first byte runs against its
+    timeout: on a busy machine, a request behind a long answer timed out without the model ever reading
+    it. Held here instead, it waits for a connection, with no timeout; the roles of a run share one such
+    client, so the server's slots are shared out among all of them.
 
     Args:
-        spec: the sampling settings; `timeout` is the longest wait for the next token.
+        resends: times a request that got no answer (refused, dropped unanswered) is sent again.
+        slots: the requests the server works on at once.
+    """
+    limits = httpx2.Limits(max_connections=slots, keepalive_expiry=LOCAL_KEEPALIVE_EXPIRY)
+    return httpx2.AsyncClient(transport=ResendUnanswered(label="local", resends=resends, limits=limits))
+
+
+def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: httpx2.AsyncClient) -> ChatCompletions:
+    """The client of the embedded model's server at `base_url`: streamed, timed by progress, a stalled answer
+    never sent again, a request that got no answer at all sent again (by `http_client`, see `local_http_client`).
+
+    Args:
+        spec: the sampling settings; `timeout` is the longest wait for the next token once the server has the
+            request.
         base_url: the server's OpenAI-compatible endpoint.
         seed: the sampling seed.
+        http_client: the HTTP client it sends through.
     """
     from intellagent.llm.local import MODEL_NAME
 
     return ChatCompletions(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
         max_tokens=answer_cap(spec), seed=seed, max_retries=0, streaming=True, stream_usage=True,
-        http_async_client=httpx2.AsyncClient(),  # not the process-wide default: see build_chat_model
+        http_socket_options=NO_SOCKET_OPTIONS,
+        # Not the process-wide default client (see build_chat_model), nor the OpenAI client's retries: those
+        # would send a stalled request again too.
+        http_async_client=http_client,
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
-        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT), extra_body={"return_progress": True},
+        # The wait for a free slot (`pool`) is not timed.
+        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
+        extra_body={"return_progress": True},
+        # That read timeout is the only bound: langchain-openai's own wait per chunk (120 s) would cut short a
+        # long prompt on a busy machine, whose batches can each take longer than that to read.
+        stream_chunk_timeout=None,
     )
 
 

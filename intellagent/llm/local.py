@@ -74,10 +74,11 @@ def _verify(path: Path) -> None:
 
 @dataclass(frozen=True)
 class LocalServer:
-    """A running llama.cpp server and the URL an OpenAI client reaches it at."""
+    """A running llama.cpp server, the URL an OpenAI client reaches it at, and the requests it serves at once."""
 
     base_url: str
     handle: object
+    slots: int = 1
 
 
 _server: LocalServer | None = None
@@ -124,7 +125,7 @@ def _start(path: Path, *, parallel: int, context_per_slot: int) -> LocalServer:
     params.cpuparams_batch.n_threads = threads
     params.verbosity = -1
     handle = xllamacpp.Server(params)
-    return LocalServer(base_url=f"http://127.0.0.1:{params.port}/v1", handle=handle)
+    return LocalServer(base_url=f"http://127.0.0.1:{params.port}/v1", handle=handle, slots=parallel)
 
 
 def _free_port() -> int:

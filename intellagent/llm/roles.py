@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import httpx2
 from langchain_core.language_models import BaseChatModel
 
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.client import LLM, DirectLLM
-from intellagent.llm.factory import build_chat_model, cache_identity
+from intellagent.llm.factory import build_chat_model, cache_identity, local_http_client
 from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
 from intellagent.llm.spec import ModelSpec
@@ -68,6 +69,7 @@ class RoleModels(ModelsByRole):
         self.replay = replay
         self.script = script
         self._limiters: dict[tuple[str, str | None, str | None], RateLimiter] = {}
+        self._local_client: httpx2.AsyncClient | None = None
 
     def build(self, role: str, spec: ModelSpec) -> LLM:
         """An `LLM` for `role` on `spec`, sharing this run's cache, accounting, seed and retries."""
@@ -77,7 +79,8 @@ class RoleModels(ModelsByRole):
 
         def connect() -> BaseChatModel:
             return build_chat_model(spec, role=role, seed=seed, max_retries=self.config.llm_retries, script=self.script,
-                                    on_response=limiter.observe if limiter else None)
+                                    on_response=limiter.observe if limiter else None,
+                                    local_client=self._shared_local_client() if spec.provider == "local" else None)
 
         # Remote clients are built now, so a missing key is reported before any work; the embedded
         # model is started only when a call is not answered from the cache. Under replay nothing is
@@ -94,6 +97,15 @@ class RoleModels(ModelsByRole):
             parse_retries=self.config.parse_retries,
             limiter=limiter,
         )
+
+    def _shared_local_client(self) -> httpx2.AsyncClient:
+        """The one HTTP client of every role on the embedded model, made when the first of them is: the server's
+        slots are shared out among all the run's requests, whichever role sends them."""
+        if self._local_client is None:
+            from intellagent.llm.local import local_server
+
+            self._local_client = local_http_client(resends=self.config.llm_retries, slots=local_server().slots)
+        return self._local_client
 
     def _limiter(self, spec: ModelSpec) -> RateLimiter | None:
         """The quota of `spec`'s model, one per model and endpoint whichever roles call it (the first role's

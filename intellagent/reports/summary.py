@@ -18,13 +18,13 @@ def summary_text(result: RunResult) -> str:
     """The end-of-run summary of a reported run (`result.report` is set)."""
     report: Report = result.report
     overall, coverage = report.overall, report.coverage
-    rate, status = overall.pass_rate, overall.by_status
+    rate = overall.pass_rate
     if rate.rate is None:
         headline = f"{report.name}: no dialog got a verdict"
     else:
         headline = (f"{report.name}: {rate.passed} of {rate.total} dialogs passed ({percent(rate.rate)}, "
                     f"95% CI {percent(rate.low)}–{percent(rate.high)})")
-    lines = [f"{headline}; {status['incomplete']} incomplete and {status['error']} error dialogs not counted"]
+    lines = ["; ".join([headline, *dialogs_apart(report)])]
     lost = [f"{counted(n, 'scenario')} {why}" for n, why in ((overall.scenario_errors, "that could not be written"),
                                                    (overall.event_errors, "whose database could not be built")) if n]
     if lost:
@@ -51,6 +51,20 @@ def summary_text(result: RunResult) -> str:
     folder = result.folder
     lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def dialogs_apart(report: Report) -> list[str]:
+    """What the pass rate says nothing of, in the words of the artifacts: dialogs that ended early
+    (`incomplete` in dialogs.jsonl) yet were judged, and those left out of it: not judged (`incomplete`
+    in analysis.jsonl) or failed to run (`error`)."""
+    status = report.overall.by_status
+    early = sum(d.simulated == "incomplete" and d.status in ("pass", "fail") for d in report.dialogs)
+    parts = [f"{early} ended early (incomplete), judged all the same"] if early else []
+    left_out = [text for count, text in ((status["incomplete"], f"{status['incomplete']} not judged"),
+                                         (status["error"], f"{status['error']} failed to run (error)")) if count]
+    if left_out:
+        parts.append(f"{' and '.join(left_out)}, not counted")
+    return parts
 
 
 def tau_lines(score: TauScore) -> list[str]:

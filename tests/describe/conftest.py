@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,17 @@ def scores_by(weight: Callable[[str, str], int]) -> Callable[[Request], dict]:
 
 
 def scenario_reply(request: Request) -> dict:
-    """A scenario naming the rules it was given, so each sample gets its own text."""
+    """A scenario naming the rules it was given, so each sample gets its own text; when the prompt shows earlier
+    scenarios of the same rules, it tells of another situation, numbered after the last of them."""
     block = request.last.split("in no particular order:\n", 1)[1].split("\n\n", 1)[0]
     listed = [line.removeprefix("- ") for line in block.splitlines()]
+    earlier = request.last.split("the most recent of them are below", 1)[1:]
+    situation = ""
+    if earlier:
+        numbers = [int(n) for n in re.findall(r"\(situation (\d+)\)", earlier[0])]
+        situation = f" (situation {max(numbers, default=1) + 1})"
     return {
-        "description": "A customer whose situation touches: " + "; ".join(listed),
+        "description": "A customer whose situation touches: " + "; ".join(listed) + situation,
         "expected_behaviour": "The assistant keeps every one of these: " + "; ".join(listed),
     }
 

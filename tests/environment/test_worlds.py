@@ -73,6 +73,16 @@ def test_a_delta_made_whole_is_the_world_it_was_taken_from(background: Path) -> 
     assert worlds.changes(events / "whole.sqlite", background) == found
 
 
+def test_a_world_is_made_whole_from_paths_given_as_text(background: Path) -> None:
+    world = changed_copy(background, background.parent / "S001.sqlite", "UPDATE books SET copies = 9")
+    expected = rows(world)
+    stored = store(world, background, background.parent / "S001.delta.json")
+
+    worlds.materialize(str(stored), str(background.parent / "whole.sqlite"))
+
+    assert rows(background.parent / "whole.sqlite") == expected
+
+
 def test_a_dialog_over_its_event_never_reaches_the_event_or_the_background(background: Path) -> None:
     folder = background.parent.parent
     untouched = background.read_bytes()

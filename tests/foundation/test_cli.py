@@ -90,6 +90,19 @@ def test_a_progress_bar_counts_its_errors_in_words(failed, shown):
     assert f" {shown} " in console.export_text()
 
 
+def test_a_step_with_nothing_to_do_draws_no_bar_until_it_has_something():
+    console = Console(record=True, width=160, force_terminal=False)
+    with RunProgress(Usage(), console=console) as progress:
+        progress.stage("graph", total=0)  # the weights come from the flows: no call to make
+        later = progress.stage("describe", total=0)
+        later.set_total(2)
+        later.advance()
+        later.advance()
+    shown = console.export_text()
+    assert "graph" not in shown and "0/0" not in shown
+    assert "describe" in shown and "2/2" in shown
+
+
 def test_a_log_line_during_the_bars_prints_above_them_and_not_past_the_display(capfd):
     """A handler made before the display (as the command line's is) writes through the display's stream:
     written past it, the line left a second copy of the bars below."""

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 from typing import Literal
+from urllib.parse import urlsplit
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from intellagent.llm import DirectLLM, ModelSpec, ResponseCache, Usage
-from intellagent.llm.factory import build_chat_model, cache_identity
-from intellagent.llm.local import SHA256, model_file
+from intellagent.llm.factory import LOCAL_KEEPALIVE_EXPIRY, build_chat_model, cache_identity
+from intellagent.llm.local import SHA256, local_server, model_file
 
 pytestmark = pytest.mark.local_model
 
@@ -45,3 +48,17 @@ def test_embedded_model_answers_a_schema_constrained_request(tmp_path):
     assert answer.flow == "cancel"
     assert llm.usage.total.calls == 1
     assert llm.usage.total.output_tokens > 0 and llm.usage.total.cost_usd == 0
+
+
+def test_the_embedded_server_keeps_an_idle_connection_longer_than_its_client_does():
+    """The client's keep-alive expiry is below the server's, with a margin, so it never sends a request on a
+    connection the server is closing at that moment."""
+    address = urlsplit(local_server().base_url)
+    with socket.create_connection((address.hostname, address.port)) as connection:
+        connection.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert connection.recv(4096).startswith(b"HTTP/1.1 200")
+        idle_since = time.monotonic()
+        connection.settimeout(60)
+        while connection.recv(4096):  # b"" once the server has closed it
+            pass
+    assert time.monotonic() - idle_since > 2 * LOCAL_KEEPALIVE_EXPIRY
