@@ -15,7 +15,7 @@ _EXPORTS = {
     "Config": "intellagent.config",
     "load_config": "intellagent.config",
     "Mutant": "intellagent.simulate.mutants",
-    "Report": "intellagent.reports.models",
+    "Report": "intellagent.artifacts.report",
     "aevaluate": "intellagent.api",
     "afreeze": "intellagent.api",
     "evaluate": "intellagent.api",

@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from intellagent.artifacts import STAGES, Dialog, Event, PolicyCatalog, Scenario
+from intellagent.artifacts.report import Report
 from intellagent.config import ConfigSource, apply_overrides, load_config, scenario_source
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
-from intellagent.reports.models import Report
 from intellagent.run_folder import RunFolder
 from intellagent.runner import RunResult, execute
 from intellagent.simulate.mutants import Mutant

@@ -2,7 +2,9 @@
 
 describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.delta.json;
 simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
-report → analysis.jsonl, report.json, report.html, junit.xml.
+report → analysis.jsonl, report.json, report.html, junit.xml. `intellagent.run_folder` names each file
+once, with its model. The models stand on nothing else of the library: what they hold of the LLM
+accounting (`usage`) and of τ-bench (`tau`) is defined here too.
 """
 
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
@@ -19,8 +21,11 @@ from intellagent.artifacts.policies import (
     Policy,
     PolicyCatalog,
 )
+from intellagent.artifacts.report import Report
 from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
+from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
+from intellagent.artifacts.usage import Tally, UsageReport
 
 __all__ = [
     "CATEGORIES",
@@ -43,10 +48,16 @@ __all__ = [
     "Passage",
     "Policy",
     "PolicyCatalog",
+    "Report",
     "RunInfo",
     "RunStatus",
     "Scenario",
     "StageInfo",
+    "Tally",
+    "TauAction",
+    "TauGrade",
+    "TauTask",
     "ToolCall",
+    "UsageReport",
     "Violation",
 ]

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.llm.usage import Tally
-from intellagent.tau.grading import TauGrade
+from intellagent.artifacts.tau import TauGrade
+from intellagent.artifacts.usage import Tally
 
 DialogStatus = Literal["pass", "fail", "incomplete", "error"]
 

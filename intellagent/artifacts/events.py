@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.tau.tasks import TauTask
+from intellagent.artifacts.tau import TauTask
 
 
 class Event(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.llm.usage import UsageReport
+from intellagent.artifacts.usage import UsageReport
 
 STAGES = ("describe", "populate", "simulate", "report")
 """The pipeline's stages, in the order they run."""

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 # Where each name lives: imported on first use, so that a module needing only the accounting or the
-# SPECs (the artifacts, the config, `run.py --help`) does not load LangChain and the OpenAI client.
+# SPECs (the config, `run.py --help`) does not load LangChain and the OpenAI client.
 _EXPORTS = {
     "ResponseCache": "cache",
     "LLM": "client", "AnswerInvalid": "client", "DirectLLM": "client", "LLMError": "client",

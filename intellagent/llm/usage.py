@@ -5,8 +5,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 
-from pydantic import BaseModel, Field
-
+from intellagent.artifacts.usage import Tally, UsageReport
 from intellagent.errors import RunAborted
 
 # LangChain's name of a provider → its id in genai-prices' table. Providers that run models on the user's
@@ -41,33 +40,6 @@ def price_per_token(model: str | None, *, provider: str | None = None) -> tuple[
     except LookupError:
         return None
     return float(price.input_price) / 1e6, float(price.output_price) / 1e6
-
-
-class Tally(BaseModel):
-    """What a group of calls consumed. Cached answers are counted apart: they cost nothing."""
-
-    calls: int = 0
-    cached: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, other: Tally) -> None:
-        self.calls += other.calls
-        self.cached += other.cached
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cost_usd = round(self.cost_usd + other.cost_usd, 6)
-
-
-class UsageReport(BaseModel):
-    """The accounting as stored in run.json and shown in reports."""
-
-    total: Tally = Field(default_factory=Tally)
-    stages: dict[str, Tally] = Field(default_factory=dict)
-    steps: dict[str, Tally] = Field(default_factory=dict)
-    roles: dict[str, Tally] = Field(default_factory=dict)
-    unpriced_models: list[str] = Field(default_factory=list)
 
 
 class BudgetExhausted(RunAborted):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from intellagent.artifacts.report import BaselineComparison, PolicyChange, PolicyResult, Report
 from intellagent.errors import UsageError
-from intellagent.reports.models import BaselineComparison, PolicyChange, PolicyResult, Report
 from intellagent.reports.stats import fisher_worse
 from intellagent.run_folder import RunFolder
 

@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 from intellagent.artifacts import Analysis, Dialog, MutantRecord
+from intellagent.artifacts.report import Calibration, MutantResult, PolicyDetection, Rate, Share
 from intellagent.reports.analysis import RATED
-from intellagent.reports.models import Calibration, MutantResult, PolicyDetection, Rate, Share
 
 
 def calibration(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from intellagent.reports.models import (
+from intellagent.artifacts.report import (
     GroupCoverage,
     GroupResult,
     LevelResult,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from intellagent.artifacts.report import Gate, Rate, Report
 from intellagent.config import ReportConfig
-from intellagent.reports.models import Gate, Rate, Report
 from intellagent.reports.text import counted
 
 

@@ -12,6 +12,17 @@ from pathlib import Path
 from string import Template
 
 from intellagent.artifacts import CATEGORY_LABELS, Analysis, MutantRecord
+from intellagent.artifacts.report import (
+    BaselineComparison,
+    Calibration,
+    Coverage,
+    PolicyResult,
+    Rate,
+    Report,
+    TauFailure,
+    TauScore,
+    TrialFigures,
+)
 from intellagent.reports.charts import (
     coverage_bars,
     group_bars,
@@ -23,17 +34,6 @@ from intellagent.reports.charts import (
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import (
-    BaselineComparison,
-    Calibration,
-    Coverage,
-    PolicyResult,
-    Rate,
-    Report,
-    TauFailure,
-    TauScore,
-    TrialFigures,
-)
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from intellagent.reports.models import PolicyResult, PolicyViolationNote, Report
+from intellagent.artifacts.report import PolicyResult, PolicyViolationNote, Report
 from intellagent.reports.text import one_line
 
 # Characters XML 1.0 cannot hold at all, even escaped; a model's answer may contain them.

@@ -11,12 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, STAGES, Analysis, Dialog, Event, Policy, RunInfo
-from intellagent.llm import UsageReport
-from intellagent.reports.analysis import RATED
-from intellagent.reports.calibration import agreement, calibration
-from intellagent.reports.coverage import coverage
-from intellagent.reports.inputs import RunArtifacts
-from intellagent.reports.models import (
+from intellagent.artifacts.report import (
     DialogResult,
     GroupResult,
     LevelResult,
@@ -28,6 +23,11 @@ from intellagent.reports.models import (
     RunUsage,
     StageUsage,
 )
+from intellagent.llm import UsageReport
+from intellagent.reports.analysis import RATED
+from intellagent.reports.calibration import agreement, calibration
+from intellagent.reports.coverage import coverage
+from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.tau_score import tau_score
 from intellagent.reports.trials import trial_figures
 from intellagent.run_folder import id_order

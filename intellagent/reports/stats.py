@@ -1,33 +1,12 @@
-"""The statistics behind the reports: a confidence interval for a pass rate and a test for a drop.
+"""The test behind a baseline comparison: whether a policy passes less often than before by chance.
 
-Both are exact formulas on small counts (a policy is often tested only a handful of times), written
+An exact formula on small counts (a policy is often tested only a handful of times), written
 with the standard library.
 """
 
 from __future__ import annotations
 
-from math import comb, sqrt
-
-# The 97.5th percentile of the standard normal: a two-sided 95% interval.
-Z_95 = 1.959963984540054
-
-
-def wilson_interval(passed: float, total: int, *, z: float = Z_95) -> tuple[float, float] | None:
-    """The Wilson score interval of a pass rate (95% by default); None when nothing was counted.
-
-    `passed` may be fractional: the sum of per-item estimates in [0, 1] (a mean of such values has at
-    most the variance of a proportion).
-
-    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0/n or n/n, which
-    matters for rates measured on a few dialogs.
-    """
-    if total <= 0:
-        return None
-    p = passed / total
-    z2 = z * z
-    centre = (p + z2 / (2 * total)) / (1 + z2 / total)
-    half = z * sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / (1 + z2 / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
+from math import comb
 
 
 def fisher_worse(before: tuple[int, int], after: tuple[int, int]) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from intellagent.artifacts.report import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.models import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.text import counted, one_line, percent
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from intellagent.artifacts import Dialog, Event
-from intellagent.reports.models import TauFailure, TauPassK, TauScore, TauTaskResult
-from intellagent.reports.stats import wilson_interval
+from intellagent.artifacts.rates import wilson_interval
+from intellagent.artifacts.report import TauFailure, TauPassK, TauScore, TauTaskResult
 from intellagent.reports.trials import pass_hat_k
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from math import comb
 
 from intellagent.artifacts import Analysis, Dialog
-from intellagent.reports.models import PassK, TrialFigures
+from intellagent.artifacts.report import PassK, TrialFigures
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:

@@ -22,11 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
+from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.imports import user_code
 from intellagent.tau.domain import TauDocument
-from intellagent.tau.tasks import TauAction, TauTask
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -36,51 +34,6 @@ Call = tuple[str, Mapping[str, Any]]
 
 # Records named in a grade's diff: enough to see what went wrong without copying a database into it.
 DIFF_LINES = 12
-
-
-class TauGrade(BaseModel):
-    """τ-bench's reward of one dialog, and what it was made of."""
-
-    task: int = Field(description="The τ-bench task number.")
-    reward: float = Field(description="1.0 if the database ended as the gold actions leave it and every output "
-                          "was said, else 0.0")
-    hash_match: bool = Field(description="The database ended as the gold actions leave it.")
-    agent_hash: str
-    gold_hash: str
-    outputs: dict[str, bool] = Field(default_factory=dict, description="Each required output: whether a reply "
-                                     "contains it.")
-    missed: list[str] = Field(default_factory=list, description="Gold writes the chatbot did not make, as calls.")
-    missed_reads: list[str] = Field(default_factory=list, description="Gold look-ups (tools that change nothing) "
-                                    "the chatbot did not make, as calls; they never cost the reward.")
-    unexpected: list[str] = Field(default_factory=list, description="Writes the chatbot made that no gold action "
-                                  "makes, as calls (an attempt that returned an error changed nothing and is "
-                                  "not one).")
-    diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the gold one.")
-
-    @property
-    def passed(self) -> bool:
-        """Whether the reward is 1."""
-        return self.reward == 1.0
-
-    def summary(self) -> str:
-        """Why the reward is what it is, in one line."""
-        if self.passed:
-            return "τ-bench reward 1: the database ended as the gold actions leave it, and every output was said"
-        reasons = []
-        if not self.hash_match:
-            reasons.append("the database did not end as the gold actions leave it")
-        if self.missed:
-            more = f" and {len(self.missed) - 1} more" if len(self.missed) > 1 else ""
-            reasons.append(f"missed {self.missed[0]}{more}")
-        if self.unexpected:
-            reasons.append(f"also wrote {self.unexpected[0]}")
-        unsaid = [output for output, said in self.outputs.items() if not said]
-        if unsaid:
-            reasons.append("never said " + ", ".join(repr(output) for output in unsaid))
-        if self.missed_reads:
-            more = f" and {len(self.missed_reads) - 1} more" if len(self.missed_reads) > 1 else ""
-            reasons.append(f"did not look up {self.missed_reads[0]}{more}")
-        return "τ-bench reward 0: " + "; ".join(reasons)
 
 
 def tau_hash(document: TauDocument) -> str:

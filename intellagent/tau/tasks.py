@@ -9,44 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
+from intellagent.artifacts.tau import TauTask
 from intellagent.errors import UsageError
 
 TASKS_FILE = "tasks.json"
-
-
-class TauAction(BaseModel):
-    """One step of a τ-bench trajectory: a tool name (or `respond`) and its arguments."""
-
-    name: str
-    kwargs: dict[str, Any] = Field(default_factory=dict)
-
-    def text(self) -> str:
-        """The call as one line: name(key=value, ...), values as JSON."""
-        arguments = ", ".join(f"{key}={json.dumps(value)}" for key, value in self.kwargs.items())
-        return f"{self.name}({arguments})"
-
-
-# τ-bench's gold trajectories end with these when they must, but they never change the database.
-NOT_REPLAYED = ("respond", "transfer_to_human_agents")
-
-
-class TauTask(BaseModel):
-    """A τ-bench task: the user, what they want, the gold actions and the facts the replies must state."""
-
-    index: int = Field(default=0, description="Its number in the task set, from 0, as τ-bench numbers it.")
-    user_id: str
-    instruction: str = ""
-    actions: list[TauAction]
-    outputs: list[str] = Field(default_factory=list)
-
-    @property
-    def replayed(self) -> list[TauAction]:
-        """The gold actions that act on the database, in order."""
-        return [action for action in self.actions if action.name not in NOT_REPLAYED]
 
 
 def read_tau_tasks(path: Path) -> list[TauTask]:

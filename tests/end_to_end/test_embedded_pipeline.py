@@ -18,7 +18,7 @@ import networkx as nx
 import pytest
 
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
-from intellagent.reports.models import Report
+from intellagent.artifacts.report import Report
 
 pytestmark = pytest.mark.local_model
 

@@ -11,8 +11,8 @@ import pytest
 import intellagent
 from intellagent.api import describe, populate, report, simulate
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Scenario
+from intellagent.artifacts.report import Report
 from intellagent.errors import UsageError
-from intellagent.reports.models import Report
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 
 # Byte for byte the same whichever way the stages were called.

@@ -10,10 +10,10 @@ import pytest
 
 import intellagent
 from intellagent.artifacts import Dialog, Event, RunInfo, Scenario
+from intellagent.artifacts.report import Report
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
-from intellagent.reports.models import Report
 from intellagent.run_folder import RunFolder
 from tests.conftest import world_file
 from tests.describe.conftest import script_document

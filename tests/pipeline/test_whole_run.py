@@ -16,10 +16,10 @@ from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
 import intellagent
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts.report import Report
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
-from intellagent.reports.models import Report
 from tests.conftest import world_file
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
 

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from shop_run import answer_for, report_run
 
 from intellagent.artifacts import RunInfo, StageInfo
+from intellagent.artifacts.report import Report
 from intellagent.llm import ScriptedLLM, UsageReport
 from intellagent.reports.metrics import run_usage
-from intellagent.reports.models import Report
 
 
 def by_id(items):

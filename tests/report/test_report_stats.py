@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from intellagent.reports.models import Rate
-from intellagent.reports.stats import fisher_worse, wilson_interval
+from intellagent.artifacts.rates import wilson_interval
+from intellagent.artifacts.report import Rate
+from intellagent.reports.stats import fisher_worse
 
 
 @pytest.mark.parametrize(

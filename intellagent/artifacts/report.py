@@ -10,46 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts import AnalysisStatus, DialogStatus, Passage
-from intellagent.llm.usage import Tally
-from intellagent.reports.stats import wilson_interval
-
-
-class Rate(BaseModel):
-    """How often something passed: the counts, the rate and its 95% Wilson interval (None if total is 0)."""
-
-    passed: int
-    total: int
-    rate: float | None = None
-    low: float | None = None
-    high: float | None = None
-
-    @classmethod
-    def of(cls, passed: int, total: int) -> Rate:
-        """The rate of `passed` out of `total`, rounded to four places for a stable file."""
-        return cls(passed=passed, total=total, **_estimate(passed, total))
-
-
-class Share(BaseModel):
-    """How often something happened (a false alarm, an agreement): counts, share and 95% Wilson interval."""
-
-    count: int
-    total: int
-    rate: float | None = None
-    low: float | None = None
-    high: float | None = None
-
-    @classmethod
-    def of(cls, count: int, total: int) -> Share:
-        """The share of `count` out of `total`, rounded to four places for a stable file."""
-        return cls(count=count, total=total, **_estimate(count, total))
-
-
-def _estimate(count: int, total: int) -> dict[str, float]:
-    interval = wilson_interval(count, total)
-    if interval is None:
-        return {}
-    return {"rate": round(count / total, 4), "low": round(interval[0], 4), "high": round(interval[1], 4)}
+from intellagent.artifacts.analysis import AnalysisStatus
+from intellagent.artifacts.dialogs import DialogStatus
+from intellagent.artifacts.policies import Passage
+from intellagent.artifacts.rates import Rate, Share
+from intellagent.artifacts.usage import Tally
 
 
 class StageUsage(Tally):

@@ -1,0 +1,69 @@
+"""Rates as report.json gives them: the counts, the rate and its 95% Wilson interval.
+
+The interval is an exact formula on small counts (a policy is often tested only a handful of times),
+written with the standard library.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+
+from pydantic import BaseModel
+
+# The 97.5th percentile of the standard normal: a two-sided 95% interval.
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(passed: float, total: int, *, z: float = Z_95) -> tuple[float, float] | None:
+    """The Wilson score interval of a pass rate (95% by default); None when nothing was counted.
+
+    `passed` may be fractional: the sum of per-item estimates in [0, 1] (a mean of such values has at
+    most the variance of a proportion).
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0/n or n/n, which
+    matters for rates measured on a few dialogs.
+    """
+    if total <= 0:
+        return None
+    p = passed / total
+    z2 = z * z
+    centre = (p + z2 / (2 * total)) / (1 + z2 / total)
+    half = z * sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / (1 + z2 / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class Rate(BaseModel):
+    """How often something passed: the counts, the rate and its 95% Wilson interval (None if total is 0)."""
+
+    passed: int
+    total: int
+    rate: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, passed: int, total: int) -> Rate:
+        """The rate of `passed` out of `total`, rounded to four places for a stable file."""
+        return cls(passed=passed, total=total, **_estimate(passed, total))
+
+
+class Share(BaseModel):
+    """How often something happened (a false alarm, an agreement): counts, share and 95% Wilson interval."""
+
+    count: int
+    total: int
+    rate: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, count: int, total: int) -> Share:
+        """The share of `count` out of `total`, rounded to four places for a stable file."""
+        return cls(count=count, total=total, **_estimate(count, total))
+
+
+def _estimate(count: int, total: int) -> dict[str, float]:
+    interval = wilson_interval(count, total)
+    if interval is None:
+        return {}
+    return {"rate": round(count / total, 4), "low": round(interval[0], 4), "high": round(interval[1], 4)}
