@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 from pydantic import BaseModel
 
-from intellagent.llm.factory import ChatCompletions
+from intellagent.llm.chat_completions import ChatCompletions
 
 
 @dataclass
