@@ -35,8 +35,7 @@ if TYPE_CHECKING:
     from ray.actor import ActorHandle
 
     from intellagent.config import ExecutorConfig
-    from intellagent.context import RunContext
-    from intellagent.executors import Do, StageWork
+    from intellagent.context import ItemWork, RunContext, StageWork
     from intellagent.llm import RoleModels
 
 
@@ -100,7 +99,8 @@ class RayExecutor:
             await self._stop()
 
     @asynccontextmanager
-    async def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None) -> AsyncIterator[Do]:
+    async def stage(self, ctx: RunContext, work: type[StageWork[Any, Any]], given: Any = None
+                    ) -> AsyncIterator[ItemWork]:
         if not self.actors:
             self._start(ctx)
         name = work_name(work)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from intellagent.config import Config
 from intellagent.context import RunContext
-from intellagent.executors import opened as opened_work
+from intellagent.executors.local import LocalExecutor
+from intellagent.executors.local import opened as opened_work
 from intellagent.executors.shipping import travelling, unpack
 from intellagent.llm import Usage
 from intellagent.llm.relayed import ModelRequest, Outcome, RelayedModels
@@ -27,7 +28,7 @@ from intellagent.run_folder import RunFolder
 if TYPE_CHECKING:
     from ray.actor import ActorHandle
 
-    from intellagent.executors import StageWork
+    from intellagent.context import StageWork
 
 
 def work_name(work: type[StageWork[Any, Any]]) -> str:
@@ -54,7 +55,7 @@ class Worker:
         usage = Usage()  # each item's share is what counts here; the run's totals are kept by the run's process
         self.ctx = RunContext(config=config, folder=RunFolder(self.folder), usage=usage, debug=debug,
                               llms=RelayedModels(config, ask=ask, usage=usage),
-                              progress=RunProgress(usage, enabled=False))
+                              progress=RunProgress(usage, enabled=False), executor=LocalExecutor())
         self.ctx.chatbot = unpack(chatbot, self.ctx) if chatbot is not None else None
         self.mirrored: dict[str, asyncio.Future[None]] = {}
         self.opened: dict[str, tuple[AsyncExitStack, Any]] = {}

@@ -284,12 +284,13 @@ def test_thoughts_are_asked_for_unless_the_user_is_the_embedded_model(tmp_path):
     from intellagent.graphs.simulate import user_thoughts
 
     from intellagent.context import RunContext
+    from intellagent.executors import LocalExecutor
     from intellagent.llm import RoleModels
 
     def thinks(**settings):
         config = shop_config(tmp_path, **settings)
         return user_thoughts(RunContext(config=config, folder=None, llms=RoleModels(config, cache=None, usage=None),
-                                        usage=None, progress=None))
+                                        usage=None, progress=None, executor=LocalExecutor()))
 
     assert thinks() is True  # the scripted model
     assert thinks(llm="local") is False
