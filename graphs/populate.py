@@ -42,10 +42,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from intellagent.artifacts import Event, Scenario
-from intellagent.context import RunContext
+from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
-from intellagent.executors import Do
 from intellagent.llm import LLM
 from intellagent.populate import (
     AssembledRow,
@@ -344,7 +343,7 @@ def build_event_graph(shared: Shared) -> CompiledStateGraph:
     return graph.compile()
 
 
-def build_graph(folder: RunFolder, items: StageItems[Event], populate: Do) -> CompiledStateGraph:
+def build_graph(folder: RunFolder, items: StageItems[Event], populate: ItemWork) -> CompiledStateGraph:
     """The stage: one branch per scenario, each populated by `populate` and recorded in `items`."""
 
     def fan_out(state: StageState) -> list[Send]:

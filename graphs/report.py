@@ -26,8 +26,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
-from intellagent.context import RunContext
-from intellagent.executors import Do
+from intellagent.context import ItemWork, RunContext
 from intellagent.llm import AnswerInvalid
 from intellagent.reports import (
     Report,
@@ -103,7 +102,7 @@ class AnalysisWork:
         return []
 
 
-def build_graph(ctx: RunContext, judge: Do) -> Any:
+def build_graph(ctx: RunContext, judge: ItemWork) -> Any:
     """The compiled report state machine of a run."""
     artifact = ctx.folder.jsonl(ARTIFACT, Analysis)
     settings = ctx.config.report

@@ -5,12 +5,13 @@ results, the database before and after) that yields a `Finding` for each breach,
 `@check`; its docstring states the rule it enforces. Three come with the framework (`builtin`):
 the chatbot's writes pass the domain's validators, a tool marked `@tool(confirm=True)` is called
 only after the customer agreed, and the ids, amounts and dates the chatbot states are grounded. A
-domain adds its own in a `checks` module. Describe maps every check to the policies it enforces;
+domain adds its own in a `checks` module (`@check` and `Check` are defined with the rest of what a domain
+defines, in `intellagent.environment.checks`). Describe maps every check to the policies it enforces;
 the report stage sets their findings beside the LLM judge's verdict.
 """
 
-from intellagent.checks.check import Check, check
 from intellagent.checks.running import every_check, run_checks
 from intellagent.checks.trace import Call, Trace
+from intellagent.environment.checks import Check, check
 
 __all__ = ["Call", "Check", "Trace", "check", "every_check", "run_checks"]

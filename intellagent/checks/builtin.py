@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 
 from intellagent.artifacts import Finding
-from intellagent.checks.check import check
 from intellagent.checks.identifiers import WORD_ID
 from intellagent.checks.trace import Trace
+from intellagent.environment.checks import check
 
 # An explicit yes: the customer's whole answer agrees, with no "no" or "not" in it.
 _AGREEMENT = re.compile(r"\b(yes|yeah|yep|confirm(ed)?|go ahead|proceed|please do|do it|sure|correct|ok(ay)?)\b", re.I)

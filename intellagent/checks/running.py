@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from intellagent.artifacts import Finding, Message
 from intellagent.checks.builtin import BUILTIN
-from intellagent.checks.check import Check
 from intellagent.checks.trace import Trace, WorldRows
+from intellagent.environment.checks import Check
 from intellagent.imports import culprit, error_line
 
 if TYPE_CHECKING:
-    from intellagent.environment import Environment
+    from intellagent.environment.environment import Environment
 
 log = logging.getLogger("intellagent")
 

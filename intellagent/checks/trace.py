@@ -15,7 +15,7 @@ from intellagent.checks import identifiers
 from intellagent.environment import database, worlds
 
 if TYPE_CHECKING:
-    from intellagent.environment import Environment
+    from intellagent.environment.environment import Environment
 
 
 @dataclass(frozen=True)

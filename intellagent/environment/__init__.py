@@ -15,6 +15,8 @@ config's `environment:` section (dotted names or .py paths):
   `RowRejected("what to change")` or repair the row in place; `@validator(Table, related=(Other,))`
   for a rule that also reads related rows, run once a world is whole (`world_rules`).
 - `background` (optional): `generate(session, seed)`, adding the base world every event starts from.
+- `checks` (optional): `@check` functions of a dialog's `Trace` (`checks`; see `intellagent.checks`).
+- `tau` (optional): what plays τ-bench's published tasks on the domain's tables (`TauDomain`).
 
 `load_environment(config.environment)` imports and checks all of it and returns an `Environment`.
 """

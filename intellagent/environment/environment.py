@@ -1,4 +1,5 @@
-"""The world of the chatbot under test: its policy, tables, tools, validators and background world."""
+"""The world of the chatbot under test: its policy, tables, tools, validators, checks, background world,
+and what it provides to play τ-bench's tasks."""
 
 from __future__ import annotations
 
@@ -7,17 +8,34 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlmodel import Session, SQLModel, select
 
-from intellagent.checks.check import Check
 from intellagent.environment import database
+from intellagent.environment.checks import Check
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import ReferenceIndex, Validator, broken_rules, row_problems
 from intellagent.environment.world_rules import Change, WorldRuleBreach, broken_world_rules
 from intellagent.imports import error_line, user_code
-from intellagent.tau.domain import TauDomain
+
+TauDocument = dict[str, dict[str, Any]]
+"""A τ-bench world: for each part (users, reservations, ...), its records by id."""
+
+
+class TauDomain(Protocol):
+    """What a domain provides to play τ-bench's tasks: its data in and out of its tables.
+
+    τ-bench keeps a domain's world as one JSON document; the domain's module (`environment.tau` in the
+    config) loads that document into the domain's tables and exports the tables back as the same
+    document, so that the hash of an exported state is the hash τ-bench computes for the same calls.
+    """
+
+    def build_tau_database(self, env: Environment, folder: Path, path: Path) -> None:
+        """Create the SQLite file `path` holding the τ-bench data of `folder`."""
+
+    def export_tau(self, session: Session) -> TauDocument:
+        """The tables of an open database as a τ-bench document."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +59,7 @@ class Environment:
     tools: list[Tool]
     validators: list[Validator] = field(default_factory=list)
     background: Callable[[Session, int], None] | None = None
-    checks: list[Check] = field(default_factory=list)
+    checks: list[Check[Any]] = field(default_factory=list)
     tau: TauDomain | None = None
 
     def table(self, name: str) -> type[SQLModel]:

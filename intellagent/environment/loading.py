@@ -14,19 +14,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.schema import sort_tables
 from sqlmodel import Session, SQLModel
 
-from intellagent.checks.check import Check
 from intellagent.config import EnvironmentConfig
-from intellagent.environment.environment import Environment
+from intellagent.environment.checks import Check
+from intellagent.environment.environment import Environment, TauDomain
 from intellagent.environment.tools import Tool
 from intellagent.environment.validators import Validator, is_table
 from intellagent.errors import UsageError
 from intellagent.imports import import_user_module
-from intellagent.tau.domain import as_tau_domain
 
 
 def load_environment(config: EnvironmentConfig) -> Environment:
@@ -195,3 +194,17 @@ def _background(module: ModuleType, reference: str) -> Callable[[Session, int], 
             f"environment.background: {reference} has no generate(session, seed) function; add one"
         ) from None
     return generate  # type: ignore[return-value]
+
+
+def as_tau_domain(module: ModuleType, reference: str) -> TauDomain:
+    """The module named by `environment.tau` (`reference`), checked to define both functions.
+
+    Raises:
+        UsageError: it lacks one of them.
+    """
+    missing = [function for function in ("build_tau_database", "export_tau")
+               if not callable(getattr(module, function, None))]
+    if missing:
+        raise UsageError(f"environment.tau: {reference} defines no {missing[0]}(); a domain's τ-bench module defines "
+                         "build_tau_database(env, folder, path) and export_tau(session)")
+    return cast(TauDomain, module)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
+from intellagent.environment.environment import TauDocument
 from intellagent.imports import user_code
-from intellagent.tau.domain import TauDocument
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment

@@ -1,23 +1,26 @@
-"""`@check`: a rule a program decides over a dialog's trace."""
+"""`@check`: a rule a program decides over a dialog's trace, one of the things a domain defines.
+
+A check reads a dialog's `Trace` (`intellagent.checks.trace`), which holds the domain's environment,
+which holds the domain's checks: so `Check` is generic in what it reads, and the environment and the
+trace stand on each other's definitions nowhere.
+"""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 from intellagent.artifacts import Category, Finding
 from intellagent.errors import UsageError
 
-if TYPE_CHECKING:
-    from intellagent.checks.trace import Trace
-
-CheckFunction = Callable[["Trace"], Iterable[Finding]]
+T = TypeVar("T")
+"""What a check reads: a dialog's `Trace`."""
 
 
 @dataclass(frozen=True, eq=False)
-class Check:
+class Check(Generic[T]):
     """A deterministic check.
 
     Attributes:
@@ -33,23 +36,26 @@ class Check:
 
     name: str
     rule: str
-    function: CheckFunction
+    function: Callable[[T], Iterable[Finding]]
     category: Category | None = None
     every_dialog: bool = False
 
-    def __call__(self, trace: Trace) -> list[Finding]:
+    def __call__(self, trace: T) -> list[Finding]:
         """The check's findings on `trace`, each naming the check."""
         return [finding.model_copy(update={"check": self.name}) for finding in self.function(trace)]
 
 
 @overload
-def check(function: CheckFunction, /) -> Check: ...
+def check(function: Callable[[T], Iterable[Finding]], /) -> Check[T]: ...
 @overload
-def check(*, category: Category | None = None, every_dialog: bool = False) -> Callable[[CheckFunction], Check]: ...
+def check(
+    *, category: Category | None = None, every_dialog: bool = False
+) -> Callable[[Callable[[T], Iterable[Finding]]], Check[T]]: ...
 
 
 def check(
-    function: CheckFunction | None = None, /, *, category: Category | None = None, every_dialog: bool = False
+    function: Callable[[T], Iterable[Finding]] | None = None, /, *, category: Category | None = None,
+    every_dialog: bool = False,
 ) -> Any:
     """Register a function of a dialog's `Trace` as a check; it yields a `Finding` per breach.
 
