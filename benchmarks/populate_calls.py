@@ -38,13 +38,13 @@ async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Pat
         script, llm = ScriptedLLM().on(reply=careless_answers(seed=0)), "scripted"
     config = apply_overrides(load_config(config_path), llm=llm)
     await execute(config, output=folder, stages=(), progress=False)
-    RunFolder(folder).jsonl("scenarios.jsonl", Scenario).append(scenario)
+    RunFolder(folder).scenarios.append(scenario)
     started = time.monotonic()
     await execute(config, output=folder, stages=("populate",), script=script, progress=False)
     elapsed = time.monotonic() - started
     run_folder = RunFolder(folder)
-    (event,) = run_folder.jsonl("events.jsonl", Event).load()
-    info = run_folder.load("run.json", RunInfo)
+    (event,) = run_folder.events.load()
+    info = run_folder.run_info.load()
     assert info is not None
     return event, info, elapsed
 
@@ -58,8 +58,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=3, help="scenarios to populate, from the top")
     parser.add_argument("--output", type=Path, help="keep the run folders here (default: a temporary folder)")
     args = parser.parse_args()
-    scenarios = [s for s in RunFolder(args.scenarios.parent).jsonl(args.scenarios.name, Scenario).load()
-                 if s.status == "ok"][: args.limit]
+    scenarios = [Scenario.model_validate_json(line) for line in args.scenarios.read_text(encoding="utf-8").splitlines()]
+    scenarios = [s for s in scenarios if s.status == "ok"][: args.limit]
     with tempfile.TemporaryDirectory() as scratch:
         # One event loop for every scenario: the model clients are bound to the loop they start on.
         asyncio.run(report(scenarios, config_path=args.config, llm=args.llm, root=args.output or Path(scratch)))

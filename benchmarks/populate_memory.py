@@ -35,7 +35,7 @@ def populate(size: int, root: Path) -> tuple[int, int]:
     config = apply_overrides(load_config("airline"), llm="scripted", workers=4)
     folder = root / f"run-{size}"
     asyncio.run(execute(config, output=folder, stages=(), progress=False))
-    scenarios = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
+    scenarios = RunFolder(folder).scenarios
     for number in range(1, size + 1):
         scenarios.append(Scenario(id=f"S{number:03d}", policies=["P01"], target_challenge=3, challenge=3,
                                   description=f"Customer {number} wants a booking changed."))

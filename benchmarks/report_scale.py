@@ -50,12 +50,11 @@ def synthetic_run(folder: RunFolder, dialogs: int, seed: int = 7) -> list[Analys
     policies = [Policy(id=f"P{n:02d}", text=f"Rule {n}: do the right thing in case {n}.", flows=[f"F{n % 4 + 1}"],
                        category="company_policy", challenge=n % 5 + 1) for n in range(1, POLICIES + 1)]
     flows = [Flow(id=f"F{n}", name=f"Flow {n}") for n in range(1, 5)]
-    folder.save("policies.json", PolicyCatalog(task_description="A synthetic shop.", flows=flows, policies=policies))
+    folder.policies.save(PolicyCatalog(task_description="A synthetic shop.", flows=flows, policies=policies))
     graph = nx.Graph()
     graph.add_weighted_edges_from((a.id, b.id, rng.randint(0, 10)) for a in policies for b in policies if a.id < b.id)
-    folder.save_json("graph.json", nx.node_link_data(graph, edges="edges"))
-    scenarios, events, dialog_file = (folder.jsonl(name, model) for name, model in (
-        ("scenarios.jsonl", Scenario), ("events.jsonl", Event), ("dialogs.jsonl", Dialog)))
+    folder.graph.save(graph)
+    scenarios, events, dialog_file = folder.scenarios, folder.events, folder.dialogs
     analyses = []
     for number in range(1, dialogs + 1):
         item = f"S{number:03d}"
@@ -70,7 +69,7 @@ def synthetic_run(folder: RunFolder, dialogs: int, seed: int = 7) -> list[Analys
         broke = [Violation(policy=sampled[0], turn=2, reason="it did not")] if number % 3 == 0 else []
         analyses.append(Analysis(id=item, status="fail" if broke else "pass", tested=sampled, violations=broke,
                                  source=dialog_digest(dialog)))
-    analysis_file = folder.jsonl("analysis.jsonl", Analysis)
+    analysis_file = folder.analyses
     for analysis in analyses:
         analysis_file.append(analysis)
     return analyses

@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import Dialog, RunInfo
+from intellagent.artifacts import RunInfo
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import LLM, ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -75,7 +75,7 @@ def longest_dialog(folder: Path) -> int:
     """The most calls one dialog made: they follow one another, so no number of workers plays the stage in
     less than that many answers' time."""
     return max((sum(tally.calls for tally in dialog.usage.values())
-                for dialog in RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()), default=0)
+                for dialog in RunFolder(folder).dialogs.load()), default=0)
 
 
 @dataclass

@@ -49,15 +49,12 @@ from intellagent.describe.policy_graph import (
     BlockScores,
     assemble_graph,
     flows_graph,
-    load_graph,
-    save_graph,
     scores_schema,
     scoring_blocks,
     scoring_prompt_values,
 )
 from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
 from intellagent.describe.scenarios import (
-    SCENARIOS_FILE,
     AnotherScenario,
     RefineAnswer,
     ScenarioAnswer,
@@ -77,14 +74,13 @@ from intellagent.describe.tasks import (
     task_scenario,
 )
 from intellagent.errors import RunAborted
+from intellagent.files import JsonlFile
 from intellagent.llm import LLM, LLMError
 from intellagent.progress import StageProgress
 from intellagent.prompt_files import render
-from intellagent.run_folder import JsonlArtifact
+from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
 from intellagent.tau.tasks import TauTask, task_id
-
-POLICIES_FILE = "policies.json"
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -94,7 +90,7 @@ class Describe:
     """What the nodes share besides the state: the run, the scenario file, the progress bars."""
 
     ctx: RunContext
-    scenarios: JsonlArtifact[Scenario]
+    scenarios: JsonlFile[Scenario]
     items: StageItems[Scenario] | None = None
     bars: dict[str, StageProgress] = field(default_factory=dict)
 
@@ -154,10 +150,10 @@ DescribeRuntime = Runtime[Describe]
 def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     """Pick up the artifacts an earlier run completed."""
     folder = runtime.context.ctx.folder
-    catalog = folder.load(POLICIES_FILE, PolicyCatalog)
+    catalog = folder.policies.load()
     if catalog is None:
         return {}
-    graph = load_graph(folder)
+    graph = folder.graph.load()
     return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
 
 
@@ -262,7 +258,7 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     catalog.checks.update(fallback)
     catalog.errors += notes
     catalog.every_dialog = [check.name for check in checks if check.every_dialog and check.name in catalog.checks]
-    ctx.folder.save(POLICIES_FILE, catalog)
+    ctx.folder.policies.save(catalog)
     return {"catalog": catalog}
 
 
@@ -307,12 +303,12 @@ def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     settings = runtime.context.ctx.config.describe
     if settings.graph_weights == "flows":
         graph = flows_graph(state["catalog"])
-        save_graph(runtime.context.ctx.folder, graph)
+        runtime.context.ctx.folder.graph.save(graph)
         return {"graph": graph}
     order = {block: number for number, block in enumerate(state["blocks"])}
     results = sorted(state.get("scores", []), key=lambda result: order[result.block])
     graph = assemble_graph(state["catalog"], results, block_size=settings.edge_block_size, sides=settings.pair_scores)
-    save_graph(runtime.context.ctx.folder, graph)
+    runtime.context.ctx.folder.graph.save(graph)
     if graph.graph["fallback_pairs"]:
         log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",
                     len(graph.graph["fallback_pairs"]))
@@ -337,7 +333,7 @@ def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
                     ", ".join(map(str, levels.levels)), *levels.configured, levels.narrowed)
     if catalog.challenge_levels != levels:
         catalog = catalog.model_copy(update={"challenge_levels": levels})
-        context.ctx.folder.save(POLICIES_FILE, catalog)
+        context.ctx.folder.policies.save(catalog)
     slots = plan_samples(graph, count=config.samples, levels=levels.levels, attempts=config.describe.max_attempts,
                          seed=config.seed)
     records = {record.id: record for record in context.scenarios.load()}
@@ -469,7 +465,7 @@ def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     valid = sum(1 for scenario in written if scenario.status == "ok")
     if valid < requested:
         log.warning("describe: %d of %d requested scenarios could be written (failures are in %s)",
-                    valid, requested, SCENARIOS_FILE)
+                    valid, requested, RunFolder.scenarios.name)
     return {}
 
 
@@ -525,7 +521,7 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
 
 async def run(ctx: RunContext) -> None:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed."""
-    context = Describe(ctx=ctx, scenarios=ctx.folder.jsonl(SCENARIOS_FILE, Scenario))
+    context = Describe(ctx=ctx, scenarios=ctx.folder.scenarios)
     # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
     # than a dozen.
     limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts

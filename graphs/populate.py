@@ -45,6 +45,7 @@ from intellagent.artifacts import Event, Scenario
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
+from intellagent.files import JsonlFile
 from intellagent.llm import LLM
 from intellagent.populate import (
     AssembledRow,
@@ -72,13 +73,13 @@ from intellagent.populate import (
 )
 from intellagent.populate.published import task_database, task_event
 from intellagent.prompt_files import render
-from intellagent.run_folder import JsonlArtifact, RunFolder
+from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
 
-BACKGROUND = "events/_background.sqlite"
+BACKGROUND = RunFolder.event_worlds.whole("_background")
 
 
 class EventState(TypedDict, total=False):
@@ -150,7 +151,7 @@ class Shared:
     @staticmethod
     def stored(scenario: Scenario) -> str:
         """Where the event's world is stored, relative to the run: its rows over the background world."""
-        return f"events/{scenario.id}{worlds.DELTA_SUFFIX}"
+        return RunFolder.event_worlds.stored(scenario.id)
 
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
@@ -368,11 +369,9 @@ def build_graph(folder: RunFolder, items: StageItems[Event], populate: ItemWork)
 
 async def run(ctx: RunContext) -> None:
     """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/."""
-    if not ctx.folder.exists("scenarios.jsonl"):
-        raise UsageError(f"{ctx.folder.path('scenarios.jsonl')} not found; run the describe stage first")
-    scenarios = [s for s in ctx.folder.jsonl("scenarios.jsonl", Scenario).load() if s.status == "ok"]
-    artifact = ctx.folder.jsonl("events.jsonl", Event)
-    recorded = {event.id for event in artifact.load() if event.status != "error"}  # a failure is tried again
+    scenarios = [s for s in ctx.folder.scenarios.require() if s.status == "ok"]
+    artifact = ctx.folder.events
+    recorded = artifact.finished()
     pending = [scenario for scenario in scenarios if scenario.id not in recorded]
     published = [scenario for scenario in pending if scenario.task is not None]
     if published:
@@ -388,7 +387,7 @@ async def run(ctx: RunContext) -> None:
     artifact.finalize()
 
 
-def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: JsonlArtifact[Event]) -> None:
+def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: JsonlFile[Event]) -> None:
     """τ-bench mode: each published task's event, on the task set's database (no model call, nothing to fail)."""
     database, digest = task_database(ctx)
     progress = ctx.progress.stage("populate", len(scenarios))

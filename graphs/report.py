@@ -42,11 +42,8 @@ from intellagent.reports import (
 )
 from intellagent.reports.analysis import analyse, dialog_digest, failed, judgeable, unrated
 from intellagent.reports.verdicts import combine
-from intellagent.run_folder import RunFolder, write_atomic
+from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
-
-ARTIFACT = "analysis.jsonl"
-POLICIES = "policies.json"
 
 
 class ReportState(TypedDict, total=False):
@@ -74,13 +71,13 @@ class AnalysisWork:
 
     ctx: RunContext
     catalog: PolicyCatalog | None
-    shared_files: ClassVar[tuple[str, ...]] = (POLICIES,)
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name,)
 
     @classmethod
     @asynccontextmanager
     async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[AnalysisWork]:
         """The work of the stage (without policies, `load` stops it with the reason before any dialog)."""
-        yield cls(ctx=ctx, catalog=ctx.folder.load(POLICIES, PolicyCatalog))
+        yield cls(ctx=ctx, catalog=ctx.folder.policies.load())
 
     async def do(self, dialog: Dialog) -> Analysis:
         """The dialog's analysis: the judge's verdicts combined with the checks' findings."""
@@ -104,17 +101,17 @@ class AnalysisWork:
 
 def build_graph(ctx: RunContext, judge: ItemWork) -> Any:
     """The compiled report state machine of a run."""
-    artifact = ctx.folder.jsonl(ARTIFACT, Analysis)
+    artifact = ctx.folder.analyses
     settings = ctx.config.report
 
     def load(state: ReportState) -> dict[str, Any]:
         artifacts = load_artifacts(ctx.folder)
         baseline = load_baseline(settings.baseline) if settings.baseline else None
-        earlier = {a.id: a for a in artifact.load()}
+        earlier = artifact.finished()
         kept, pending = [], []
         for dialog in artifacts.dialogs + artifacts.mutant_dialogs:
             done = earlier.get(dialog.id)
-            if done is not None and done.source == dialog_digest(dialog) and done.status != "error":
+            if done is not None and done.source == dialog_digest(dialog):
                 kept.append(done)
             elif judgeable(dialog):
                 pending.append(dialog)
@@ -148,10 +145,10 @@ def build_graph(ctx: RunContext, judge: ItemWork) -> Any:
     def write(state: ReportState) -> dict[str, Any]:
         report = state["report"]
         analyses = {a.id: a for a in state["analyses"]}
-        ctx.folder.save("report.json", report)
-        write_atomic(ctx.folder.path("report.html"), report_html(report, state["artifacts"], analyses))
+        ctx.folder.report.save(report)
+        ctx.folder.report_html.write(report_html(report, state["artifacts"], analyses))
         durations = {dialog.id: dialog.duration_s for dialog in state["artifacts"].dialogs}
-        write_atomic(ctx.folder.path("junit.xml"), junit_xml(report, durations))
+        ctx.folder.junit.write(junit_xml(report, durations))
         return {}
 
     graph = StateGraph(ReportState)

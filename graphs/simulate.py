@@ -28,12 +28,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from intellagent.artifacts import Dialog, Event, PolicyCatalog
+from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotSession, DialogWorld, select_chatbot
 from intellagent.checks import run_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
-from intellagent.errors import UsageError
 from intellagent.llm import Usage
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.accounting import counted
@@ -48,11 +47,6 @@ from .dialog import DialogDeps, run_dialog
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer
-
-EVENTS = "events.jsonl"
-DIALOGS = "dialogs.jsonl"
-POLICIES = "policies.json"
-
 
 class DialogTask(TypedDict):
     """One event and trial, sent to the dialog node, played by the chatbot or by one of its mutants."""
@@ -234,11 +228,9 @@ def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateSta
 
 async def run(ctx: RunContext) -> None:
     """Play every valid event's dialogs (one per trial) that are not recorded yet."""
-    if not ctx.folder.exists(EVENTS):
-        raise UsageError(f"{ctx.folder.path(EVENTS)} not found; run the populate stage first")
-    events = [event for event in ctx.folder.jsonl(EVENTS, Event).load() if event.status == "ok"]
-    artifact = ctx.folder.jsonl(DIALOGS, Dialog)
-    done = {recorded.id for recorded in artifact.load() if recorded.status != "error"}  # a failure is played again
+    events = [event for event in ctx.folder.events.require() if event.status == "ok"]
+    artifact = ctx.folder.dialogs
+    done = artifact.finished()
     trials = range(1, ctx.config.simulate.trials + 1)
     todo = [DialogTask(event=event, trial=trial, mutant=None) for event in events for trial in trials
             if trial_id(event.id, trial) not in done]
@@ -262,10 +254,7 @@ async def calibration_mutants(ctx: RunContext, events: list[Event]) -> list[Play
     """The mutants a calibrated run plays (recorded in mutants.json); none when the run does not calibrate."""
     if not (ctx.config.calibrate.active or ctx.mutants):
         return []
-    catalog = ctx.folder.load(POLICIES, PolicyCatalog)
-    if catalog is None:
-        raise UsageError(f"{ctx.folder.path(POLICIES)} not found; calibration needs the describe stage's policies")
-    return await prepare_mutants(ctx, catalog, events, ctx.mutants)
+    return await prepare_mutants(ctx, ctx.folder.policies.require(), events, ctx.mutants)
 
 
 @asynccontextmanager

@@ -13,7 +13,6 @@ judged on the same ground (and, with `replay=True`, at no cost when nothing chan
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,11 +129,7 @@ def describe(config: ConfigSource, *, output: str | Path, **options: Any) -> Des
     """Run the describe stage into `output`: policies, policy graph and scenarios."""
     _stage("describe", config, output, options)
     folder = RunFolder(Path(output))
-    catalog = folder.load("policies.json", PolicyCatalog)
-    graph = nx.node_link_graph(json.loads(folder.path("graph.json").read_text()), edges="edges")
-    scenarios = folder.jsonl("scenarios.jsonl", Scenario).load()
-    assert catalog is not None  # written by the stage that just ran
-    return Described(catalog=catalog, graph=graph, scenarios=scenarios)
+    return Described(catalog=folder.policies.require(), graph=folder.graph.require(), scenarios=folder.scenarios.load())
 
 
 def populate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
@@ -146,7 +141,7 @@ def populate(config: ConfigSource, *, output: str | Path, **options: Any) -> lis
 def simulate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Dialog]:
     """Run the simulate stage on the events in `output` (pass `chatbot=` to test an object); return dialogs."""
     _stage("simulate", config, output, options)
-    return RunFolder(Path(output)).jsonl("dialogs.jsonl", Dialog).load()
+    return RunFolder(Path(output)).dialogs.load()
 
 
 def report(config: ConfigSource, *, output: str | Path, **options: Any) -> Report:
@@ -177,4 +172,4 @@ def _loop_running() -> bool:
 
 
 def _events(folder: Path) -> list[Event]:
-    return RunFolder(folder).jsonl("events.jsonl", Event).load()
+    return RunFolder(folder).events.load()

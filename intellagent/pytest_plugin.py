@@ -99,7 +99,9 @@ class AdherenceTest:
 
 def failure_message(report: Report, folder: Path) -> str:
     """Why the gate failed, which policies were violated in which dialogs, and where the reports are."""
+    from intellagent.reports.summary import reports_line
     from intellagent.reports.text import one_line
+    from intellagent.run_folder import RunFolder
 
     assert report.gate is not None
     lines = [f"policy adherence gate failed for {report.name}:"]
@@ -110,7 +112,7 @@ def failure_message(report: Report, folder: Path) -> str:
         for policy in sorted(violated, key=lambda p: (-p.violated, p.id)):
             lines.append(f"  {policy.id} ({policy.violated} of {policy.tested} dialogs): {one_line(policy.text)}")
             lines += [f"    dialog {v.dialog}, turn {v.turn}: {v.reason}" for v in policy.violations]
-    lines.append("reports: " + "  ".join(str(folder / name) for name in ("report.html", "report.json", "junit.xml")))
+    lines.append(reports_line(RunFolder(folder)))
     return "\n".join(lines)
 
 

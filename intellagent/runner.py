@@ -30,27 +30,18 @@ from intellagent.context import RunContext
 from intellagent.describe.tasks import published_tasks
 from intellagent.errors import RunAborted, UsageError
 from intellagent.executors import executor_for
+from intellagent.files import Jsonl, write_atomic
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
 from intellagent.progress import RunProgress
-from intellagent.run_folder import RunFolder, write_atomic
+from intellagent.run_folder import RunFolder
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
 # only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards.
 RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor"}
 
-# The run's LLM cache: every answered request, kept across --fresh so that no work is paid for twice.
-CACHE_FILE = "llm_cache.sqlite"
-
-# Everything a run writes in its folder but its LLM cache: what --fresh deletes, and nothing else.
-ARTIFACTS = frozenset({"run.json", "policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events",
-                       "dialogs.jsonl", "dialogs", "mutants.json", "analysis.jsonl", "report.json", "report.html",
-                       "junit.xml"})
 # Held while a run works in its folder (see `_exclusive`).
 LOCK_FILE = ".intellagent.lock"
-
-# What a frozen test set provides: the scenarios and their databases, fixed once (describe + populate).
-FROZEN_ARTIFACTS = ("policies.json", "graph.json", "scenarios.jsonl", "events.jsonl", "events")
 
 PACKAGES = ("langgraph", "langchain-core", "langchain-openai", "openai", "networkx", "faker", "sqlmodel",
             "pydantic", "xllamacpp")
@@ -118,7 +109,7 @@ async def execute(
             cache_folder = RunFolder(Path(scenarios_from))
             _copy_frozen(cache_folder, folder)
         usage = Usage(max_cost_usd=config.budget.max_cost_usd, start=info.usage)
-        cache = ResponseCache(cache_folder.path(CACHE_FILE))
+        cache = ResponseCache(cache_folder.path(RunFolder.llm_cache))
         with RunProgress(usage, enabled=progress) as display:
             ctx = RunContext(
                 config=config,
@@ -145,7 +136,7 @@ async def execute(
                 # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.
                 from intellagent.reports.junit import aborted_junit  # the reports import this module
 
-                write_atomic(folder.path("junit.xml"), aborted_junit(config.name, str(error)))
+                folder.junit.write(aborted_junit(config.name, str(error)))
                 raise
             except (KeyboardInterrupt, asyncio.CancelledError):  # asyncio.run cancels the run's task on Ctrl-C
                 _finish(folder, info, usage, status="interrupted", error="interrupted; run again to resume")
@@ -171,11 +162,6 @@ def run(config: Config, **options: Any) -> RunResult:
     return asyncio.run(execute(config, **options))
 
 
-# The file each stage appends its items to, one record per line, each with a `status`.
-OUTPUTS = {"describe": "scenarios.jsonl", "populate": "events.jsonl", "simulate": "dialogs.jsonl",
-           "report": "analysis.jsonl"}
-
-
 async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
     module = importlib.import_module(f"intellagent.graphs.{name}")
     previous = info.stages.get(name)
@@ -183,7 +169,8 @@ async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
     if previous is not None:  # a stage killed before it stopped has no end: its last run is not counted
         earlier = previous.total_s(datetime.now(UTC)) if previous.finished_at else previous.earlier_s
     stage = info.stages[name] = StageInfo(started_at=now(), earlier_s=earlier)
-    stage.skipped = len(_statuses(ctx.folder, name))
+    records = next(entry for entry in RunFolder.made_by(name) if isinstance(entry, Jsonl)).on(ctx.folder.root)
+    stage.skipped = len(records.statuses())
     _save(ctx.folder, info, ctx.usage)
     try:
         await module.run(ctx)
@@ -198,25 +185,10 @@ async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
         raise
     finally:
         stage.finished_at = now()
-        statuses = _statuses(ctx.folder, name)
+        statuses = records.statuses()
         stage.items, stage.errors = len(statuses), statuses.count("error")
     stage.status = "done"
     _save(ctx.folder, info, ctx.usage)
-
-
-def _statuses(folder: RunFolder, stage: str) -> list[str]:
-    """The status of every whole record in a stage's output file (none if it is not there yet).
-
-    A line cut short by a crash is not a record: the stage drops it when it resumes.
-    """
-    path = folder.path(OUTPUTS[stage])
-    statuses = []
-    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-        try:
-            statuses.append(json.loads(line).get("status", ""))
-        except ValueError:
-            continue
-    return statuses
 
 
 def _check_inputs(config: Config, stages: tuple[str, ...], *, chatbot: Any) -> None:
@@ -256,7 +228,7 @@ def _exclusive(folder: RunFolder) -> Iterator[None]:
 
 
 def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
-    earlier = folder.load("run.json", RunInfo) if folder.exists("run.json") else None
+    earlier = folder.run_info.load()
     if any(not path.name.startswith(LOCK_FILE) for path in folder.root.iterdir()) and earlier is None:
         raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
     fingerprint = _fingerprint(config)
@@ -278,7 +250,7 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
         stages=earlier.stages if earlier else {},
         usage=earlier.usage if earlier else RunInfo.model_fields["usage"].default_factory(),
     )
-    folder.save("run.json", info)
+    folder.run_info.save(info)
     return info
 
 
@@ -287,8 +259,9 @@ def _clear(folder: RunFolder) -> None:
 
     A fresh run of unchanged work is then answered from the cache: at no cost, and under --replay.
     """
+    artifacts = {entry.name for entry in RunFolder.catalogue()}
     for path in folder.root.iterdir():
-        if path.name not in ARTIFACTS and not path.name.endswith(".partial"):
+        if path.name not in artifacts and not path.name.endswith(".partial"):
             continue
         if path.is_dir():
             shutil.rmtree(path)
@@ -297,12 +270,12 @@ def _clear(folder: RunFolder) -> None:
 
 
 def _copy_frozen(frozen: RunFolder, folder: RunFolder) -> None:
-    if not frozen.exists("events.jsonl"):
+    if not frozen.events.exists():
         raise UsageError(
-            f"{frozen.root} is not a frozen test set (no events.jsonl); "
+            f"{frozen.root} is not a frozen test set (no {RunFolder.events.name}); "
             "make one with --stages describe,populate or intellagent.freeze()"
         )
-    for name in FROZEN_ARTIFACTS:
+    for name in (entry.name for entry in RunFolder.catalogue() if entry.frozen):
         source, target = frozen.path(name), folder.path(name)
         if not source.exists() or target.exists():
             continue
@@ -321,7 +294,7 @@ def _finish(folder: RunFolder, info: RunInfo, usage: Usage, *, status: str, erro
 
 def _save(folder: RunFolder, info: RunInfo, usage: Usage) -> None:
     info.usage = usage.report()
-    folder.save("run.json", info)
+    folder.run_info.save(info)
 
 
 def _fingerprint(config: Config) -> str:

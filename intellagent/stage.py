@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from intellagent.context import RunContext, log
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
-from intellagent.run_folder import JsonlArtifact
+from intellagent.files import JsonlFile
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -31,7 +31,7 @@ class StageItems(Generic[M]):
             of the stage's items, so a resumed run decides as an uninterrupted one would.
     """
 
-    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlArtifact[M], total: int, done: int = 0) -> None:
+    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlFile[M], total: int, done: int = 0) -> None:
         self.ctx = ctx
         self.stage = stage
         self.artifact = artifact

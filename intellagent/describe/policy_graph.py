@@ -15,7 +15,6 @@ can be explained from graph.json alone.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
@@ -24,9 +23,7 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from intellagent.artifacts import PolicyCatalog
-from intellagent.run_folder import RunFolder
 
-GRAPH_FILE = "graph.json"
 WEIGHT_RULE = (
     "mean of the directed scores (0-10): two when pair_scores is 2, one when it is 1; "
     "the one score when the other call failed; fallback_weight when no side was scored"
@@ -177,16 +174,3 @@ def _nodes(catalog: PolicyCatalog) -> nx.Graph:
         graph.add_node(policy.id, text=policy.text, category=policy.category, challenge=policy.challenge,
                        flows=list(policy.flows))
     return graph
-
-
-def save_graph(folder: RunFolder, graph: nx.Graph) -> None:
-    """Write graph.json: networkx node-link JSON with an `edges` list."""
-    folder.save_json(GRAPH_FILE, nx.node_link_data(graph, edges="edges"))
-
-
-def load_graph(folder: RunFolder) -> nx.Graph | None:
-    """The graph of graph.json, or None if it is not written yet."""
-    path = folder.path(GRAPH_FILE)
-    if not path.exists():
-        return None
-    return nx.node_link_graph(json.loads(path.read_text(encoding="utf-8")), edges="edges")

@@ -23,8 +23,7 @@ from intellagent.artifacts import Policy, Scenario
 from intellagent.describe.sampling import Sample, Slot
 from intellagent.errors import UsageError
 from intellagent.prompt_files import render
-
-SCENARIOS_FILE = "scenarios.jsonl"
+from intellagent.run_folder import RunFolder
 
 # Earlier scenarios of a set shown to the writer of another one: the most recent, each cut to a few lines,
 # so that the prompt stays short however many scenarios a set has.
@@ -159,6 +158,6 @@ def _attempt_of(slot: Slot, record: Scenario) -> int:
         if list(candidate.policies) == record.policies and candidate.repeat == record.repeat:
             return attempt
     raise UsageError(
-        f"{SCENARIOS_FILE}: {record.id} holds policies {record.policies}, which this run's sampling never "
+        f"{RunFolder.scenarios.name}: {record.id} holds policies {record.policies}, which this run's sampling never "
         "drew; the folder comes from other settings: run with --fresh"
     )

@@ -29,9 +29,7 @@ from sqlalchemy import Connection, and_, bindparam, column, delete, func, insert
 from sqlalchemy.sql.expression import TableClause
 
 from intellagent.environment.database import connect
-from intellagent.run_folder import write_atomic
-
-DELTA_SUFFIX = ".delta.json"
+from intellagent.files import DELTA_SUFFIX, write_atomic
 
 SIDE_FILES = ("-journal", "-wal", "-shm")
 """SQLite's side files: an attempt interrupted mid-write may leave them next to a database."""

@@ -27,8 +27,8 @@ from ray.exceptions import RayTaskError
 
 from intellagent.executors.ray_worker import Worker, work_name
 from intellagent.executors.shipping import pack, travelling
+from intellagent.files import write_atomic
 from intellagent.llm.relayed import ModelRequest, Outcome, answer
-from intellagent.run_folder import write_atomic
 
 if TYPE_CHECKING:
     from ray import ObjectRef
@@ -104,7 +104,7 @@ class RayExecutor:
         if not self.actors:
             self._start(ctx)
         name = work_name(work)
-        shared = self._files(ctx, [f for f in work.shared_files if ctx.folder.exists(f)])
+        shared = self._files(ctx, [f for f in work.shared_files if ctx.folder.path(f).exists()])
         packed = pack(given, what="the stage's chatbots")
         try:
             await asyncio.gather(*(actor.open.remote(work, packed, shared) for actor in self.actors))

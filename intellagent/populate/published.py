@@ -13,8 +13,9 @@ from intellagent.artifacts import Event, Scenario
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.imports import DomainCodeError, user_code
+from intellagent.run_folder import RunFolder
 
-TAU_DATABASE = "events/tau.sqlite"
+TAU_DATABASE = RunFolder.event_worlds.whole("tau")
 
 
 def task_database(ctx: RunContext) -> tuple[str, str]:

@@ -18,11 +18,10 @@ from intellagent.run_folder import RunFolder
 
 def load_baseline(folder: Path) -> Report:
     """The report of an earlier run folder; a one-line error when there is none."""
-    path = RunFolder(folder).path("report.json")
-    if not path.is_file():
-        raise UsageError(f"--baseline {folder}: no report.json there; give the folder of a run that was reported")
-    report = RunFolder(folder).load("report.json", Report)
-    assert report is not None  # checked above
+    report = RunFolder(folder).report.load()
+    if report is None:
+        raise UsageError(f"--baseline {folder}: no {RunFolder.report.name} there; give the folder of a run that was "
+                         "reported")
     return report
 
 

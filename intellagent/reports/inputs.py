@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import Dialog, Event, MutantList, MutantRecord, PolicyCatalog, RunInfo, Scenario
-from intellagent.errors import UsageError
-from intellagent.run_folder import RunFolder, id_order
+from intellagent.artifacts import Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
+from intellagent.files import id_order
+from intellagent.run_folder import RunFolder
 
 T = TypeVar("T", Scenario, Event, Dialog)
 
@@ -53,24 +52,18 @@ class RunArtifacts:
 
 def load_artifacts(folder: RunFolder) -> RunArtifacts:
     """Read a run folder's artifacts; a missing one is a one-line error that says which stage makes it."""
-    for name, stage in (("policies.json", "describe"), ("graph.json", "describe"),
-                        ("scenarios.jsonl", "describe"), ("events.jsonl", "populate"),
-                        ("dialogs.jsonl", "simulate")):
-        if not folder.exists(name):
-            raise UsageError(f"{folder.path(name)} is missing; run the {stage} stage first (--stages {stage})")
-    catalog = folder.load("policies.json", PolicyCatalog)
-    assert catalog is not None  # checked above
-    events = _latest(folder.jsonl("events.jsonl", Event).load())
+    catalog, graph = folder.policies.require(), folder.graph.require()
+    scenarios, events = _latest(folder.scenarios.require()), _latest(folder.events.require())
     by_id = {event.id: event for event in events}
-    dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(folder.jsonl("dialogs.jsonl", Dialog).load())]
-    mutants = folder.load("mutants.json", MutantList)
+    dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(folder.dialogs.require())]
+    mutants = folder.mutants.load()
     return RunArtifacts(
         catalog=catalog,
-        graph=load_graph(folder),
-        scenarios=_latest(folder.jsonl("scenarios.jsonl", Scenario).load()),
+        graph=graph,
+        scenarios=scenarios,
         events=events,
         dialogs=[d for d in dialogs if d.mutant is None],
-        info=folder.load("run.json", RunInfo),
+        info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
     )
@@ -91,12 +84,3 @@ def _latest(items: list[T]) -> list[T]:
     """One item per id, the last written (a file not yet finalized may repeat an id), in id order."""
     by_id = {item.id: item for item in items}  # type: ignore[attr-defined]
     return [by_id[key] for key in sorted(by_id, key=id_order)]
-
-
-def load_graph(folder: RunFolder) -> nx.Graph:
-    """graph.json: node-link JSON of the policy graph (edge attribute `weight`, 0-10)."""
-    path = folder.path("graph.json")
-    try:
-        return nx.node_link_graph(json.loads(path.read_text(encoding="utf-8")), edges="edges")
-    except (ValueError, KeyError, TypeError) as error:
-        raise UsageError(f"{path} is not a node-link policy graph ({error}); run the describe stage again") from error

@@ -23,6 +23,7 @@ from intellagent.artifacts.report import (
     RunUsage,
     StageUsage,
 )
+from intellagent.files import id_order
 from intellagent.llm import UsageReport
 from intellagent.reports.analysis import RATED
 from intellagent.reports.calibration import agreement, calibration
@@ -30,7 +31,6 @@ from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.tau_score import tau_score
 from intellagent.reports.trials import trial_figures
-from intellagent.run_folder import id_order
 
 STATUSES = ("pass", "fail", "incomplete", "error")
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from intellagent.artifacts.report import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.text import counted, one_line, percent
+from intellagent.run_folder import RunFolder
 
 if TYPE_CHECKING:
     from intellagent.runner import RunResult
@@ -48,8 +49,7 @@ def summary_text(result: RunResult) -> str:
     if gate is not None and gate.is_set:
         reasons = counted(len(gate.failures), "reason")
         lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
-    folder = result.folder
-    lines.append(f"reports: {folder / 'report.html'}  {folder / 'report.json'}  {folder / 'junit.xml'}")
+    lines.append(reports_line(RunFolder(result.folder)))
     return "\n".join(lines)
 
 
@@ -65,6 +65,11 @@ def dialogs_apart(report: Report) -> list[str]:
     if left_out:
         parts.append(f"{' and '.join(left_out)}, not counted")
     return parts
+
+
+def reports_line(folder: RunFolder) -> str:
+    """Where a run's reports are."""
+    return "reports: " + "  ".join(str(made.path) for made in (folder.report_html, folder.report, folder.junit))
 
 
 def tau_lines(score: TauScore) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from intellagent.artifacts import Event
 from intellagent.context import RunContext
 from intellagent.environment import worlds
+from intellagent.run_folder import RunFolder
 
 
 @dataclass(frozen=True)
@@ -55,4 +56,4 @@ class DialogWorlds:
 
 def stored_name(played_id: str) -> str:
     """Where a dialog's world is stored, relative to the run: what it changed in its event's."""
-    return f"dialogs/{played_id}{worlds.DELTA_SUFFIX}"
+    return RunFolder.dialog_worlds.stored(played_id)

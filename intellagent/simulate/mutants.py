@@ -35,7 +35,6 @@ from intellagent.prompt_files import render
 if TYPE_CHECKING:
     from intellagent.context import RunContext
 
-MUTANTS = "mutants.json"
 
 
 @dataclass
@@ -162,7 +161,7 @@ async def prepare_mutants(
     elif ctx.config.calibrate.enabled and not made:
         log.warning("--calibrate: only the llm_agent chatbot gets automatic mutants; supply your own "
                     "(calibrate.mutants, or mutants= in the API) to measure detection")
-    ctx.folder.save(MUTANTS, MutantList(mutants=[m.record for m in made]))
+    ctx.folder.mutants.save(MutantList(mutants=[m.record for m in made]))
     return made
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from intellagent.artifacts import Dialog, PolicyCatalog, Scenario
 from intellagent.errors import UsageError
+from intellagent.files import Json, id_order
 from intellagent.reports.inputs import load_artifacts
-from intellagent.run_folder import RunFolder, id_order
+from intellagent.run_folder import RunFolder
 
 
 def scenario(identifier: str) -> Scenario:
@@ -18,14 +19,14 @@ def scenario(identifier: str) -> Scenario:
 
 
 def test_appended_items_load_back(tmp_path):
-    artifact = RunFolder(tmp_path).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(tmp_path).scenarios
     artifact.append(scenario("S002"))
     artifact.append(scenario("S001"))
     assert [s.id for s in artifact.load()] == ["S002", "S001"]
 
 
 def test_a_torn_last_line_is_dropped_and_the_file_repaired(tmp_path):
-    artifact = RunFolder(tmp_path).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(tmp_path).scenarios
     artifact.append(scenario("S001"))
     with artifact.path.open("a") as handle:
         handle.write(scenario("S002").model_dump_json()[:25])  # a crash in the middle of a write
@@ -35,7 +36,7 @@ def test_a_torn_last_line_is_dropped_and_the_file_repaired(tmp_path):
 
 
 def test_a_corrupt_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
-    artifact = RunFolder(tmp_path).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(tmp_path).scenarios
     artifact.append(scenario("S001"))
     with artifact.path.open("a") as handle:
         handle.write("{oops}\n")
@@ -45,8 +46,7 @@ def test_a_corrupt_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
 
 
 def test_finalize_orders_by_id_and_keeps_the_last_version(tmp_path):
-    folder = RunFolder(tmp_path)
-    first, second = folder.jsonl("a.jsonl", Scenario), folder.jsonl("b.jsonl", Scenario)
+    first, second = RunFolder(tmp_path / "a").scenarios, RunFolder(tmp_path / "b").scenarios
     for identifier in ("S003", "S001", "S002"):
         first.append(scenario(identifier))
     for identifier in ("S002", "S001", "S003"):
@@ -60,17 +60,17 @@ def test_finalize_orders_by_id_and_keeps_the_last_version(tmp_path):
 
 
 def test_json_artifacts_round_trip_and_reject_corruption(tmp_path):
-    folder = RunFolder(tmp_path)
-    assert folder.load("s.json", Scenario) is None
-    folder.save("s.json", scenario("S001"))
-    assert folder.load("s.json", Scenario) == scenario("S001")
-    folder.path("s.json").write_text("{}")
+    artifact = Json("s.json", Scenario).on(tmp_path)
+    assert artifact.load() is None
+    artifact.save(scenario("S001"))
+    assert artifact.load() == scenario("S001")
+    artifact.path.write_text("{}")
     with pytest.raises(UsageError, match="--fresh"):
-        folder.load("s.json", Scenario)
+        artifact.load()
 
 
 def test_ids_sort_by_their_numbers_at_any_count(tmp_path):
-    artifact = RunFolder(tmp_path).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(tmp_path).scenarios
     numbers = list(range(1, 1201))
     random.Random(3).shuffle(numbers)
     for number in numbers:
@@ -87,11 +87,11 @@ def test_trial_and_mutant_ids_follow_their_event_in_number_order():
 
 def test_the_report_reads_dialogs_in_number_order(tmp_path):
     folder = RunFolder(tmp_path)
-    folder.save("policies.json", PolicyCatalog(task_description="t", flows=[], policies=[]))
-    folder.save_json("graph.json", nx.node_link_data(nx.Graph(), edges="edges"))
+    folder.policies.save(PolicyCatalog(task_description="t", flows=[], policies=[]))
+    folder.graph.save(nx.Graph())
     for name in ("scenarios.jsonl", "events.jsonl"):
         folder.path(name).write_text("")
-    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    dialogs = folder.dialogs
     for identifier in ("S1000", "S999", "S100"):
         dialogs.append(Dialog(id=identifier, status="pass"))
     assert [d.id for d in load_artifacts(folder).dialogs] == ["S100", "S999", "S1000"]

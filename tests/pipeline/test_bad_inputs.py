@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from intellagent.cli import main
+from intellagent.files import JsonlFile
 from intellagent.llm import ScriptedLLM
-from intellagent.run_folder import JsonlArtifact
 from tests.pipeline.scripted_pipeline import write_config
 from tests.simulate.scripted_dialogs import shop_settings
 
@@ -71,18 +71,18 @@ def test_a_full_disk_exits_4_in_one_line_and_the_same_command_then_resumes(
 ) -> None:
     config = write_config(tmp_path / "shop.yml")
     command = ["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress"]
-    append = JsonlArtifact.append
+    append = JsonlFile.append
 
-    def full(self: JsonlArtifact, item: object) -> None:
+    def full(self: JsonlFile, item: object) -> None:
         if self.path.name == "dialogs.jsonl":
             raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
         append(self, item)
 
-    monkeypatch.setattr(JsonlArtifact, "append", full)
+    monkeypatch.setattr(JsonlFile, "append", full)
     assert main(command) == 4
     assert "No space left on device" in one_line(capsys)
     assert not list((tmp_path / "run").rglob("*.partial"))
 
-    monkeypatch.setattr(JsonlArtifact, "append", append)  # space again
+    monkeypatch.setattr(JsonlFile, "append", append)  # space again
     assert main(command) == 0
     assert len((tmp_path / "run" / "dialogs.jsonl").read_text().splitlines()) == 2

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from intellagent.artifacts import Dialog, Scenario
 from intellagent.config import apply_overrides, load_config
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
@@ -50,8 +49,8 @@ def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, tmp_
         pytest.fail("the careless double listed no rule for any seed")
 
     assert result.exit_code == 0
-    scenarios = RunFolder(folder).jsonl("scenarios.jsonl", Scenario).load()
+    scenarios = RunFolder(folder).scenarios.load()
     assert [s.status for s in scenarios] == ["ok"] * 6
-    dialogs = RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()
+    dialogs = RunFolder(folder).dialogs.load()
     report = json.loads((folder / "report.json").read_text())
     assert report["overall"]["dialogs"] == len(dialogs) > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import intellagent
-from intellagent.artifacts import Dialog, Event, RunInfo, Scenario
+from intellagent.artifacts import RunInfo
 from intellagent.artifacts.report import Report
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
@@ -49,7 +49,7 @@ def store_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
 def test_the_run_ends_with_a_report_of_the_dialogs_it_played(store_run: tuple[Report, Path]) -> None:
     report, folder = store_run
     info = RunFolder(folder).load("run.json", RunInfo)
-    dialogs = RunFolder(folder).jsonl("dialogs.jsonl", Dialog).load()
+    dialogs = RunFolder(folder).dialogs.load()
 
     assert info is not None and info.status in ("done", "gate_failed")
     assert dialogs and report.overall.dialogs == len(dialogs)
@@ -60,8 +60,8 @@ def test_the_run_ends_with_a_report_of_the_dialogs_it_played(store_run: tuple[Re
 def test_every_scenario_written_became_a_valid_event(store_run: tuple[Report, Path]) -> None:
     _, folder = store_run
     run = RunFolder(folder)
-    written = [scenario.id for scenario in run.jsonl("scenarios.jsonl", Scenario).load() if scenario.status == "ok"]
-    events = run.jsonl("events.jsonl", Event).load()
+    written = [scenario.id for scenario in run.scenarios.load() if scenario.status == "ok"]
+    events = run.events.load()
     env = load_environment(config(folder).environment)
 
     assert len(written) == 4 and [event.id for event in events if event.status == "ok"] == written

@@ -99,7 +99,7 @@ class ShopRun:
         asyncio.run(execute(self.config, output=self.folder, stages=("populate",), script=script, progress=False))
 
     def events(self) -> dict[str, Event]:
-        return {event.id: event for event in RunFolder(self.folder).jsonl("events.jsonl", Event).load()}
+        return {event.id: event for event in RunFolder(self.folder).events.load()}
 
     def rows(self, event_id: str, table: str) -> list[dict[str, Any]]:
         """The rows of a table in an event's database."""
@@ -151,7 +151,7 @@ def shop_config(tmp_path: Path, **overrides: Any) -> Config:
 def start_run(config: Config, folder: Path, scenarios: list[Scenario]) -> ShopRun:
     """A run folder as the describe stage leaves it: run.json and scenarios.jsonl."""
     asyncio.run(execute(config, output=folder, stages=(), progress=False))
-    artifact = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(folder).scenarios
     for scenario in scenarios:
         artifact.append(scenario)
     return ShopRun(config=config, folder=folder)

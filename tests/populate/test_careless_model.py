@@ -52,11 +52,11 @@ def scenarios(count: int) -> list[Scenario]:
 
 def populate(cfg: Config, folder: Path, script: ScriptedLLM, count: int) -> list[Event]:
     asyncio.run(execute(cfg, output=folder, stages=(), progress=False))
-    artifact = RunFolder(folder).jsonl("scenarios.jsonl", Scenario)
+    artifact = RunFolder(folder).scenarios
     for scenario in scenarios(count):
         artifact.append(scenario)
     asyncio.run(execute(cfg, output=folder, stages=("populate",), script=script, progress=False))
-    return RunFolder(folder).jsonl("events.jsonl", Event).load()
+    return RunFolder(folder).events.load()
 
 
 @pytest.mark.parametrize("domain", ["airline", "clinic"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from intellagent.artifacts import Event, Scenario
+from intellagent.artifacts import Scenario
 from intellagent.llm import ScriptedLLM
 from intellagent.populate import Assignment, Plan, Symbol, assemble, plan_model
 from intellagent.run_folder import RunFolder
@@ -89,7 +89,7 @@ def test_a_json_value_a_rule_rejects_is_repaired_from_the_models_next_answer(sto
     cfg = config(tmp_path)  # seed 7, as the fixture's background
     folder = tmp_path / "run"
     asyncio.run(execute(cfg, output=folder, stages=(), progress=False))
-    RunFolder(folder).jsonl("scenarios.jsonl", Scenario).append(Scenario(
+    RunFolder(folder).scenarios.append(Scenario(
         id="S001", policies=["P01"], target_challenge=2, challenge=2, description="A shopper asks about a red jacket.",
         expected_behaviour="The agent looks the jacket up."))
     product = store.world.rows("store_products")[0]
@@ -106,7 +106,7 @@ def test_a_json_value_a_rule_rejects_is_repaired_from_the_models_next_answer(sto
 
     asyncio.run(execute(cfg, output=folder, stages=("populate",), script=script, progress=False))
 
-    (event,) = RunFolder(folder).jsonl("events.jsonl", Event).load()
+    (event,) = RunFolder(folder).events.load()
     (repair,) = script.calls(schema="RowRepairs")
     assert "must name each option's value" in repair.last
     variants = read_rows(world_file(folder, event.database or ""), "store_variants")

@@ -106,14 +106,13 @@ def answer_for(request: Request) -> dict[str, Any]:
 
 def write_artifacts(folder: RunFolder) -> None:
     """The describe, populate and simulate artifacts of the fixture run."""
-    folder.save("policies.json", CATALOG)
+    folder.policies.save(CATALOG)
     graph = nx.Graph()
     graph.add_nodes_from((p.id, {"text": p.text, "category": p.category, "challenge": p.challenge, "flows": p.flows})
                          for p in POLICIES)
     graph.add_weighted_edges_from(EDGES)
-    folder.save_json("graph.json", nx.node_link_data(graph, edges="edges"))
-    scenarios, events, dialogs = (folder.jsonl(n, m) for n, m in
-                                  (("scenarios.jsonl", Scenario), ("events.jsonl", Event), ("dialogs.jsonl", Dialog)))
+    folder.graph.save(graph)
+    scenarios, events, dialogs = folder.scenarios, folder.events, folder.dialogs
     for item_id, policies, challenge, scenario_status, event_status, dialog_status in PLAN:
         scenarios.append(Scenario(
             id=item_id, status=scenario_status, policies=policies, target_challenge=challenge, challenge=challenge,

@@ -51,7 +51,7 @@ def test_the_scale_benchmark_bounds_simulate_by_its_longest_dialog(tmp_path):
     from intellagent.artifacts import Dialog
     from intellagent.llm.usage import Tally
 
-    dialogs = RunFolder(tmp_path).jsonl("dialogs.jsonl", Dialog)
+    dialogs = RunFolder(tmp_path).dialogs
     for dialog_id, usage in (("S001", {"user": Tally(calls=3), "chatbot": Tally(calls=4)}),
                              ("S002", {"user": Tally(calls=5), "critique": Tally(calls=1)})):
         dialogs.append(Dialog(id=dialog_id, event=dialog_id, status="pass", usage=usage))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from shop_run import ANSWERS, answer_for, report_run
 
-from intellagent.artifacts import Analysis, Dialog
+from intellagent.artifacts import Analysis
 
 
 def analyses(folder) -> dict[str, Analysis]:
-    return {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+    return {a.id: a for a in folder.analyses.load()}
 
 
 def about(dialog_id: str):
@@ -115,7 +115,7 @@ def test_a_lost_analysis_is_redone_alone_from_the_cache(config, reported, analys
 
 def test_a_changed_dialog_is_analysed_again(config, reported, analysis_script):
     _, folder = reported
-    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    dialogs = folder.dialogs
     changed = next(d for d in dialogs.load() if d.id == "S001").model_copy(update={"reason": "judged again"})
     dialogs.append(changed)
     asked = len(analysis_script.requests)
@@ -125,7 +125,7 @@ def test_a_changed_dialog_is_analysed_again(config, reported, analysis_script):
 
 
 def test_a_dialog_that_left_out_its_policies_is_asked_about_its_events_policies(config, run_folder, analysis_script):
-    dialogs = run_folder.jsonl("dialogs.jsonl", Dialog)
+    dialogs = run_folder.dialogs
     s002 = next(d for d in dialogs.load() if d.id == "S002")
     dialogs.append(s002.model_copy(update={"policies": [], "challenge": 0}))
     result = report_run(config, run_folder, analysis_script)
@@ -137,7 +137,7 @@ def test_a_dialog_that_left_out_its_policies_is_asked_about_its_events_policies(
 
 def test_a_dialog_replayed_with_other_timings_keeps_its_analysis(config, reported, analysis_script):
     _, folder = reported
-    dialogs = folder.jsonl("dialogs.jsonl", Dialog)
+    dialogs = folder.dialogs
     before = folder.path("analysis.jsonl").read_bytes()
     dialog = next(d for d in dialogs.load() if d.id == "S001")
     transcript = [message.model_copy(update={"at_s": message.at_s + 9.5}) for message in dialog.transcript]
@@ -149,7 +149,7 @@ def test_a_dialog_replayed_with_other_timings_keeps_its_analysis(config, reporte
 
 
 def test_a_dialog_whose_user_never_spoke_is_not_judged_and_keeps_its_reason(config, run_folder, analysis_script):
-    dialogs = run_folder.jsonl("dialogs.jsonl", Dialog)
+    dialogs = run_folder.dialogs
     s004 = next(d for d in dialogs.load() if d.id == "S004")
     reason = "the simulated user could not go on: it repeated the greeting"
     dialogs.append(s004.model_copy(update={"transcript": s004.transcript[:1], "reason": reason, "turns": 0}))

@@ -55,7 +55,7 @@ def test_a_run_that_judged_nothing_says_why_at_the_top(shop_report):
     report = result.report
     nothing = report.model_copy(update={"overall": report.overall.model_copy(
         update={"pass_rate": report.overall.pass_rate.of(0, 0)})})
-    analyses = {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+    analyses = {a.id: a for a in folder.analyses.load()}
     html = report_html(nothing, artifacts, analyses)
     assert "No dialog got a verdict" in html
     for dialog in artifacts.dialogs:

@@ -104,7 +104,7 @@ def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_re
 def test_the_html_report_draws_the_pass_k_curve_and_a_row_per_policy(shop_report, three_trials):
     result, folder = shop_report
     artifacts = load_artifacts(folder)
-    analyses = {a.id: a for a in folder.jsonl("analysis.jsonl", Analysis).load()}
+    analyses = {a.id: a for a in folder.analyses.load()}
     measured = result.report.model_copy(update={"trials": trial_figures(*three_trials)})
     html = report_html(measured, artifacts, analyses)
     assert html.count('aria-label="pass^k against k"') == 1 and "Each event was played 3 times" in html

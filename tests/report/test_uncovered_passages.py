@@ -7,7 +7,7 @@ import json
 
 from shop_run import report_run
 
-from intellagent.artifacts import Passage, PolicyCatalog
+from intellagent.artifacts import Passage
 from intellagent.reports.summary import summary_text
 
 MISSED = [Passage(first_line=5, last_line=5, text="- Ask for the order number and the customer's name first."),
@@ -15,8 +15,8 @@ MISSED = [Passage(first_line=5, last_line=5, text="- Ask for the order number an
 
 
 def with_passages(run_folder, uncovered: list[Passage]) -> None:
-    catalog = run_folder.load("policies.json", PolicyCatalog)
-    run_folder.save("policies.json", catalog.model_copy(update={"passages": 14, "uncovered": uncovered}))
+    catalog = run_folder.policies.require()
+    run_folder.policies.save(catalog.model_copy(update={"passages": 14, "uncovered": uncovered}))
 
 
 def test_the_passages_no_policy_came_from_are_in_the_summary_the_report_and_the_page(
