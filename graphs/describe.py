@@ -32,6 +32,7 @@ from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
+from intellagent.describe import Described
 from intellagent.describe.check_map import by_category, check_map, check_map_schema, checks_text
 from intellagent.describe.coverage import covering_schema, prompt_values, with_covering_rules, with_uncovered
 from intellagent.describe.evidence import checked_policies
@@ -115,6 +116,7 @@ class State(TypedDict, total=False):
     pending: list[tuple[Slot, int]]  # (slot, attempt index) to write in this round
     tasks: list[TauTask]  # τ-bench mode: the published tasks with no scenario yet
     wanted: int  # the scenarios the run asks for: samples, or the tasks played
+    scenarios: list[Scenario]  # every scenario of the run, in id order, once written
 
 
 class FlowTask(TypedDict):
@@ -466,7 +468,7 @@ def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     if valid < requested:
         log.warning("describe: %d of %d requested scenarios could be written (failures are in %s)",
                     valid, requested, RunFolder.scenarios.name)
-    return {}
+    return {"scenarios": written}
 
 
 # ── the stage ───────────────────────────────────────────────────────────────────────────────
@@ -519,15 +521,17 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     return graph.compile()
 
 
-async def run(ctx: RunContext) -> None:
-    """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed."""
+async def run(ctx: RunContext) -> Described:
+    """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed, and
+    return them."""
     context = Describe(ctx=ctx, scenarios=ctx.folder.scenarios)
     # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
     # than a dozen.
     limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
-    await build_graph().ainvoke(
+    final = await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},
         context=context,
         config={"max_concurrency": ctx.config.workers, "recursion_limit": limit, "run_name": "describe"},
     )
+    return Described(catalog=final["catalog"], graph=final["graph"], scenarios=final["scenarios"])

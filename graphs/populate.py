@@ -29,11 +29,9 @@ Each scenario is populated by the run's executor (`EventWork`: in this process, 
 from __future__ import annotations
 
 import operator
-import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypedDict
 
 from langchain_core.messages import BaseMessage
@@ -44,7 +42,6 @@ from langgraph.types import Send
 from intellagent.artifacts import Event, Scenario
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
-from intellagent.errors import UsageError
 from intellagent.files import JsonlFile
 from intellagent.llm import LLM
 from intellagent.populate import (
@@ -71,6 +68,7 @@ from intellagent.populate import (
     plan_model,
     user_rows,
 )
+from intellagent.populate.background import BACKGROUND, build_background
 from intellagent.populate.published import task_database, task_event
 from intellagent.prompt_files import render
 from intellagent.run_folder import RunFolder
@@ -79,7 +77,6 @@ from intellagent.stage import StageItems
 if TYPE_CHECKING:
     from intellagent.environment import Environment
 
-BACKGROUND = RunFolder.event_worlds.whole("_background")
 
 
 class EventState(TypedDict, total=False):
@@ -193,32 +190,6 @@ class EventWork:
     def writes(folder: RunFolder, scenario: Scenario) -> list[str]:
         """The event's stored world."""
         return [Shared.stored(scenario)]
-
-
-def build_background(ctx: RunContext) -> Path:
-    """The run's background world: built from the seed the first time, and every row checked.
-
-    The runner calls this before the first stage when populate is to run, so a domain whose own world
-    breaks its rules is refused before any LLM call is spent. New rows imitate the background's, so
-    it must be valid.
-
-    Raises:
-        UsageError: a row breaks a rule; the message names the table, the row and the rule.
-    """
-    path = ctx.folder.path(BACKGROUND)
-    if path.exists():
-        return path
-    env = ctx.environment
-    partial = path.with_name(path.name + ".partial")
-    env.create_database(partial, seed=ctx.config.seed)
-    with env.session(partial) as session:
-        broken = list(env.broken_rows(session))
-    if broken:
-        partial.unlink()
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        raise UsageError(f"environment.background: {broken[0]}{more}; fix the generator or the rule")
-    os.replace(partial, path)
-    return path
 
 
 def build_event_graph(shared: Shared) -> CompiledStateGraph:
@@ -367,8 +338,9 @@ def build_graph(folder: RunFolder, items: StageItems[Event], populate: ItemWork)
     return graph.compile()
 
 
-async def run(ctx: RunContext) -> None:
-    """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/."""
+async def run(ctx: RunContext) -> list[Event]:
+    """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/, and
+    return every event of the run."""
     scenarios = [s for s in ctx.folder.scenarios.require() if s.status == "ok"]
     artifact = ctx.folder.events
     recorded = artifact.finished()
@@ -384,7 +356,7 @@ async def run(ctx: RunContext) -> None:
             await build_graph(ctx.folder, items, populate).ainvoke(
                 {"scenarios": pending, "done": []},
                 config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
-    artifact.finalize()
+    return artifact.finalize()
 
 
 def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: JsonlFile[Event]) -> None:

@@ -171,11 +171,9 @@ def dispatch_analyses(state: ReportState) -> list[Send] | str:
     return [Send("analyse", DialogTask(dialog=dialog, items=state["items"])) for dialog in state["pending"]]
 
 
-async def run(ctx: RunContext) -> None:
-    """Analyse the run's dialogs, write its reports, and set `ctx.report` and `ctx.gate_failures`."""
+async def run(ctx: RunContext) -> Report:
+    """Analyse the run's dialogs, write its reports, and return the report (with the gate's verdict)."""
     async with ctx.executor.stage(ctx, AnalysisWork) as judge:
         final = await build_graph(ctx, judge).ainvoke(
             {}, config={"max_concurrency": ctx.config.workers, "run_name": "report"})
-    report: Report = final["report"]
-    ctx.report = report
-    ctx.gate_failures = list(report.gate.failures) if report.gate else []
+    return final["report"]

@@ -226,8 +226,9 @@ def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateSta
     return graph.compile()
 
 
-async def run(ctx: RunContext) -> None:
-    """Play every valid event's dialogs (one per trial) that are not recorded yet."""
+async def run(ctx: RunContext) -> list[Dialog]:
+    """Play every valid event's dialogs (one per trial) that are not recorded yet; return every dialog of the
+    run."""
     events = [event for event in ctx.folder.events.require() if event.status == "ok"]
     artifact = ctx.folder.dialogs
     done = artifact.finished()
@@ -247,7 +248,7 @@ async def run(ctx: RunContext) -> None:
                 SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
                 context=SimulateDeps(items=items, play=play),
             )
-    artifact.finalize()
+    return artifact.finalize()
 
 
 async def calibration_mutants(ctx: RunContext, events: list[Event]) -> list[PlayableMutant]:

@@ -14,31 +14,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import networkx as nx
-
-from intellagent.artifacts import STAGES, Dialog, Event, PolicyCatalog, Scenario
-from intellagent.artifacts.report import Report
+from intellagent.artifacts import STAGES, Dialog, Event, Report
 from intellagent.config import ConfigSource, apply_overrides, load_config, scenario_source
+from intellagent.describe import Described
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
-from intellagent.run_folder import RunFolder
+from intellagent.pipeline import DESCRIBE, POPULATE, REPORT, SIMULATE, Stage
 from intellagent.runner import RunResult, execute
 from intellagent.simulate.mutants import Mutant
 
 T = TypeVar("T")
-
-
-@dataclass
-class Described:
-    """What the describe stage produced: the policies, their graph and the scenarios."""
-
-    catalog: PolicyCatalog
-    graph: nx.Graph
-    scenarios: list[Scenario]
 
 
 async def arun(
@@ -116,8 +104,8 @@ async def afreeze(config: ConfigSource, *, output: str | Path, **options: Any) -
     Commit the folder (it is small: JSON, SQLite files and the LLM cache) and pass it as
     `scenarios_from` to every later evaluation.
     """
-    await arun(config, stages=("describe", "populate"), output=output, **options)
-    return _events(Path(output))
+    result = await arun(config, stages=(DESCRIBE.name, POPULATE.name), output=output, **options)
+    return made_by(result, POPULATE)
 
 
 def freeze(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
@@ -127,33 +115,36 @@ def freeze(config: ConfigSource, *, output: str | Path, **options: Any) -> list[
 
 def describe(config: ConfigSource, *, output: str | Path, **options: Any) -> Described:
     """Run the describe stage into `output`: policies, policy graph and scenarios."""
-    _stage("describe", config, output, options)
-    folder = RunFolder(Path(output))
-    return Described(catalog=folder.policies.require(), graph=folder.graph.require(), scenarios=folder.scenarios.load())
+    return _stage(DESCRIBE, config, output, options)
 
 
 def populate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Event]:
     """Run the populate stage on the scenarios in `output`; return the events (their worlds in events/)."""
-    _stage("populate", config, output, options)
-    return _events(Path(output))
+    return _stage(POPULATE, config, output, options)
 
 
 def simulate(config: ConfigSource, *, output: str | Path, **options: Any) -> list[Dialog]:
     """Run the simulate stage on the events in `output` (pass `chatbot=` to test an object); return dialogs."""
-    _stage("simulate", config, output, options)
-    return RunFolder(Path(output)).dialogs.load()
+    return _stage(SIMULATE, config, output, options)
 
 
 def report(config: ConfigSource, *, output: str | Path, **options: Any) -> Report:
     """Run the report stage on the dialogs in `output`; return the report."""
-    return _stage("report", config, output, options).report
+    return _stage(REPORT, config, output, options)
 
 
-def _stage(name: str, config: ConfigSource, output: str | Path, options: dict[str, Any]) -> RunResult:
-    return _without_loop(
-        lambda: arun(config, stages=(name,), output=output, **options),
-        instead=f'await intellagent.api.arun(config, stages=("{name}",), output=...)',
+def made_by(result: RunResult, stage: Stage[T]) -> T:
+    """What a stage of a run returned (see `Stage.run`)."""
+    made: T = result.made[stage.name]
+    return made
+
+
+def _stage(stage: Stage[T], config: ConfigSource, output: str | Path, options: dict[str, Any]) -> T:
+    result = _without_loop(
+        lambda: arun(config, stages=(stage.name,), output=output, **options),
+        instead=f'await intellagent.api.arun(config, stages=("{stage.name}",), output=...)',
     )
+    return made_by(result, stage)
 
 
 def _without_loop(call: Callable[[], Coroutine[Any, Any, T]], *, instead: str) -> T:
@@ -169,7 +160,3 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _events(folder: Path) -> list[Event]:
-    return RunFolder(folder).events.load()

@@ -89,8 +89,6 @@ class RunContext:
             graph or an adapter); None means the config's `chatbot:` decides.
         mutants: calibration mutants given through the Python API, by name (`simulate.mutants.Mutant`).
         executor: where the stages' items run (see `intellagent.executors`).
-        report: set by the report stage: the report of the run.
-        gate_failures: set by the report stage: why the quality gate failed (empty if it passed).
     """
 
     config: Config
@@ -102,8 +100,6 @@ class RunContext:
     chatbot: Any = None
     mutants: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
-    report: Any = None
-    gate_failures: list[str] = field(default_factory=list)
 
     @cached_property
     def environment(self) -> Environment:

@@ -18,17 +18,16 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Generic, Literal, Self, TypeVar, overload
+from typing import Any, Generic, Self, TypeVar, overload
 
 import networkx as nx
 from pydantic import BaseModel, ValidationError
 
+from intellagent.artifacts.run_info import StageName
 from intellagent.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
 F = TypeVar("F")
-
-StageName = Literal["describe", "populate", "simulate", "report"]
 
 DELTA_SUFFIX = ".delta.json"
 """How a stored world's file ends: its rows over the world it starts from (see `environment.worlds`)."""
@@ -87,6 +86,10 @@ class Artifact(Generic[F]):
     def on(self, root: Path) -> F:
         """The file of the run folder at `root`."""
         raise NotImplementedError
+
+    def of(self, folder: object) -> F:
+        """The file on a run folder: the folder's own accessor (`folder.<attribute>`)."""
+        return self.__get__(folder, type(folder))
 
     def missing(self, path: Path) -> UsageError:
         """The one-line error of a stage whose input this is, when it is not there."""

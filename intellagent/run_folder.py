@@ -23,7 +23,8 @@ from intellagent.artifacts import (
     RunInfo,
     Scenario,
 )
-from intellagent.files import Artifact, Graph, Json, Jsonl, StageName, Text, Worlds
+from intellagent.artifacts.run_info import StageName
+from intellagent.files import Artifact, Graph, Json, Jsonl, Text, Worlds
 
 
 class RunFolder:

@@ -1,4 +1,5 @@
-"""The runner: prepares the run folder, runs the stages in order, and keeps run.json up to date.
+"""The runner: prepares the run folder, runs the pipeline's stages in order (`intellagent.pipeline`), keeps
+run.json up to date, and ends with the exit code the last stage's report decides.
 
 A run folder is resumed by default: each stage reads what is already there and does only what is
 missing. A folder that holds a run of different settings is refused rather than mixed.
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import importlib.metadata
 import json
 import os
@@ -20,19 +20,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
-from intellagent.artifacts import STAGES, RunInfo, StageInfo
+from intellagent.artifacts import STAGES, Report, RunInfo, StageInfo
 from intellagent.config import Config
 from intellagent.context import RunContext
-from intellagent.describe.tasks import published_tasks
 from intellagent.errors import RunAborted, UsageError
 from intellagent.executors import executor_for
-from intellagent.files import Jsonl, write_atomic
+from intellagent.files import write_atomic
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
+from intellagent.pipeline import PIPELINE, REPORT, Stage
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 
@@ -43,19 +43,26 @@ RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibra
 # Held while a run works in its folder (see `_exclusive`).
 LOCK_FILE = ".intellagent.lock"
 
+T = TypeVar("T")
+
 PACKAGES = ("langgraph", "langchain-core", "langchain-openai", "openai", "networkx", "faker", "sqlmodel",
             "pydantic", "xllamacpp")
 
 
 @dataclass
 class RunResult:
-    """How a run ended: its folder, run.json, exit code and (once reported) its report."""
+    """How a run ended: its folder, run.json, exit code and (once reported) its report.
+
+    Attributes:
+        made: what each stage that ran returned, by its name (see `Stage.run`).
+    """
 
     folder: Path
     info: RunInfo
     exit_code: int
-    report: Any = None
+    report: Report | None = None
     gate_failures: list[str] = field(default_factory=list)
+    made: dict[str, Any] = field(default_factory=dict)
 
 
 def now() -> str:
@@ -96,7 +103,11 @@ async def execute(
     unknown = set(stages) - set(STAGES)
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
-    _check_inputs(config, stages, chatbot=chatbot)
+    chosen = [stage for stage in PIPELINE if stage.name in stages]
+    # Inputs a later stage would find wrong fail now, before any call: an hour of describe and populate must
+    # not end on a typo.
+    for check in dict.fromkeys(stage.check for stage in chosen if stage.check is not None):  # each check once
+        check(config, chatbot)
     executor = executor_for(config.executor, workers=config.workers)
     folder = RunFolder(output or Path("results") / (config.name or "run"))
     if scenarios_from is not None and Path(scenarios_from).resolve() == folder.root.resolve():
@@ -122,15 +133,14 @@ async def execute(
                 debug=debug,
                 executor=executor,
             )
+            made: dict[str, Any] = {}
             try:
-                if "populate" in stages:  # built before any call: a domain that cannot build its world costs none
-                    if config.tau.active:  # τ-bench's tasks bring their own world
-                        importlib.import_module("intellagent.populate.published").task_database(ctx)
-                    else:
-                        importlib.import_module("intellagent.graphs.populate").build_background(ctx)
+                for stage in chosen:
+                    if stage.prepare is not None:
+                        stage.prepare(ctx)
                 async with executor.running(ctx):
-                    for name in (stage for stage in STAGES if stage in stages):
-                        await _run_stage(ctx, info, name)
+                    for stage in chosen:
+                        made[stage.name] = await _run_stage(ctx, info, stage)
             except RunAborted as error:
                 _finish(folder, info, usage, status="aborted", error=str(error))
                 # CI reads junit.xml whatever the exit code: an aborted run must not leave a green one behind.
@@ -146,15 +156,11 @@ async def execute(
                 raise
             finally:
                 cache.close()
-        status = "gate_failed" if ctx.gate_failures else "done"
-        _finish(folder, info, usage, status=status)
-        return RunResult(
-            folder=folder.root,
-            info=info,
-            exit_code=1 if ctx.gate_failures else 0,
-            report=ctx.report,
-            gate_failures=ctx.gate_failures,
-        )
+        report: Report | None = made.get(REPORT.name)
+        failures = list(report.gate.failures) if report is not None and report.gate is not None else []
+        _finish(folder, info, usage, status="gate_failed" if failures else "done")
+        return RunResult(folder=folder.root, info=info, exit_code=1 if failures else 0, report=report,
+                         gate_failures=failures, made=made)
 
 
 def run(config: Config, **options: Any) -> RunResult:
@@ -162,49 +168,34 @@ def run(config: Config, **options: Any) -> RunResult:
     return asyncio.run(execute(config, **options))
 
 
-async def _run_stage(ctx: RunContext, info: RunInfo, name: str) -> None:
-    module = importlib.import_module(f"intellagent.graphs.{name}")
-    previous = info.stages.get(name)
+async def _run_stage(ctx: RunContext, info: RunInfo, stage: Stage[T]) -> T:
+    """Run one stage, keeping its record in run.json: when it ran, how it ended, and what its records hold."""
+    previous = info.stages.get(stage.name)
     earlier = 0.0
     if previous is not None:  # a stage killed before it stopped has no end: its last run is not counted
         earlier = previous.total_s(datetime.now(UTC)) if previous.finished_at else previous.earlier_s
-    stage = info.stages[name] = StageInfo(started_at=now(), earlier_s=earlier)
-    records = next(entry for entry in RunFolder.made_by(name) if isinstance(entry, Jsonl)).on(ctx.folder.root)
-    stage.skipped = len(records.statuses())
+    record = info.stages[stage.name] = StageInfo(started_at=now(), earlier_s=earlier)
+    records = stage.records.of(ctx.folder)
+    record.skipped = len(records.statuses())
     _save(ctx.folder, info, ctx.usage)
     try:
-        await module.run(ctx)
+        made = await stage.run(ctx)
     except RunAborted:
-        stage.status = "aborted"
+        record.status = "aborted"
         raise
     except (KeyboardInterrupt, asyncio.CancelledError):
-        stage.status = "interrupted"
+        record.status = "interrupted"
         raise
     except BaseException:
-        stage.status = "failed"
+        record.status = "failed"
         raise
     finally:
-        stage.finished_at = now()
+        record.finished_at = now()
         statuses = records.statuses()
-        stage.items, stage.errors = len(statuses), statuses.count("error")
-    stage.status = "done"
+        record.items, record.errors = len(statuses), statuses.count("error")
+    record.status = "done"
     _save(ctx.folder, info, ctx.usage)
-
-
-def _check_inputs(config: Config, stages: tuple[str, ...], *, chatbot: Any) -> None:
-    """Fail now, before any LLM call, on inputs a later stage would find wrong: a baseline with no report, a
-    chatbot target that does not import (an hour of describe and populate must not end on a typo), a τ-bench
-    task set without its task list."""
-    if config.tau.active and {"describe", "populate"} & set(stages):
-        published_tasks(config.tau)
-    if "report" in stages and config.report.baseline is not None:
-        from intellagent.reports.baseline import load_baseline  # the reports import this module
-
-        load_baseline(config.report.baseline)
-    if "simulate" in stages and chatbot is None and config.chatbot.type in ("python", "langgraph"):
-        from intellagent.chatbots.selection import import_target
-
-        import_target(config.chatbot.target or "")
+    return made
 
 
 @contextmanager

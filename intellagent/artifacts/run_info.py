@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from intellagent.artifacts.usage import UsageReport
 
-STAGES = ("describe", "populate", "simulate", "report")
-"""The pipeline's stages, in the order they run."""
+StageName = Literal["describe", "populate", "simulate", "report"]
+
+STAGES: tuple[StageName, ...] = get_args(StageName)
+"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does)."""
 
 RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]
 

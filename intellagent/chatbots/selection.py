@@ -14,7 +14,7 @@ from intellagent.chatbots.llm_agent import LLMAgent
 from intellagent.chatbots.openai_chat import OpenAIChatbot
 from intellagent.chatbots.protocol import Chatbot
 from intellagent.chatbots.python_callable import PythonChatbot, parameters
-from intellagent.config import ChatbotConfig
+from intellagent.config import ChatbotConfig, Config
 from intellagent.errors import UsageError
 from intellagent.imports import import_user_module
 from intellagent.llm import LLM, ModelSpec
@@ -35,6 +35,17 @@ def select_chatbot(ctx: RunContext) -> Chatbot:
     if ctx.chatbot is not None:
         return adapt(ctx.chatbot)
     return configured_chatbot(ctx, ctx.config.chatbot)
+
+
+def check_chatbot(config: Config, chatbot: Any) -> None:
+    """Before the run starts: a chatbot target that does not import fails now, not after an hour of describe
+    and populate (a chatbot object given through the API replaces the config's).
+
+    Raises:
+        UsageError: the target is malformed, or its module or attribute cannot be imported.
+    """
+    if chatbot is None and config.chatbot.type in ("python", "langgraph"):
+        import_target(config.chatbot.target or "")
 
 
 def configured_chatbot(ctx: RunContext, config: ChatbotConfig, *, where: str = "chatbot") -> Chatbot:

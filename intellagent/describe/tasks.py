@@ -8,16 +8,22 @@ policies cannot be named is judged on every policy (and graded as τ-bench grade
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from intellagent.artifacts import PolicyCatalog, Scenario
-from intellagent.config import TauConfig
+from intellagent.config import Config, TauConfig
 from intellagent.tau.tasks import TASKS_FILE, TauTask, read_tau_tasks, select_tasks, task_id
 
 # The most policies one task is said to test: about what a sampled scenario tests at the top of its range.
 MAX_POLICIES = 6
+
+
+def check_task_set(config: Config, chatbot: Any = None) -> None:
+    """Before the run starts: a τ-bench task set whose task list cannot be read fails now, before any call."""
+    if config.tau.active:
+        published_tasks(config.tau)
 
 
 def published_tasks(settings: TauConfig) -> list[TauTask]:

@@ -9,11 +9,23 @@ that chance explains poorly fails the gate.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from intellagent.artifacts.report import BaselineComparison, PolicyChange, PolicyResult, Report
+from intellagent.config import Config
 from intellagent.errors import UsageError
 from intellagent.reports.stats import fisher_worse
 from intellagent.run_folder import RunFolder
+
+
+def check_baseline(config: Config, chatbot: Any = None) -> None:
+    """Before the run starts: a `--baseline` with no report fails now, not after the dialogs were played.
+
+    Raises:
+        UsageError: the baseline folder holds no report.
+    """
+    if config.report.baseline is not None:
+        load_baseline(config.report.baseline)
 
 
 def load_baseline(folder: Path) -> Report:

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from intellagent.artifacts.report import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.text import counted, one_line, percent
 from intellagent.run_folder import RunFolder
 
-if TYPE_CHECKING:
-    from intellagent.runner import RunResult
-
 WORST = 5
 
 
-def summary_text(result: RunResult) -> str:
+class Reported(Protocol):
+    """A run that ended with a report, as the summary reads it (the runner's `RunResult` is one)."""
+
+    @property
+    def folder(self) -> Path: ...
+
+    @property
+    def report(self) -> Report | None: ...
+
+
+def summary_text(result: Reported) -> str:
     """The end-of-run summary of a reported run (`result.report` is set)."""
-    report: Report = result.report
+    report = result.report
+    assert report is not None
     overall, coverage = report.overall, report.coverage
     rate = overall.pass_rate
     if rate.rate is None:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 import intellagent
-from intellagent.artifacts import RunInfo
 from intellagent.artifacts.report import Report
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
@@ -48,7 +47,7 @@ def store_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
 
 def test_the_run_ends_with_a_report_of_the_dialogs_it_played(store_run: tuple[Report, Path]) -> None:
     report, folder = store_run
-    info = RunFolder(folder).load("run.json", RunInfo)
+    info = RunFolder(folder).run_info.load()
     dialogs = RunFolder(folder).dialogs.load()
 
     assert info is not None and info.status in ("done", "gate_failed")

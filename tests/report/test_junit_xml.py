@@ -10,6 +10,7 @@ import pytest
 
 from intellagent.config import ReportConfig
 from intellagent.errors import RunAborted
+from intellagent.pipeline import DESCRIBE
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.junit import junit_xml
 from intellagent.runner import execute
@@ -60,7 +61,7 @@ def test_an_aborted_run_writes_the_abort_as_an_error(config, tmp_path, monkeypat
     async def abort(ctx):
         raise RunAborted("budget exhausted")
 
-    monkeypatch.setattr("intellagent.graphs.describe.run", abort)
+    monkeypatch.setattr(DESCRIBE, "run", abort)
     with pytest.raises(RunAborted):
         asyncio.run(execute(config, output=tmp_path / "run", stages=("describe",), progress=False))
     root = ET.parse(tmp_path / "run" / "junit.xml").getroot()

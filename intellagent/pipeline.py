@@ -1,0 +1,69 @@
+"""The pipeline: its stages in order, each with the work it runs, the artifacts it writes, and what it
+checks or builds before the run spends its first call.
+
+    describe ─► populate ─► simulate ─► report
+
+A stage's `run` reads the artifacts of the stages before it from the run folder, writes its own (its
+entries of the run folder's catalogue, `RunFolder.made_by`) and returns what it made: the runner
+records each stage in run.json and reads the quality gate from the report the last one returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from intellagent.artifacts import Dialog, Event, Report
+from intellagent.artifacts.run_info import StageName
+from intellagent.chatbots.selection import check_chatbot
+from intellagent.config import Config
+from intellagent.context import RunContext
+from intellagent.describe import Described
+from intellagent.describe.tasks import check_task_set
+from intellagent.files import Artifact, Jsonl
+from intellagent.graphs import describe, populate, report, simulate
+from intellagent.populate.background import prepare as prepare_background
+from intellagent.reports.baseline import check_baseline
+from intellagent.run_folder import RunFolder
+
+T = TypeVar("T")
+
+
+@dataclass
+class Stage(Generic[T]):
+    """One stage of the pipeline.
+
+    Attributes:
+        name: how the command line and run.json name it.
+        run: does the stage's work on a run, resuming after what an earlier invocation finished, and
+            returns what it made (all of it, the earlier invocations' part too).
+        writes: the artifacts it makes, in the catalogue's order.
+        check: what it can find wrong in the settings before the run starts, as a `UsageError` (a
+            baseline with no report, a chatbot target that does not import, a τ-bench task set without its
+            task list), given the config and the chatbot object of the Python API, if any; a check two
+            stages share is made once.
+        prepare: what it builds and checks once the run folder is ready, before any stage spends a call
+            (populate's background world, which a domain may get wrong).
+    """
+
+    name: StageName
+    run: Callable[[RunContext], Awaitable[T]]
+    writes: tuple[Artifact[Any], ...]
+    check: Callable[[Config, Any], None] | None = None
+    prepare: Callable[[RunContext], None] | None = None
+
+    @property
+    def records(self) -> Jsonl[Any]:
+        """The file it appends its items to, one record per item, each with a `status`."""
+        return next(entry for entry in self.writes if isinstance(entry, Jsonl))
+
+
+DESCRIBE: Stage[Described] = Stage("describe", describe.run, RunFolder.made_by("describe"), check=check_task_set)
+POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by("populate"), check=check_task_set,
+                                     prepare=prepare_background)
+SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
+REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
+
+PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, REPORT)
+"""The stages, in the order they run."""
