@@ -26,12 +26,13 @@ class StageItems(Generic[M]):
     """Runs a stage's items one by one (callers add concurrency), appending each result when done.
 
     Args:
-        total: the items this invocation does.
+        total: the items this invocation does; 0 until they are known (see `expect`): the stage's bar is drawn
+            once it has an item to do.
         done: the stage's items an earlier invocation finished: the abort rule counts failures among all
             of the stage's items, so a resumed run decides as an uninterrupted one would.
     """
 
-    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlFile[M], total: int, done: int = 0) -> None:
+    def __init__(self, ctx: RunContext, *, stage: str, artifact: JsonlFile[M], total: int = 0, done: int = 0) -> None:
         self.ctx = ctx
         self.stage = stage
         self.artifact = artifact
@@ -40,6 +41,16 @@ class StageItems(Generic[M]):
         self.progress = ctx.progress.stage(stage, total)
         self.errors = 0
         self.last_error = ""
+
+    def expect(self, total: int, *, done: int = 0) -> None:
+        """The items this invocation does, once known, and those an earlier invocation finished."""
+        self.total, self.done = total, done
+        self.progress.set_total(total)
+
+    def expect_more(self, more: int) -> None:
+        """More items to do than expected (a failed scenario's sample redrawn, say)."""
+        self.total += more
+        self.progress.set_total(self.total)
 
     async def run(self, work: Callable[[], Awaitable[M]], *, failed: Callable[[str], M]) -> M:
         """Do one item and record its result; a failure becomes `failed(reason)`, recorded too.

@@ -1,0 +1,77 @@
+"""The report stage's items: each dialog of the run judged, and which dialogs need it.
+
+A dialog's analysis is kept from an earlier invocation while the dialog is unchanged (its digest) and the
+analysis did not fail; a dialog with nothing to judge (`judgeable`) is recorded under its own status at
+no call. Each analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray
+worker, see `intellagent.executors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import ClassVar
+
+from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
+from intellagent.context import RunContext
+from intellagent.files import JsonlFile
+from intellagent.llm import AnswerInvalid
+from intellagent.reports.analysis import analyse, dialog_digest, judgeable, unrated
+from intellagent.reports.verdicts import combine
+from intellagent.run_folder import RunFolder
+
+
+@dataclass
+class AnalysisWork:
+    """Analysing dialogs, as any executor runs them (see `intellagent.executors`): the judge and the policies it
+    judges by, read once per process."""
+
+    ctx: RunContext
+    catalog: PolicyCatalog | None
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name,)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[AnalysisWork]:
+        """The work of the stage (without policies, the stage stops with the reason before any dialog)."""
+        yield cls(ctx=ctx, catalog=ctx.folder.policies.load())
+
+    async def do(self, dialog: Dialog) -> Analysis:
+        """The dialog's analysis: the judge's verdicts combined with the checks' findings."""
+        assert self.catalog is not None
+        try:
+            judged = await analyse(self.ctx.llms["analysis"], dialog, self.catalog)
+        except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
+            return combine(dialog, self.catalog, None, judge_error=str(error))
+        return combine(dialog, self.catalog, judged)
+
+    @staticmethod
+    def reads(folder: RunFolder, dialog: Dialog) -> list[str]:
+        """Nothing besides the policies."""
+        return []
+
+    @staticmethod
+    def writes(folder: RunFolder, dialog: Dialog) -> list[str]:
+        """Nothing: the analysis is the item."""
+        return []
+
+
+def to_judge(dialogs: list[Dialog], analyses: JsonlFile[Analysis]) -> tuple[list[Analysis], list[Dialog]]:
+    """The analyses the run keeps, and the dialogs to judge now.
+
+    An earlier invocation's analysis of an unchanged dialog is kept; a dialog with nothing to judge gets its
+    record now, appended to `analyses`, at no call.
+    """
+    earlier = analyses.finished()
+    kept, pending = [], []
+    for dialog in dialogs:
+        done = earlier.get(dialog.id)
+        if done is not None and done.source == dialog_digest(dialog):
+            kept.append(done)
+        elif judgeable(dialog):
+            pending.append(dialog)
+        else:
+            kept.append(unrated(dialog))
+            analyses.append(kept[-1])
+    return kept, pending
