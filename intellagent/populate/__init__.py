@@ -1,9 +1,11 @@
 """Domain-agnostic parts of the populate stage: from a symbolic plan to valid rows in an event's database.
 
-`tables` reads the schema; `row_models` builds the answer schemas; `plan` and `symbols` hold the
-symbolic plan and its values; `references`, `shapes` and `faker_fill` complete the rows; `rows`
-assembles them; `insert` validates and inserts them, in an attempt on the `scratch` copy of the
-background world; `final` makes the scenario concrete.
+`background` builds and checks the world every event starts from; `event` holds the steps of one
+event, which the event graph (`graphs.populate`) wires together. `tables` reads the schema;
+`row_models` builds the answer schemas; `plan` and `symbols` hold the symbolic plan and its values;
+`references`, `shapes` and `faker_fill` complete the rows; `rows` assembles them; `insert` validates
+and inserts them, in an attempt on the `scratch` copy of the background world; `final` makes the
+scenario concrete.
 """
 
 from intellagent.populate.final import final_texts, user_rows

@@ -1,0 +1,181 @@
+"""One scenario on its way to an event: what the steps of the event graph (`graphs.populate`) share, and
+the work of each step.
+
+The model contributes only the scenario's facts: the plan's rows as symbols, the constraints the policy
+puts on them, their governed values, and repairs of the values a validator rejected. Keys, references
+and every value no rule is about come from the framework (`rows.assemble`), so whatever the model
+answers, the checked event is a valid world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from langchain_core.messages import BaseMessage
+
+from intellagent.artifacts import Event, Scenario
+from intellagent.context import RunContext
+from intellagent.environment import worlds
+from intellagent.llm import LLM
+from intellagent.populate.background import BACKGROUND, build_background
+from intellagent.populate.final import final_texts, user_rows
+from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
+from intellagent.populate.plan import Constraints, Plan
+from intellagent.populate.row_models import ValuesSchema, constraints_model, plan_model
+from intellagent.populate.rows import AssembledRow, Assignment, assemble
+from intellagent.populate.scratch import ScratchWorld
+from intellagent.populate.tables import Tables
+from intellagent.populate.world import (
+    BackgroundWorld,
+    describe_counts,
+    describe_samples,
+    describe_tables,
+    example_names,
+)
+from intellagent.prompt_files import render
+from intellagent.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+
+@dataclass
+class EventDeps:
+    """What every event of a run shares (the event graph's runtime context): the domain, the background world,
+    its copy rows are tried in, and the model."""
+
+    ctx: RunContext
+    env: Environment
+    tables: Tables
+    world: BackgroundWorld
+    scratch: ScratchWorld
+    world_prompt: str
+    samples: str
+    llm: LLM
+    lean: bool
+
+    @classmethod
+    @contextmanager
+    def open(cls, ctx: RunContext) -> Iterator[EventDeps]:
+        """Read the run's background world (built and checked once, see `background`), and open the process's
+        scratch copy of it, removed on exit."""
+        env = ctx.environment
+        tables = Tables(env.tables)
+        background = build_background(ctx)
+        world = BackgroundWorld.load(env, background, tables)
+        prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
+                        counts=describe_counts(world))
+        samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
+        llm = ctx.llms["populate"]
+        setting = ctx.config.populate.lean
+        # On the embedded model the rewritten texts and the constraints and values steps were most of
+        # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
+        # and the rules restated the plan's symbols ("user_id: U1").
+        lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
+        with ScratchWorld.open(background) as scratch:
+            yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
+                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean)
+
+    def messages(self, step: str, **values: Any) -> list[BaseMessage]:
+        """A step's prompt, after the shared description of the world."""
+        return render(f"populate/{step}", world=self.world_prompt, **values)
+
+    @staticmethod
+    def stored(scenario: Scenario) -> str:
+        """Where the event's world is stored, relative to the run: its rows over the background world."""
+        return RunFolder.event_worlds.stored(scenario.id)
+
+    def seed(self, scenario: Scenario) -> str:
+        """The seed of every random choice for this event."""
+        return f"{self.ctx.config.seed}:{scenario.id}"
+
+
+async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
+    """The scenario's entities and rows, as symbols (and, unless lean, its texts with them)."""
+    messages = deps.messages("plan", description=scenario.description,
+                             expected_behaviour=scenario.expected_behaviour, **example_names(deps.tables))
+    answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
+    return Plan.from_answer(answer, deps.tables, deps.world)
+
+
+async def constrained(deps: EventDeps, plan: Plan) -> Constraints:
+    """The rules the policy puts on the plan's values, for the outcome the scenario expects."""
+    schema = constraints_model(tuple((row.label, row.table) for row in plan.rows), deps.tables)
+    answer = await deps.llm.answer(deps.messages("constraints", plan=plan.describe()), schema,
+                                   step="populate/constraints")
+    return Constraints.from_answer(answer, plan)
+
+
+async def assigned(deps: EventDeps, plan: Plan, constraints: Constraints) -> Assignment:
+    """The values the rules are about, from the model; none asked when no rule fixes a value (all generated)."""
+    asked = plan.asked_values(deps.tables, constraints)
+    assignment = Assignment()
+    if asked.empty:
+        return assignment
+    messages = deps.messages("values", plan=plan.describe(), constraints=constraints.describe_rules(),
+                             details=constraints.describe_details(), samples=deps.samples)
+    answer = await deps.llm.answer(messages, ValuesSchema(deps.tables, asked.rows, asked.symbols, name="RowValues"),
+                                   step="populate/values")
+    assignment.update(answer, labels=plan.labels)
+    return assignment
+
+
+async def repaired(deps: EventDeps, plan: Plan, constraints: Constraints, assignment: Assignment,
+                   rows: list[AssembledRow], rejections: list[Rejection]) -> bool:
+    """The rejected rows' governed values asked again, in `assignment`; whether the answer changed any."""
+    labels = [rejection.label for rejection in rejections]
+    asked = plan.asked_repairs(deps.tables, labels, constraints)
+    messages = deps.messages("repair", plan=plan.describe(), constraints=constraints.describe_rules(),
+                             rejected=describe_rejected(rows, rejections), samples=deps.samples)
+    answer = await deps.llm.answer(messages, ValuesSchema(deps.tables, asked.rows, asked.symbols, name="RowRepairs"),
+                                   step="populate/repair")
+    return assignment.update(answer, labels=plan.labels, empty_clears=True)
+
+
+class Checked(NamedTuple):
+    """An attempt at the event's rows: the rows, those a rule rejected, and the event once none was."""
+
+    rows: list[AssembledRow]
+    rejections: list[Rejection]
+    event: Event | None
+
+
+def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignment, constraints: Constraints,
+            *, repairs: int, dropped: list[str]) -> Checked:
+    """Assemble the rows, then validate and insert them into the background world's scratch copy; with no row
+    rejected, the event's world is stored as its difference from the background, and the event made."""
+    assembly = assemble(plan, assignment, tables=deps.tables, world=deps.world, seed=deps.seed(scenario))
+    with deps.scratch.attempt() as session:
+        inserted, rejections = insert_rows(deps.env, deps.tables, session, assembly.rows)
+        if rejections:
+            return Checked(assembly.rows, rejections, None)
+        known = user_rows(inserted)  # read before the attempt's rollback expires the rows
+        found = deps.scratch.changes(tables={row.table for row in assembly.rows})
+    background = deps.ctx.folder.path(BACKGROUND)
+    worlds.save_delta(deps.ctx.folder.path(deps.stored(scenario)), base=background, found=found)
+    description, expected = final_texts(scenario, plan, constraints, assembly.symbols)
+    event = Event(
+        id=scenario.id,
+        policies=scenario.policies,
+        challenge=scenario.challenge,
+        scenario=description,
+        expected_behaviour=expected,
+        symbols=assembly.symbols.as_text(),
+        user_rows=known,
+        database=deps.stored(scenario),
+        digest=worlds.digest(found, background),
+        repairs=repairs,
+        dropped=[*dropped, *assembly.dropped],
+    )
+    return Checked(assembly.rows, [], event)
+
+
+def failed_event(folder: RunFolder, scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:
+    """The record of a scenario whose event could not be made; what the attempt left in the run folder (its
+    stored world) is removed."""
+    folder.path(EventDeps.stored(scenario)).unlink(missing_ok=True)
+    return Event(id=scenario.id, status="error", error=reason, policies=scenario.policies,
+                 challenge=scenario.challenge, repairs=repairs)
