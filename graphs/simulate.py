@@ -36,7 +36,7 @@ from intellagent.environment import Environment, worlds
 from intellagent.llm import Usage
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.accounting import counted
-from intellagent.simulate.databases import DialogWorlds, stored_name
+from intellagent.simulate.databases import DialogFiles, stored_name
 from intellagent.simulate.mutants import PlayableMutant, mutant_dialog_id, mutant_events, prepare_mutants
 from intellagent.simulate.published import graded
 from intellagent.simulate.seeds import dialog_model
@@ -151,10 +151,10 @@ async def simulate_event(
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
     """
     played_id = dialog_id(event.id, trial, mutant)
-    worlds_of = DialogWorlds.of(ctx, event, played_id) if event.database is not None else None
+    files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
     environment = ctx.environment
-    path = worlds_of.played if worlds_of else None
+    path = files.played if files else None
     world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
     try:
         with ExitStack() as hosted:
@@ -177,16 +177,16 @@ async def simulate_event(
             played = await run_dialog(deps)
         # Reading a world back (its changes, the checks, a τ-bench grade) takes seconds on a large one: off
         # the loop, so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, worlds_of)
+        settled = await asyncio.to_thread(settle, environment, event, played, files)
     finally:
-        if worlds_of:
-            worlds_of.clear()
+        if files:
+            files.clear()
     return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
                                       "usage": usage.report().roles,
-                                      "database": worlds_of.name if worlds_of else None})
+                                      "database": files.name if files else None})
 
 
-def settle(environment: Environment, event: Event, played: Dialog, files: DialogWorlds | None) -> Dialog:
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None) -> Dialog:
     """A played dialog with its world stored and digested, the deterministic checks' findings, and, for a
     τ-bench task, its grade."""
     if files is None:

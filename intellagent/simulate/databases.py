@@ -12,7 +12,7 @@ from intellagent.run_folder import RunFolder
 
 
 @dataclass(frozen=True)
-class DialogWorlds:
+class DialogFiles:
     """The files of one dialog's world: the event's world it starts from, the complete database it is
     played on, and where what it changed is stored.
 
@@ -31,7 +31,7 @@ class DialogWorlds:
     name: str
 
     @classmethod
-    def of(cls, ctx: RunContext, event: Event, played_id: str) -> DialogWorlds:
+    def of(cls, ctx: RunContext, event: Event, played_id: str) -> DialogFiles:
         """The dialog's files, its database made from the event's world (an earlier attempt's replaced).
 
         Raises:
