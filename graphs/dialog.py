@@ -1,20 +1,21 @@
 """One dialog: the simulated user, the chatbot under test and the critique, as a LangGraph state machine.
 
-    START → chatbot ──route_after_chatbot──→ user | END (max turns: incomplete)
+    START → chatbot ──route_after_chatbot──→ user | END (max turns: incomplete; the user's ending)
     user ──route_after_user──→ chatbot (continue) | critique (stop) | accept (stop, send-backs used up)
+                               | END (the user's ending)
     critique ──route_after_critique──→ accept (verdict confirmed) | user (sent back with feedback)
     accept → END (pass or fail)
 
 The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
-the chatbot. A stop goes to the critique, which reads the whole policy and every tool call, and may
-send the dialog back to the user with feedback, `max_critiques` times. An exception in any node ends
-the dialog with status `error` and keeps the transcript so far, except the simulator's own failures:
-a user that cannot write a usable turn (it keeps echoing the agent, say) ends the dialog `incomplete`,
-so what the chatbot did is still judged, and a critique that cannot answer leaves the verdict unchecked.
-
-A τ-bench task's user follows τ-bench's conventions instead: it has only the task's private
-instruction, asks for no critique and gives no verdict; it ends the conversation with a stop token,
-and the simulate stage grades the dialog by the task's gold actions.
+the chatbot. What the user is told, how it answers and what its stop means is its role's
+(`simulate.users`, chosen per event by `intellagent.modes`): a sampled scenario's user stops with a
+verdict, which goes to the critique; the critique reads the whole policy and every tool call, and may
+send the dialog back to the user with feedback, `max_critiques` times. τ-bench's user instead ends the
+conversation with a stop token, and a chatbot's transfer to a human ends it too; the dialog is then
+graded by the task's gold actions. An exception in any node ends the dialog with status `error` and
+keeps the transcript so far, except the simulator's own failures: a user that cannot write a usable
+turn (it keeps echoing the agent, say) ends the dialog `incomplete`, so what the chatbot did is still
+judged, and a critique that cannot answer leaves the verdict unchecked.
 """
 
 from __future__ import annotations
@@ -22,54 +23,28 @@ from __future__ import annotations
 import functools
 import logging
 import operator
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypedDict
+from typing import Annotated, Protocol, TypedDict
 
-from langchain_core.messages import BaseMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from intellagent.artifacts import CritiqueExchange, Dialog, DialogStatus, Event, Message, ToolCall
-from intellagent.chatbots import ChatbotConversation, ChatbotError, ChatbotReply, DialogWorld
+from intellagent.artifacts import CritiqueExchange, Dialog, Message
+from intellagent.chatbots import ChatbotError, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
-from intellagent.llm import LLM, AnswerInvalid
-from intellagent.prompt_files import render
-from intellagent.simulate.transcript import agent_line, known_rows, public_messages, transcript_text, user_line
-from intellagent.simulate.turns import (
-    STOP_TOKEN,
-    BriefFinalUserTurn,
-    BriefUserTurn,
-    Critique,
-    FinalUserTurn,
-    TaskUserTurn,
-    UserTurn,
-    redraft_reason,
-)
+from intellagent.llm import AnswerInvalid
+from intellagent.simulate.critique import checked_verdict, exchange
+from intellagent.simulate.setting import DialogDeps
+from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
+from intellagent.simulate.turns import redraft_reason
+from intellagent.simulate.users import Outcome, Stop, Update, note
 
 log = logging.getLogger("intellagent")
 
 # Times a user message that repeats the agent or the user is drafted again before the dialog ends.
 REDRAFTS = 2
-
-
-class Stop(NamedTuple):
-    """A user's verdict, waiting for the critique."""
-
-    turn: int
-    verdict: Literal["success", "failure"]
-    reason: str
-    thought: str
-
-
-class Outcome(NamedTuple):
-    """How the dialog ended."""
-
-    status: DialogStatus
-    reason: str
 
 
 class DialogState(TypedDict):
@@ -93,44 +68,6 @@ class DialogState(TypedDict):
     stop: Stop | None
     chatbot_ended: bool
     outcome: Outcome | None
-
-
-@dataclass
-class DialogDeps:
-    """What the nodes of one dialog work with (the graph's runtime context).
-
-    Attributes:
-        event: the event played out.
-        policy: the policy document, which the critique reads whole.
-        conversation: the chatbot under test, opened for this dialog.
-        user, critique: the simulated user's and the critique's models.
-        greeting: the chatbot's first message.
-        max_turns: user turns after which the dialog ends as `incomplete`.
-        max_critiques: times the critique may send the dialog back.
-        world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
-        user_thoughts: whether the user writes a private thought before each message.
-        name: the dialog's id, which names its trace (the event's, with its trial or mutant).
-    """
-
-    event: Event
-    policy: str
-    conversation: ChatbotConversation
-    user: LLM
-    critique: LLM
-    greeting: str
-    max_turns: int
-    max_critiques: int
-    world: DialogWorld | None = None
-    user_thoughts: bool = True
-    name: str = ""
-    started: float = field(default_factory=time.monotonic)
-
-    def clock(self) -> float:
-        """Seconds since the dialog started."""
-        return round(time.monotonic() - self.started, 2)
-
-
-Update = dict[str, Any]
 
 
 class Node(Protocol):
@@ -176,7 +113,7 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
     # only said to have.
     ran = deps.world.taken() if deps.world else []
     made = sum(len(message.tool_calls) for message in state["transcript"])
-    calls = [_numbered(call, made + n) for n, call in enumerate([*ran, *reply.tool_calls], start=1)]
+    calls = numbered([*ran, *reply.tool_calls], after=made)
     if failed is not None:
         turn = [Message(role="chatbot", content="", tool_calls=calls, at_s=deps.clock())] if calls else []
         return {"transcript": turn, "outcome": Outcome("error", f"chatbot: {failure_reason(failed)}")}
@@ -184,40 +121,29 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
         "transcript": [Message(role="chatbot", content=reply.content, tool_calls=calls, at_s=deps.clock())],
         "user_view": [agent_line(reply.content)],
     }
-    if reply.ends_dialog and deps.event.task is not None:  # as in τ-bench, a transfer to a human ends the task
-        update["outcome"] = Outcome("incomplete", "the chatbot ended the conversation")
-    elif reply.ends_dialog:
-        update["chatbot_ended"] = True
-        update["user_view"] += [note("simulate/user_dialog_ended")]
+    if reply.ends_dialog:
+        update.update(deps.user.chatbot_ended(update["user_view"]))
     elif state["turns"] >= deps.max_turns:
         update["outcome"] = Outcome("incomplete", f"no verdict after {state['turns']} user turns (simulate.max_turns)")
     return update
 
 
-def _numbered(call: ToolCall, number: int) -> ToolCall:
-    return call if call.id else call.model_copy(update={"id": f"call_{number}"})
-
-
 @guarded("user")
 async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
-    """The simulated user's turn: a message for the chatbot, or a verdict (in τ-bench mode, or the end)."""
+    """The simulated user's turn: a message for the chatbot, or its stop."""
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
     agent_said = [message.content for message in transcript if message.role == "chatbot"]
     number = state["turns"] + 1
-    # τ-bench's user gets no reminders: its conventions are τ-bench's, and its prompt holds them all.
-    view = state["user_view"] if deps.event.task else state["user_view"] + _reminders(number, deps.max_turns)
-    schema = _user_schema(deps, ending=state["chatbot_ended"])
+    view = state["user_view"] + deps.user.reminders(number, deps.max_turns)
     for redraft in range(REDRAFTS + 1):
         try:
-            turn = await deps.user.answer(_user_messages(deps, view), schema, step="simulate/user",
-                                          warmer=redraft > 0)
+            turn = await deps.user.answer(view, ending=state["chatbot_ended"], warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
-        private = deps.event.scenario if deps.event.task else ""  # only a τ-bench instruction is private
-        problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=private)
+        problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=deps.user.private)
         if problem is None:
             break
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
@@ -226,69 +152,12 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     else:
         return {"outcome": Outcome("incomplete", f"the simulated user could not go on: its message {problem}")}
     update: Update = {"turns": number}
-    if isinstance(turn, TaskUserTurn) and turn.stops:
-        update["outcome"] = Outcome("incomplete", TASK_ENDED)
-    elif isinstance(turn, UserTurn) and turn.stops:
-        verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
-        update["stop"] = Stop(turn=number, verdict=verdict, reason=turn.reason, thought=turn.thought)
+    if turn.stops:
+        update.update(deps.user.stopped(turn, number))
     else:
-        thought = turn.thought if isinstance(turn, UserTurn) else None
-        update["transcript"] = [Message(role="user", content=turn.message, thought=thought, at_s=deps.clock())]
+        update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
         update["user_view"] = [user_line(turn.message)]
     return update
-
-
-# A τ-bench task's dialog ends without a verdict; the stage grades it by the task's gold actions.
-TASK_ENDED = "the user ended the conversation"
-
-
-def _user_schema(deps: DialogDeps, *, ending: bool) -> type[UserTurn | TaskUserTurn]:
-    """The user's answer: a message alone for a τ-bench task; else with a decision, which must be a
-    verdict once the chatbot ended the conversation, and with a thought if the run asks for one."""
-    if deps.event.task is not None:
-        return TaskUserTurn
-    if deps.user_thoughts:
-        return FinalUserTurn if ending else UserTurn
-    return BriefFinalUserTurn if ending else BriefUserTurn
-
-
-def _user_messages(deps: DialogDeps, view: list[str]) -> list[BaseMessage]:
-    """The user agent's prompt: a τ-bench task's, or the scenario's."""
-    if deps.event.task is not None:
-        return task_user_prompt(deps.event, view)
-    return user_prompt(deps.event, view, thoughts=deps.user_thoughts)
-
-
-def _reminders(number: int, max_turns: int) -> list[str]:
-    """Notes for the user's first and last turns, the two a small model gets wrong: on the first it
-    echoes the greeting, on the last it keeps chatting after its answer came."""
-    if number == max_turns:
-        return [note("simulate/user_last_turn")]
-    return [note("simulate/user_first_turn")] if number == 1 else []
-
-
-def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
-    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
-    conversation so far as one text, so that a small model never mistakes whose turn it is."""
-    return render(
-        "simulate/user",
-        scenario=event.scenario,
-        known=known_rows(event.user_rows),
-        expected_behaviour=event.expected_behaviour,
-        conversation="\n".join(view),
-        thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
-    )
-
-
-def task_user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:
-    """The user agent's instructions for a τ-bench task: the task's private instruction alone, as τ-bench
-    gives it, and the conversation so far."""
-    return render("simulate/task_user", instruction=event.scenario, conversation="\n".join(view), stop_token=STOP_TOKEN)
-
-
-def note(prompt: str, **values: str) -> str:
-    """A note to the user agent, from a one-message prompt file."""
-    return str(render(prompt, **values)[0].content)
 
 
 @guarded("critique")
@@ -297,31 +166,14 @@ async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Updat
     deps = runtime.context
     stop = state["stop"]
     assert stop is not None  # routed here only with a verdict
-    messages = render(
-        "simulate/critique",
-        policy=deps.policy,
-        transcript=transcript_text(state["transcript"]),
-        verdict=stop.verdict,
-        reason=stop.reason,
-    )
-    try:
-        answer = await deps.critique.answer(messages, Critique, step="simulate/critique")
-    except AnswerInvalid as error:
-        # No usable check: the verdict stands unchecked, as when the send-backs are used up.
-        log.info("dialog %s: the critique could not answer (%s)", deps.event.id, failure_reason(error))
+    answer = await checked_verdict(deps.critique, deps.policy, state["transcript"], stop, dialog=deps.event.id)
+    if answer is None:
         return {}
-    exchange = CritiqueExchange(
-        turn=stop.turn,
-        verdict=stop.verdict,
-        reason=stop.reason,
-        thought=stop.thought,
-        confirmed=answer.correct,
-        feedback="" if answer.correct else answer.feedback,
-    )
     if answer.correct:
-        return {"critiques": [exchange]}
+        return {"critiques": [exchange(stop, confirmed=True)]}
     feedback = note("simulate/user_feedback", verdict=stop.verdict, reason=stop.reason, feedback=answer.feedback)
-    return {"critiques": [exchange], "stop": None, "user_view": [feedback]}
+    return {"critiques": [exchange(stop, confirmed=False, feedback=answer.feedback)], "stop": None,
+            "user_view": [feedback]}
 
 
 async def accept(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
@@ -331,20 +183,12 @@ async def accept(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     update: Update = {"outcome": Outcome("pass" if stop.verdict == "success" else "fail", stop.reason)}
     checked = bool(state["critiques"]) and state["critiques"][-1].turn == stop.turn
     if not checked:
-        exchange = CritiqueExchange(
-            turn=stop.turn,
-            verdict=stop.verdict,
-            reason=stop.reason,
-            thought=stop.thought,
-            confirmed=True,
-            checked=False,
-        )
-        update["critiques"] = [exchange]
+        update["critiques"] = [exchange(stop, confirmed=True, checked=False)]
     return update
 
 
 def route_after_chatbot(state: DialogState) -> str:
-    """The user answers, unless the dialog is over (max turns, or an error)."""
+    """The user answers, unless the dialog is over (max turns, the user's ending, or an error)."""
     return END if state["outcome"] else "user"
 
 

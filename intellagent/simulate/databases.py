@@ -38,7 +38,7 @@ class DialogFiles:
             FileNotFoundError: the event's world is missing.
         """
         assert event.database is not None
-        source, name = ctx.folder.path(event.database), stored_name(played_id)
+        source, name = ctx.folder.path(event.database), RunFolder.dialog_worlds.stored(played_id)
         stored = ctx.folder.path(name)
         played = worlds.whole_path(stored)
         start = played.with_name(f"{played_id}.start.sqlite") if worlds.is_delta(source) else source
@@ -52,8 +52,3 @@ class DialogFiles:
         for path in (self.played, self.start):
             if path != self.event:
                 path.unlink(missing_ok=True)
-
-
-def stored_name(played_id: str) -> str:
-    """Where a dialog's world is stored, relative to the run: what it changed in its event's."""
-    return RunFolder.dialog_worlds.stored(played_id)

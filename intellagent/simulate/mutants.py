@@ -168,3 +168,10 @@ async def prepare_mutants(
 def mutant_events(record: MutantRecord, events: list[Event], limit: int) -> list[Event]:
     """The events a mutant plays: the first `limit` whose scenario samples one of its policies."""
     return [event for event in events if set(event.policies) & set(record.policies)][:limit]
+
+
+async def calibration_mutants(ctx: RunContext, events: list[Event]) -> list[PlayableMutant]:
+    """The mutants a calibrated run plays (recorded in mutants.json); none when the run does not calibrate."""
+    if not (ctx.config.calibrate.active or ctx.mutants):
+        return []
+    return await prepare_mutants(ctx, ctx.folder.policies.require(), events, ctx.mutants)

@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from intellagent.artifacts import Message
+from intellagent.artifacts import Message, ToolCall
 from intellagent.chatbots import ChatMessage
 
 
 def public_messages(transcript: list[Message]) -> list[ChatMessage]:
     """What the chatbot sees: the messages only, the chatbot's as `assistant` (no thoughts, no tool calls)."""
     return [{"role": "user" if m.role == "user" else "assistant", "content": m.content} for m in transcript]
+
+
+def numbered(calls: list[ToolCall], *, after: int) -> list[ToolCall]:
+    """A turn's tool calls, those without an id numbered on from the `after` calls the dialog made before."""
+    return [call if call.id else call.model_copy(update={"id": f"call_{after + n}"})
+            for n, call in enumerate(calls, start=1)]
 
 
 def agent_line(content: str) -> str:

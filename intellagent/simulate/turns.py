@@ -89,6 +89,11 @@ class TaskUserTurn(BaseModel):
         """Whether the user ends the conversation."""
         return STOP_TOKEN in self.message
 
+    @property
+    def thought(self) -> None:
+        """None: τ-bench's user writes no private thought."""
+        return None
+
 
 # Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.
 ECHO_LENGTH = 20

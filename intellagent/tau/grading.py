@@ -1,4 +1,4 @@
-"""τ-bench's reward for a dialog, and what a failed one missed.
+"""τ-bench's reward for a dialog, and what a failed one missed: the grader of a τ-bench task's dialogs.
 
 τ-bench rewards a conversation 1 when the database ends as the task's gold actions leave it (the
 hashes of the two end states are equal) and every output the task requires appears in some reply of
@@ -8,6 +8,11 @@ make (what the reward depends on), the writes it made that no gold action makes,
 states differ, and, apart, the gold look-ups it skipped (they change nothing, so they never cost the
 reward, but they show where a dialog went astray). A call that returned an error changed nothing: it is
 neither a gold action made nor an unexpected write.
+
+The chatbot's end state is read from the dialog's own database, as τ-bench reads its environment's data
+after the episode; the gold end state is the task's gold actions replayed on the initial one. Only the
+calls that ran on the dialog's world count: one the chatbot merely reported changed nothing, and so did
+one that returned an error.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.environment.environment import TauDocument
+from intellagent.errors import failure_reason
 from intellagent.imports import user_code
 
 if TYPE_CHECKING:
@@ -34,6 +41,35 @@ Call = tuple[str, Mapping[str, Any]]
 
 # Records named in a grade's diff: enough to see what went wrong without copying a database into it.
 DIFF_LINES = 12
+
+
+class TauGrader:
+    """Grades a τ-bench task's dialog as τ-bench does: its status is the task's reward."""
+
+    def grade(self, environment: Environment, event: Event, played: Dialog, *, start: Path, end: Path) -> Dialog:
+        """`played` with its τ-bench grade, and, unless it failed to run, the grade as its status and reason.
+
+        A grade that cannot be computed (a config without the domain's τ-bench module, say) makes the
+        dialog an `error` with the reason, its transcript kept: played again on resume, once it is fixed.
+        """
+        assert event.task is not None  # a published task's event
+        ran = [call for message in played.transcript for call in message.tool_calls if not call.reported]
+        calls = [(call.name, call.arguments) for call in ran]
+        failed = [(call.name, call.arguments) for call in ran if call.failed]
+        replies = [message.content for message in played.transcript if message.role == "chatbot"]
+        if environment.tau is None:
+            return played.model_copy(update={"status": "error", "reason": "the dialog played a τ-bench task, but "
+                                             "environment.tau names no module to grade it with; add it and run again"})
+        try:
+            result = grade(environment, event.task, calls=calls, replies=replies, initial=start,
+                           final=exported(environment, end), failed=failed)
+        except Exception as error:  # the grader's failure, not the chatbot's: recorded with what was played
+            return played.model_copy(update={
+                "status": "error", "reason": f"the τ-bench grade could not be computed: {failure_reason(error)}"})
+        if played.status == "error":  # played again on resume; its grade says what it had done so far
+            return played.model_copy(update={"tau": result})
+        return played.model_copy(update={"tau": result, "status": "pass" if result.passed else "fail",
+                                         "reason": f"{result.summary()} ({played.reason})"})
 
 
 def tau_hash(document: TauDocument) -> str:

@@ -13,8 +13,7 @@ import pytest
 
 from intellagent.artifacts import Dialog, Event, Message, ToolCall
 from intellagent.environment import Environment, load_environment
-from intellagent.simulate.published import graded
-from intellagent.tau.grading import grade
+from intellagent.tau.grading import TauGrader, grade
 from intellagent.tau.tasks import TauTask
 from tests.environment.conftest import PARCELS, ConfigFactory
 
@@ -100,6 +99,6 @@ def test_a_dialogs_tool_errors_reach_the_grade_as_failed_attempts(
     event = Event(id="T000", policies=[], challenge=1, scenario="", expected_behaviour="", database="x",
                   task=hold_task)
 
-    result = graded(desk, event, dialog, initial=initial, final=final)
+    result = TauGrader().grade(desk, event, dialog, start=initial, end=final)
 
     assert result.tau is not None and result.tau.passed and result.tau.unexpected == []

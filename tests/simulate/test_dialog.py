@@ -281,11 +281,10 @@ def test_without_thoughts_the_user_is_asked_for_none_and_says_none(tmp_path, run
 
 
 def test_thoughts_are_asked_for_unless_the_user_is_the_embedded_model(tmp_path):
-    from intellagent.graphs.simulate import user_thoughts
-
     from intellagent.context import RunContext
     from intellagent.executors import LocalExecutor
     from intellagent.llm import RoleModels
+    from intellagent.simulate.setting import user_thoughts
 
     def thinks(**settings):
         config = shop_config(tmp_path, **settings)

@@ -1,0 +1,177 @@
+"""One dialog's setting: its world, its share of the run's accounting, the parts it is played with (the
+dialog graph's runtime context, `DialogDeps`), and what is recorded once it ended.
+
+The event's world is made whole for the dialog (`databases`), the chatbot's tools act on that copy, and
+once the dialog ended what it changed is stored with the world's digest, the deterministic checks run
+on what happened, and the event's grader grades it (`intellagent.modes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import filecmp
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from intellagent.artifacts import Dialog, Event
+from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
+from intellagent.checks import run_checks
+from intellagent.context import RunContext, log
+from intellagent.environment import Environment, worlds
+from intellagent.llm import LLM, Usage
+from intellagent.modes import grader, user_role
+from intellagent.simulate.accounting import counted
+from intellagent.simulate.databases import DialogFiles
+from intellagent.simulate.seeds import dialog_model
+from intellagent.simulate.trials import trial_user
+from intellagent.simulate.users import UserRole
+
+if TYPE_CHECKING:
+    from intellagent.chatbots.mcp_world import WorldServer
+
+
+@dataclass
+class DialogDeps:
+    """What the nodes of one dialog work with (the dialog graph's runtime context).
+
+    Attributes:
+        event: the event played out.
+        policy: the policy document, which the critique reads whole.
+        conversation: the chatbot under test, opened for this dialog.
+        user: the simulated user.
+        critique: the critique's model.
+        greeting: the chatbot's first message.
+        max_turns: user turns after which the dialog ends as `incomplete`.
+        max_critiques: times the critique may send the dialog back.
+        world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
+        name: the dialog's id, which names its trace (the event's, with its trial or mutant).
+    """
+
+    event: Event
+    policy: str
+    conversation: ChatbotConversation
+    user: UserRole
+    critique: LLM
+    greeting: str
+    max_turns: int
+    max_critiques: int
+    world: DialogWorld | None = None
+    name: str = ""
+    started: float = field(default_factory=time.monotonic)
+
+    def clock(self) -> float:
+        """Seconds since the dialog started."""
+        return round(time.monotonic() - self.started, 2)
+
+
+PlayDialog = Callable[[DialogDeps], Awaitable[Dialog]]
+"""Plays one dialog to its end (the dialog graph)."""
+
+
+async def played_dialog(
+    ctx: RunContext,
+    chatbot: Chatbot,
+    event: Event,
+    *,
+    play: PlayDialog,
+    played_id: str,
+    trial: int = 1,
+    mutant: str | None = None,
+    world_server: WorldServer | None = None,
+) -> Dialog:
+    """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
+    the world's digest, run the deterministic checks on what happened, and grade it.
+
+    Args:
+        play: plays the dialog (the dialog graph's `run_dialog`).
+        played_id: the dialog's id.
+        trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
+        mutant: the name of the mutant `chatbot` is, in a calibrated run.
+        world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
+    """
+    files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
+    usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
+    environment = ctx.environment
+    path = files.played if files else None
+    world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
+    try:
+        with ExitStack() as hosted:
+            mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
+            session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
+            played = await play(dialog_deps(ctx, event, chatbot.open(session), played_id=played_id, trial=trial,
+                                            usage=usage, world=world))
+        # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
+        # so that the other dialogs' conversations go on meanwhile.
+        settled = await asyncio.to_thread(settle, environment, event, played, files)
+    finally:
+        if files:
+            files.clear()
+    return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
+                                      "usage": usage.report().roles, "database": files.name if files else None})
+
+
+def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, played_id: str, trial: int,
+                usage: Usage, world: DialogWorld | None) -> DialogDeps:
+    """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage."""
+    config = ctx.config
+    user = dialog_model(trial_user(ctx.llms["user"], trials=config.simulate.trials), seed=config.seed,
+                        dialog_id=played_id)
+    return DialogDeps(
+        event=event,
+        policy=ctx.environment.policy,
+        conversation=conversation,
+        user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx)),
+        critique=counted(dialog_model(ctx.llms["critique"], seed=config.seed, dialog_id=played_id), usage),
+        greeting=config.chatbot.greeting,
+        max_turns=config.simulate.max_turns,
+        max_critiques=config.simulate.max_critiques,
+        world=world,
+        name=played_id,
+    )
+
+
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None) -> Dialog:
+    """A played dialog with its world stored and digested, the deterministic checks' findings, and its grade."""
+    if files is None:
+        checks, findings = run_checks(environment, played.transcript, before=None, database=None)
+        return played.model_copy(update={"checks": checks, "findings": findings})
+    unchanged = filecmp.cmp(files.start, files.played, shallow=False)
+    found = {} if unchanged else worlds.changes(files.played, files.start)
+    worlds.save_delta(files.stored, base=files.event, found=found)
+    if unchanged and event.digest is not None:
+        digest = event.digest  # nothing was written: the event's world, whose digest is known
+    else:
+        digest = worlds.world_digest(files.played, files.event, found)
+    checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
+                                  written=list(found))
+    played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
+    return grader(event).grade(environment, event, played, start=files.start, end=files.played)
+
+
+def user_thoughts(ctx: RunContext) -> bool:
+    """Whether the simulated user writes a private thought (`simulate.user_thoughts`; auto: not on the
+    embedded model, whose every token is slow)."""
+    setting = ctx.config.simulate.user_thoughts
+    if setting == "auto":
+        return ctx.llms.spec("user").provider != "local"
+    return setting == "yes"
+
+
+@asynccontextmanager
+async def served_world(ctx: RunContext, chatbots: list[Chatbot]) -> AsyncIterator[WorldServer | None]:
+    """The run's MCP server while the stage runs, if a chatbot is an endpoint that may reach the world by it."""
+    if not any(getattr(chatbot, "reaches_world_over_mcp", False) for chatbot in chatbots):
+        yield None
+        return
+    try:
+        from intellagent.chatbots.mcp_world import WorldServer
+    except ImportError:
+        log.warning("the dialogs' worlds are not served to the chatbot: install the mcp extra "
+                    "(pip install 'intellagent[mcp]') for an endpoint chatbot to use the domain's tools")
+        yield None
+        return
+    async with WorldServer(ctx.environment).serving() as server:
+        yield server

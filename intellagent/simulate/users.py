@@ -1,0 +1,128 @@
+"""The simulated user of a dialog, as the dialog graph (`graphs.dialog`) has it play: what it is told, how it
+answers, and what its stop means.
+
+A sampled scenario's user (`ScenarioUser`) knows its situation, the rows it may know of and what the
+chatbot should do; it is reminded of its part on its first and last turns, and it stops with a verdict
+that the critique checks. τ-bench's user plays by τ-bench's conventions (`intellagent.tau.user`). Which
+user an event gets is decided in one place, `intellagent.modes.user_role`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Protocol
+
+from langchain_core.messages import BaseMessage
+
+from intellagent.artifacts import DialogStatus, Event
+from intellagent.llm import LLM
+from intellagent.prompt_files import render
+from intellagent.simulate.transcript import known_rows
+from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
+
+Update = dict[str, Any]
+"""Keys of the dialog's state (`graphs.dialog.DialogState`) with their new values."""
+
+
+class Stop(NamedTuple):
+    """A user's verdict, waiting for the critique."""
+
+    turn: int
+    verdict: Literal["success", "failure"]
+    reason: str
+    thought: str
+
+
+class Outcome(NamedTuple):
+    """How the dialog ended."""
+
+    status: DialogStatus
+    reason: str
+
+
+class UserRole(Protocol):
+    """The simulated user of one dialog.
+
+    Attributes:
+        private: what only the user knows, which its messages must not paste to the chatbot (empty: nothing).
+    """
+
+    private: str
+
+    def reminders(self, number: int, max_turns: int) -> list[str]:
+        """Notes for its turn `number`, after the conversation so far."""
+        ...
+
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn | TaskUserTurn:
+        """Its turn, given the conversation as it sees it; `ending`: the chatbot closed the conversation;
+        `warmer`: a draft is asked again, sampled warmer."""
+        ...
+
+    def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
+        """What its stop on turn `number` makes of the dialog."""
+        ...
+
+    def chatbot_ended(self, view: list[str]) -> Update:
+        """What the chatbot's closing the conversation makes of the dialog (`view`: the user's lines so far)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ScenarioUser:
+    """The user of a sampled scenario: it plays the event's situation, and stops with a verdict.
+
+    Args:
+        event: the event played out.
+        llm: its model.
+        thoughts: whether it writes a private thought before each message (`simulate.user_thoughts`).
+    """
+
+    event: Event
+    llm: LLM
+    thoughts: bool = True
+    private: str = ""
+
+    def reminders(self, number: int, max_turns: int) -> list[str]:
+        """Notes for the first and last turns, the two a small model gets wrong: on the first it echoes the
+        greeting, on the last it keeps chatting after its answer came."""
+        if number == max_turns:
+            return [note("simulate/user_last_turn")]
+        return [note("simulate/user_first_turn")] if number == 1 else []
+
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn:
+        """A message with a decision, which must be a verdict once the chatbot ended the conversation, and with
+        a thought if the run asks for one."""
+        if self.thoughts:
+            schema: type[UserTurn] = FinalUserTurn if ending else UserTurn
+        else:
+            schema = BriefFinalUserTurn if ending else BriefUserTurn
+        messages = user_prompt(self.event, view, thoughts=self.thoughts)
+        return await self.llm.answer(messages, schema, step="simulate/user", warmer=warmer)
+
+    def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
+        """The verdict, for the critique to check."""
+        assert isinstance(turn, UserTurn)
+        verdict: Literal["success", "failure"] = "success" if turn.decision == "stop-success" else "failure"
+        return {"stop": Stop(turn=number, verdict=verdict, reason=turn.reason, thought=turn.thought)}
+
+    def chatbot_ended(self, view: list[str]) -> Update:
+        """The user owes its verdict, and is told so."""
+        return {"chatbot_ended": True, "user_view": [*view, note("simulate/user_dialog_ended")]}
+
+
+def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
+    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
+    conversation so far as one text, so that a small model never mistakes whose turn it is."""
+    return render(
+        "simulate/user",
+        scenario=event.scenario,
+        known=known_rows(event.user_rows),
+        expected_behaviour=event.expected_behaviour,
+        conversation="\n".join(view),
+        thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
+    )
+
+
+def note(prompt: str, **values: str) -> str:
+    """A note to the user agent, from a one-message prompt file."""
+    return str(render(prompt, **values)[0].content)
