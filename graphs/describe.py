@@ -1,4 +1,4 @@
-"""The describe stage: policy document → flows → policies → policy graph → samples → scenarios.
+"""The describe stage: policy document → flows → policies → policy graph → scenarios.
 
     start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks       writes policies.json
       │                                     │
@@ -6,94 +6,51 @@
       │                                                                  │
       └─ graph.json exists ───────────────────────────────────────────► plan
     plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
-    (═► fans out with Send: one task per flow, per block of policies, per scenario slot)
+    (═► fans out with Send: one task per flow, per block of policies, per scenario to write)
 
-In τ-bench mode (`tau.data`) the scenarios are τ-bench's published tasks rather than sampled sets:
-plan_tasks ═► task_scenario ─► finish, one call per task to name the policies it tests.
+The scenarios come from the run's scenario source (`intellagent.modes`): by default a plan of sampled
+policy sets, each tried again with another candidate set while its scenario fails, and a set sampled
+again written after the scenarios planned before it for the same set; in τ-bench mode (`tau.data`),
+τ-bench's published tasks, one call per task to name the policies it tests.
 
 Each artifact is written as soon as it is complete, so a resumed run skips what is done: with
 policies.json there is no extraction, with graph.json no scoring, and only the scenarios missing from
-scenarios.jsonl (or failed, with a candidate left) are written."""
+scenarios.jsonl (or failed, with a candidate left) are written. The work of each step is in
+`intellagent.describe`; the stage's progress bars are made before it runs, and shown once their items
+are known."""
 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
 
 import networkx as nx
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from pydantic import BaseModel
 
-from intellagent import text_limits
 from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe import Described
-from intellagent.describe.check_map import by_category, check_map, check_map_schema, checks_text
-from intellagent.describe.coverage import covering_schema, prompt_values, with_covering_rules, with_uncovered
-from intellagent.describe.evidence import checked_policies
+from intellagent.describe.check_map import mapped_checks
+from intellagent.describe.coverage import covered
 from intellagent.describe.extraction import (
-    FlowsAnswer,
-    PoliciesAnswer,
     PolicyAnswer,
-    TaskAnswer,
-    merge_duplicates,
-    nothing_extracted,
-    number_flows,
+    extracted_flows,
+    flow_policies,
+    policy_catalog,
+    task_description,
 )
-from intellagent.describe.passages import uncovered
-from intellagent.describe.policy_graph import (
-    BlockScores,
-    assemble_graph,
-    flows_graph,
-    scores_schema,
-    scoring_blocks,
-    scoring_prompt_values,
-)
-from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
-from intellagent.describe.scenarios import (
-    AnotherScenario,
-    RefineAnswer,
-    ScenarioAnswer,
-    earlier_note,
-    earlier_scenarios,
-    pending_attempts,
-    rule_list,
-    scenario_id,
-    unwritten,
-)
-from intellagent.describe.tasks import (
-    MAX_POLICIES,
-    gold_text,
-    pending_tasks,
-    published_tasks,
-    task_policies_schema,
-    task_scenario,
-)
-from intellagent.errors import RunAborted
-from intellagent.files import JsonlFile
-from intellagent.llm import LLM, LLMError
+from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
+from intellagent.describe.source import ScenarioSource
+from intellagent.llm import LLMError
+from intellagent.modes import scenario_source
 from intellagent.progress import StageProgress
-from intellagent.prompt_files import render
 from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
-from intellagent.tau.tasks import TauTask, task_id
-
-A = TypeVar("A", bound=BaseModel)
-
-
-@dataclass
-class Describe:
-    """What the nodes share besides the state: the run, the scenario file, the progress bars."""
-
-    ctx: RunContext
-    scenarios: JsonlFile[Scenario]
-    items: StageItems[Scenario] | None = None
-    bars: dict[str, StageProgress] = field(default_factory=dict)
 
 
 def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
@@ -111,11 +68,10 @@ class State(TypedDict, total=False):
     blocks: list[tuple[str, ...]]  # policies scored together, one call per block
     scores: Annotated[list[BlockScores], operator.add]
     graph: nx.Graph
-    slots: list[Slot]
+    plan: Any  # the scenario source's plan of every scenario the run wants (as long as the scenarios it plans)
     records: Annotated[dict[str, Scenario], _merge]  # scenario id → its latest record
-    pending: list[tuple[Slot, int]]  # (slot, attempt index) to write in this round
-    tasks: list[TauTask]  # τ-bench mode: the published tasks with no scenario yet
-    wanted: int  # the scenarios the run asks for: samples, or the tasks played
+    pending: list[Any]  # the scenarios to write in this round, as the source names them
+    wanted: int  # the scenarios the run asks for
     scenarios: list[Scenario]  # every scenario of the run, in id order, once written
 
 
@@ -130,26 +86,37 @@ class BlockTask(TypedDict):
 
 
 class ScenarioTask(TypedDict):
-    document: str
     catalog: PolicyCatalog
-    slot: Slot
-    attempt: int
-    earlier: list[str]  # the descriptions of the scenarios written before it for the same policy set
+    job: Any  # one scenario to write, as the source names it
 
 
-class PublishedTask(TypedDict):
-    catalog: PolicyCatalog
-    schema: type[BaseModel]
-    task: TauTask
+@dataclass(frozen=True)
+class DescribeDeps:
+    """What the nodes work with besides the state (the graph's runtime context), made before the graph runs
+    and fixed while it does.
+
+    Attributes:
+        source: where the scenarios come from.
+        extracting: the bar of the policy extraction, one item per flow.
+        scoring: the bar of the graph's scoring calls, one per block of policies.
+        items: the scenarios, recorded in scenarios.jsonl as each is written or fails.
+    """
+
+    ctx: RunContext
+    source: ScenarioSource[Any, Any]
+    extracting: StageProgress
+    scoring: StageProgress
+    items: StageItems[Scenario]
 
 
-DescribeRuntime = Runtime[Describe]
+DescribeRuntime = Runtime[DescribeDeps]
+Update = dict[str, Any]
 
 
 # ── policies ────────────────────────────────────────────────────────────────────────────────
 
 
-def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+def start(state: State, runtime: DescribeRuntime) -> Update:
     """Pick up the artifacts an earlier run completed."""
     folder = runtime.context.ctx.folder
     catalog = folder.policies.load()
@@ -159,26 +126,22 @@ def start(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
     return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
 
 
-def route_start(state: State, runtime: DescribeRuntime) -> str:
+def route_start(state: State) -> str:
     """Resume after the last artifact written: extraction, scoring or the scenarios."""
     if "catalog" not in state:
         return "task"
-    return "prepare_scoring" if "graph" not in state else route_source(state, runtime)
+    return "prepare_scoring" if "graph" not in state else "plan"
 
 
-async def describe_task(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+async def describe_task(state: State, runtime: DescribeRuntime) -> Update:
     """The chatbot's task and domain, in a few sentences."""
-    messages = render("describe/task", policy=state["document"])
-    answer = await _essential(runtime, "policies", messages, TaskAnswer, step="describe/task")
-    return {"task_description": text_limits.trimmed(answer.task_description, text_limits.TASK)}
+    return {"task_description": await task_description(runtime.context.ctx.llms["policies"], state["document"])}
 
 
-async def extract_flows(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+async def extract_flows(state: State, runtime: DescribeRuntime) -> Update:
     """The families of conversation the document covers."""
-    messages = render("describe/flows", policy=state["document"])
-    answer = await _essential(runtime, "policies", messages, FlowsAnswer, step="describe/flows")
-    flows = number_flows(answer)
-    runtime.context.bars["policies"] = runtime.context.ctx.progress.stage("policies", len(flows))
+    flows = await extracted_flows(runtime.context.ctx.llms["policies"], state["document"])
+    runtime.context.extracting.set_total(len(flows))
     return {"flows": flows}
 
 
@@ -187,79 +150,39 @@ def route_flows(state: State) -> list[Send]:
     return [Send("policies", FlowTask(document=state["document"], flow=flow)) for flow in state["flows"]]
 
 
-async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> dict[str, Any]:
+async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> Update:
     """The policies of one flow; a failure is recorded against the flow and the others go on."""
-    flow = task["flow"]
-    label = f"{flow.name}: {flow.description}" if flow.description else flow.name
-    messages = render("describe/policies", policy=task["document"], flow=label)
-    bar = runtime.context.bars["policies"]
+    flow, bar = task["flow"], runtime.context.extracting
     try:
-        answer = await runtime.context.ctx.llms["policies"].answer(messages, PoliciesAnswer, step="describe/policies")
+        policies = await flow_policies(runtime.context.ctx.llms["policies"], task["document"], flow)
     except LLMError as error:
         bar.advance(error=True)
         return {"failures": {flow.id: str(error)}}
     bar.advance()
-    return {"extracted": {flow.id: answer.policies}}
+    return {"extracted": {flow.id: policies}}
 
 
-def merge_policies(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+def merge_policies(state: State, runtime: DescribeRuntime) -> Update:
     """One policy per rule across flows, categories and challenge scores checked against their text."""
-    flows, extracted, failures = state["flows"], state.get("extracted", {}), state.get("failures", {})
-    policies = merge_duplicates(
-        [(flow.id, extracted[flow.id]) for flow in flows if flow.id in extracted],
-        similarity=runtime.context.ctx.config.describe.merge_similarity,
-    )
-    if not policies:
-        raise nothing_extracted(runtime.context.ctx.config.environment.policy, flows, failures)
-    errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
-    policies, corrected = checked_policies(policies)
-    for correction in corrected:
-        log.info("describe: %s", correction)
-    catalog = PolicyCatalog(
-        task_description=state["task_description"], flows=flows, policies=policies, errors=errors, corrected=corrected
-    )
+    config = runtime.context.ctx.config
+    catalog = policy_catalog(state["task_description"], state["flows"], state.get("extracted", {}),
+                             state.get("failures", {}), similarity=config.describe.merge_similarity,
+                             document=config.environment.policy)
     return {"catalog": catalog}
 
 
-async def cover_document(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The passages of the document no policy came from, read again in one call aimed at them; those still
-    uncovered are listed in the catalog. A failed call is noted, and the passages are listed as they are."""
-    ctx, catalog, document = runtime.context.ctx, state["catalog"], state["document"]
-    spans = uncovered(document, [policy.text for policy in catalog.policies])
-    if spans:
-        messages = render("describe/uncovered", **prompt_values(document, catalog, spans))
-        try:
-            answer = await ctx.llms["policies"].answer(messages, covering_schema(catalog, len(spans)),
-                                                       step="describe/uncovered")
-        except LLMError as error:
-            catalog.errors.append(f"coverage: the passages no policy came from were not read again: {error}")
-        else:
-            catalog = with_covering_rules(catalog, answer, document, spans,
-                                          similarity=ctx.config.describe.merge_similarity)
-    return {"catalog": with_uncovered(catalog, document)}
+async def cover_document(state: State, runtime: DescribeRuntime) -> Update:
+    """The passages of the document no policy came from, read again in one call; those still uncovered listed."""
+    ctx = runtime.context.ctx
+    catalog = await covered(ctx.llms["policies"], state["catalog"], state["document"],
+                            similarity=ctx.config.describe.merge_similarity)
+    return {"catalog": catalog}
 
 
-async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """Which policies each deterministic check enforces (one call); policies.json is written here.
-
-    A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
-    its findings are then reported without a policy, and the judge alone rules on every policy. A check
-    that declares a category is mapped within it only, and when left unmapped, to that category's policies.
-    """
-    ctx, catalog = runtime.context.ctx, state["catalog"]
-    checks = every_check(ctx.environment)
-    messages = render("describe/checks", policies=catalog.listing(), checks=checks_text(checks))
-    try:
-        answer = await ctx.llms["policies"].answer(messages, check_map_schema(catalog, checks), step="describe/checks")
-    except LLMError as error:
-        catalog.errors.append(f"checks: not mapped to policies: {error}")
-    else:
-        catalog.checks, notes = check_map(answer, catalog, checks)
-        catalog.errors += notes
-    fallback, notes = by_category(checks, catalog)
-    catalog.checks.update(fallback)
-    catalog.errors += notes
-    catalog.every_dialog = [check.name for check in checks if check.every_dialog and check.name in catalog.checks]
+async def map_checks(state: State, runtime: DescribeRuntime) -> Update:
+    """Which policies each deterministic check enforces (one call); policies.json is written here."""
+    ctx = runtime.context.ctx
+    catalog = await mapped_checks(ctx.llms["policies"], state["catalog"], every_check(ctx.environment))
     ctx.folder.policies.save(catalog)
     return {"catalog": catalog}
 
@@ -267,13 +190,13 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 # ── graph ───────────────────────────────────────────────────────────────────────────────────
 
 
-def prepare_scoring(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+def prepare_scoring(state: State, runtime: DescribeRuntime) -> Update:
     """The blocks of policies to score, one call each (none when the weights come from the flows)."""
     ids = [policy.id for policy in state["catalog"].policies]
     settings = runtime.context.ctx.config.describe
     scored = settings.graph_weights == "llm"
     blocks = scoring_blocks(ids, settings.edge_block_size, sides=settings.pair_scores) if scored else []
-    runtime.context.bars["graph"] = runtime.context.ctx.progress.stage("graph", len(blocks))
+    runtime.context.scoring.set_total(len(blocks))
     return {"blocks": blocks}
 
 
@@ -284,185 +207,66 @@ def route_scoring(state: State) -> str | list[Send]:
     return [Send("score", BlockTask(catalog=state["catalog"], block=block)) for block in state["blocks"]]
 
 
-async def score_block(task: BlockTask, runtime: DescribeRuntime) -> dict[str, Any]:
+async def score_block(task: BlockTask, runtime: DescribeRuntime) -> Update:
     """One call: each policy of the block scored against the others; a failure is kept as data."""
-    catalog, block = task["catalog"], task["block"]
-    sides = runtime.context.ctx.config.describe.pair_scores
-    schema = scores_schema(catalog, block, sides=sides)
-    messages = render("describe/edges", **scoring_prompt_values(catalog, block, sides=sides))
-    bar = runtime.context.bars["graph"]
-    try:
-        answer = await runtime.context.ctx.llms["graph"].answer(messages, schema, step="describe/graph")
-    except LLMError as error:
-        bar.advance(error=True)
-        return {"scores": [BlockScores(block=block, error=str(error))]}
-    bar.advance()
-    return {"scores": [BlockScores(block=block, scores=answer.model_dump())]}
+    ctx, sides = runtime.context.ctx, runtime.context.ctx.config.describe.pair_scores
+    scores = await scored_block(ctx.llms["graph"], task["catalog"], task["block"], sides=sides)
+    runtime.context.scoring.advance(error=scores.error is not None)
+    return {"scores": [scores]}
 
 
-def assemble(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+def assemble(state: State, runtime: DescribeRuntime) -> Update:
     """The weighted graph from every call's scores (or from the flows); graph.json is written here."""
-    settings = runtime.context.ctx.config.describe
-    if settings.graph_weights == "flows":
-        graph = flows_graph(state["catalog"])
-        runtime.context.ctx.folder.graph.save(graph)
-        return {"graph": graph}
-    order = {block: number for number, block in enumerate(state["blocks"])}
-    results = sorted(state.get("scores", []), key=lambda result: order[result.block])
-    graph = assemble_graph(state["catalog"], results, block_size=settings.edge_block_size, sides=settings.pair_scores)
-    runtime.context.ctx.folder.graph.save(graph)
-    if graph.graph["fallback_pairs"]:
-        log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",
-                    len(graph.graph["fallback_pairs"]))
+    ctx = runtime.context.ctx
+    graph = weighted_graph(state["catalog"], state["blocks"], state.get("scores", []), ctx.config.describe)
+    ctx.folder.graph.save(graph)
     return {"graph": graph}
 
 
 # ── scenarios ───────────────────────────────────────────────────────────────────────────────
 
 
-def route_source(state: State, runtime: DescribeRuntime) -> str:
-    """Scenarios from sampled policy sets, or from τ-bench's published tasks (`tau.data`)."""
-    return "plan_tasks" if runtime.context.ctx.config.tau.active else "plan"
-
-
-def plan(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The levels to sample at (noted in policies.json), the sampling plan, and the scenarios to write now."""
-    context, config = runtime.context, runtime.context.ctx.config
-    catalog, graph = state["catalog"], state["graph"]
-    levels = challenge_levels(graph, config.describe.challenge_range)
-    if levels.narrowed:
-        log.warning("describe: challenge levels %s of describe.challenge_range [%d, %d] are sampled: %s",
-                    ", ".join(map(str, levels.levels)), *levels.configured, levels.narrowed)
-    if catalog.challenge_levels != levels:
-        catalog = catalog.model_copy(update={"challenge_levels": levels})
-        context.ctx.folder.policies.save(catalog)
-    slots = plan_samples(graph, count=config.samples, levels=levels.levels, attempts=config.describe.max_attempts,
-                         seed=config.seed)
-    records = {record.id: record for record in context.scenarios.load()}
-    todo = unwritten(slots, records)
+def plan(state: State, runtime: DescribeRuntime) -> Update:
+    """The source's plan of the scenarios (what it notes in policies.json), and those to write now."""
+    deps = runtime.context
+    planned, catalog = deps.source.planned(state["catalog"], state["graph"])
+    if catalog is not state["catalog"]:
+        deps.ctx.folder.policies.save(catalog)
+    records = {record.id: record for record in deps.items.artifact.load()}
+    todo = deps.source.unwritten(planned, records, first=True)
     if todo:
-        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(todo),
-                                   done=len(slots) - len(todo))
-    return {"catalog": catalog, "slots": slots, "records": records, "pending": pending_attempts(slots, records),
-            "wanted": config.samples}
+        deps.items.expect(todo, done=len(planned) - todo)
+    return {"catalog": catalog, "plan": planned, "records": records,
+            "pending": deps.source.pending(planned, records, first=True), "wanted": deps.source.wanted(planned)}
 
 
 def route_scenarios(state: State) -> str | list[Send]:
-    """One scenario per pending slot, in parallel; done when no slot is pending."""
+    """One scenario per pending one, in parallel; done when none is pending."""
     if not state["pending"]:
         return "finish"
-    return [
-        Send("scenario", ScenarioTask(document=state["document"], catalog=state["catalog"], slot=slot, attempt=attempt,
-                                      earlier=earlier_scenarios(slot.candidates[attempt], state["records"])))
-        for slot, attempt in state["pending"]
-    ]
+    return [Send("scenario", ScenarioTask(catalog=state["catalog"], job=job)) for job in state["pending"]]
 
 
-async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> dict[str, Any]:
-    """One attempt at a slot's scenario, recorded whether it succeeds or fails."""
-    slot, catalog, earlier = task["slot"], task["catalog"], task["earlier"]
-    sample = slot.candidates[task["attempt"]]
-    base: dict[str, Any] = {"id": scenario_id(slot), "policies": list(sample.policies), "target_challenge": slot.target,
-                            "challenge": sample.challenge, "repeat": sample.repeat}
-
-    async def work() -> Scenario:
-        policies = [catalog.policy(policy_id) for policy_id in sample.policies]
-        llm = runtime.context.ctx.llms["scenarios"]
-        messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies),
-                          earlier=earlier_note(sample, earlier))
-        answer = await llm.answer(messages, AnotherScenario(earlier) if earlier else ScenarioAnswer,
-                                  step="describe/scenario")
-        scenario = Scenario(
-            **base,
-            description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
-            expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
-        )
-        if runtime.context.ctx.config.describe.refine:
-            scenario = await _refine(llm, task["document"], scenario)
-        return scenario
-
-    items = runtime.context.items
-    assert items is not None  # created by `plan` whenever a scenario is pending
-    record = await items.run(work, failed=lambda reason: Scenario(**base, status="error", error=reason))
+async def write_scenario(task: ScenarioTask, runtime: DescribeRuntime) -> Update:
+    """One scenario, recorded whether it is written or fails."""
+    deps, job = runtime.context, task["job"]
+    record = await deps.items.run(lambda: deps.source.written(job, task["catalog"]),
+                                  failed=lambda reason: deps.source.failed(job, reason))
     return {"records": {record.id: record}}
 
 
-async def _refine(llm: LLM, document: str, scenario: Scenario) -> Scenario:
-    """The scenario with its expected behaviour checked against the whole document, corrected if wrong."""
-    messages = render(
-        "describe/refine",
-        policy=document,
-        description=scenario.description,
-        expected_behaviour=scenario.expected_behaviour,
-    )
-    answer = await llm.answer(messages, RefineAnswer, step="describe/refine")
-    if answer.correct:
-        return scenario
-    corrected = text_limits.trimmed(answer.corrected, text_limits.SCENARIO)
-    return scenario.model_copy(update={"expected_behaviour": corrected, "refined": True})
+def next_round(state: State, runtime: DescribeRuntime) -> Update:
+    """The scenarios that may be written now: a failed slot's next candidate, a repeated set's once the
+    scenarios planned before it are settled."""
+    deps = runtime.context
+    left = deps.source.unwritten(state["plan"], state["records"], first=False)
+    deps.items.expect(deps.items.progress.done + left)  # the attempts made, and one for each scenario still to write
+    return {"pending": deps.source.pending(state["plan"], state["records"], first=False)}
 
 
-def plan_tasks(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """τ-bench mode: the published tasks the run plays, and those with no scenario yet."""
-    context = runtime.context
-    tasks = published_tasks(context.ctx.config.tau)
-    pending = pending_tasks(tasks, {record.id: record for record in context.scenarios.load()})
-    if pending:
-        context.items = StageItems(context.ctx, stage="describe", artifact=context.scenarios, total=len(pending),
-                                   done=len(tasks) - len(pending))
-    return {"tasks": pending, "wanted": len(tasks)}
-
-
-def route_tasks(state: State) -> str | list[Send]:
-    """One scenario per published task still to write, in parallel."""
-    if not state["tasks"]:
-        return "finish"
-    schema = task_policies_schema(state["catalog"])  # one answer model for every task: classes are not freed
-    return [Send("task_scenario", PublishedTask(catalog=state["catalog"], schema=schema, task=task))
-            for task in state["tasks"]]
-
-
-async def write_task_scenario(task: PublishedTask, runtime: DescribeRuntime) -> dict[str, Any]:
-    """A published task as a scenario, with the policies it tests; if none can be named, with every policy,
-    so that the judge still reads the dialog against the whole policy (a τ-bench grade needs no policy)."""
-    catalog, published = task["catalog"], task["task"]
-
-    async def work() -> Scenario:
-        messages = render("describe/task_policies", policies=catalog.listing(), instruction=published.instruction,
-                          gold=gold_text(published), most=str(MAX_POLICIES))
-        try:
-            answer = await runtime.context.ctx.llms["scenarios"].answer(messages, task["schema"],
-                                                                          step="describe/task_policies")
-            named, why = answer.policies, "the model named none"  # type: ignore[attr-defined]
-        except LLMError as error:
-            named, why = [], f"naming them failed ({error})"
-        if not named:
-            log.warning("describe: %s is judged on every policy: %s", task_id(published), why)
-        return task_scenario(published, catalog, named or [policy.id for policy in catalog.policies])
-
-    def failed(reason: str) -> Scenario:
-        return Scenario(id=task_id(published), status="error", error=reason, policies=[], target_challenge=0,
-                        challenge=0, task=published)
-
-    items = runtime.context.items
-    assert items is not None  # created by `plan_tasks` whenever a task is pending
-    record = await items.run(work, failed=failed)
-    return {"records": {record.id: record}}
-
-
-def next_round(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
-    """The attempts that can be made now: a failed slot's next candidate, a repeat whose earlier scenarios are
-    settled."""
-    items = runtime.context.items
-    if items is not None:  # the attempts made, and one for each slot still to write
-        items.total = items.progress.done + len(unwritten(state["slots"], state["records"]))
-        items.progress.set_total(items.total)
-    return {"pending": pending_attempts(state["slots"], state["records"])}
-
-
-def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
+def finish(state: State, runtime: DescribeRuntime) -> Update:
     """scenarios.jsonl rewritten in id order; a shortfall is reported."""
-    written = runtime.context.scenarios.finalize()
+    written = runtime.context.items.artifact.finalize()
     requested = state["wanted"]
     valid = sum(1 for scenario in written if scenario.status == "ok")
     if valid < requested:
@@ -474,17 +278,9 @@ def finish(state: State, runtime: DescribeRuntime) -> dict[str, Any]:
 # ── the stage ───────────────────────────────────────────────────────────────────────────────
 
 
-async def _essential(runtime: DescribeRuntime, role: str, messages: list[Any], schema: type[A], *, step: str) -> A:
-    """An answer the stage cannot do without: its failure stops the stage (artifacts so far stay)."""
-    try:
-        return await runtime.context.ctx.llms[role].answer(messages, schema, step=step)
-    except LLMError as error:
-        raise RunAborted(f"describe: {step} failed, so nothing can be extracted: {error}") from error
-
-
-def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
-    """The describe stage's state machine (the run is given as the runtime context, a `Describe`)."""
-    graph = StateGraph(State, context_schema=Describe)
+def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
+    """The describe stage's state machine (the run is given as the runtime context, a `DescribeDeps`)."""
+    graph = StateGraph(State, context_schema=DescribeDeps)
     graph.add_node("start", start)
     graph.add_node("task", describe_task)
     graph.add_node("flows", extract_flows)
@@ -498,11 +294,9 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_node("plan", plan)
     graph.add_node("scenario", write_scenario)
     graph.add_node("next_round", next_round)
-    graph.add_node("plan_tasks", plan_tasks)
-    graph.add_node("task_scenario", write_task_scenario)
     graph.add_node("finish", finish)
     graph.add_edge(START, "start")
-    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan", "plan_tasks"])
+    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan"])
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
@@ -511,9 +305,7 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
     graph.add_edge("checks", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
-    graph.add_conditional_edges("assemble", route_source, ["plan", "plan_tasks"])
-    graph.add_conditional_edges("plan_tasks", route_tasks, ["task_scenario", "finish"])
-    graph.add_edge("task_scenario", "finish")
+    graph.add_edge("assemble", "plan")
     graph.add_conditional_edges("plan", route_scenarios, ["scenario", "finish"])
     graph.add_edge("scenario", "next_round")
     graph.add_conditional_edges("next_round", route_scenarios, ["scenario", "finish"])
@@ -524,14 +316,16 @@ def build_graph() -> CompiledStateGraph[State, Describe, State, State]:
 async def run(ctx: RunContext) -> Described:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed, and
     return them."""
-    context = Describe(ctx=ctx, scenarios=ctx.folder.scenarios)
+    deps = DescribeDeps(ctx=ctx, source=scenario_source(ctx), extracting=ctx.progress.stage("policies", 0),
+                        scoring=ctx.progress.stage("graph", 0),
+                        items=StageItems(ctx, stage="describe", artifact=ctx.folder.scenarios))
     # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
     # than a dozen.
     limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
     final = await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},
-        context=context,
+        context=deps,
         config={"max_concurrency": ctx.config.workers, "recursion_limit": limit, "run_name": "describe"},
     )
     return Described(catalog=final["catalog"], graph=final["graph"], scenarios=final["scenarios"])

@@ -21,8 +21,10 @@ into a copy of the background world (one per process, each attempt rolled back),
 the event's world as its difference from the background (see `intellagent.environment.worlds`) and
 records the event with its texts made concrete by substitution and the facts given up on the way.
 The work of each step is in `intellagent.populate.event`; whatever the model answers, the event is a
-valid world (at worst the background world alone, with every fact noted as given up). In τ-bench mode
-a published task's event is τ-bench's initial database, with no model call (see `populate.published`).
+valid world (at worst the background world alone, with every fact noted as given up). The run's
+scenario source (`intellagent.modes`) builds the world the events start from before the run's first
+call (`prepare`), and may have events ready that need no populating: in τ-bench mode a published task's
+event is τ-bench's initial database, made with no model call.
 A resumed run populates the scenarios with no event yet, or whose event failed (an outage is worth
 another try; a failure the cache holds costs nothing to repeat).
 """
@@ -44,6 +46,7 @@ from langgraph.types import Send
 from intellagent.artifacts import Event, Scenario
 from intellagent.context import ItemWork, RunContext
 from intellagent.files import JsonlFile
+from intellagent.modes import scenario_source
 from intellagent.populate import AssembledRow, Assignment, Constraints, Plan, Rejection, fall_back, loosen
 from intellagent.populate.background import BACKGROUND
 from intellagent.populate.event import (
@@ -55,7 +58,6 @@ from intellagent.populate.event import (
     planned,
     repaired,
 )
-from intellagent.populate.published import task_database, task_event
 from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
 
@@ -280,6 +282,12 @@ def build_graph() -> CompiledStateGraph[StageState, PopulateDeps, StageState, St
     return graph.compile()
 
 
+def prepare(ctx: RunContext) -> None:
+    """Before the run's first call: the world the run's events start from, built and checked (see the run's
+    scenario source, `intellagent.modes`)."""
+    scenario_source(ctx).prepare()
+
+
 async def run(ctx: RunContext) -> list[Event]:
     """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/, and
     return every event of the run."""
@@ -287,10 +295,11 @@ async def run(ctx: RunContext) -> list[Event]:
     artifact = ctx.folder.events
     recorded = artifact.finished()
     pending = [scenario for scenario in scenarios if scenario.id not in recorded]
-    published = [scenario for scenario in pending if scenario.task is not None]
-    if published:
-        _record_task_events(ctx, published, artifact)
-    pending = [scenario for scenario in pending if scenario.task is None]
+    ready = scenario_source(ctx).ready_events(pending)
+    if ready:
+        _record(ctx, ready, artifact)
+    made = {event.id for event in ready}
+    pending = [scenario for scenario in pending if scenario.id not in made]
     if pending:
         items = StageItems(ctx, stage="populate", artifact=artifact, total=len(pending),
                            done=len(scenarios) - len(pending))
@@ -301,10 +310,9 @@ async def run(ctx: RunContext) -> list[Event]:
     return artifact.finalize()
 
 
-def _record_task_events(ctx: RunContext, scenarios: list[Scenario], artifact: JsonlFile[Event]) -> None:
-    """τ-bench mode: each published task's event, on the task set's database (no model call, nothing to fail)."""
-    database, digest = task_database(ctx)
-    progress = ctx.progress.stage("populate", len(scenarios))
-    for scenario in scenarios:
-        artifact.append(task_event(scenario, database, digest))
+def _record(ctx: RunContext, events: list[Event], artifact: JsonlFile[Event]) -> None:
+    """The events the scenario source made ready, recorded with no model call (nothing to fail)."""
+    progress = ctx.progress.stage("populate", len(events))
+    for event in events:
+        artifact.append(event)
         progress.advance()

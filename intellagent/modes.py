@@ -1,25 +1,50 @@
 """Sampled scenarios or τ-bench's published tasks: the one place where a run's two modes part.
 
 By default a run samples policy sets from the policy graph and writes a scenario for each; with
-`tau.data` it plays τ-bench's published tasks instead. What differs between the two is behind parts the
-stages ask for, so that each stage reads the same in both modes:
+`tau.data` it plays τ-bench's published tasks instead. What differs between the two is behind three
+parts the stages ask for, so that each stage reads the same in both modes:
 
+- the scenario source (`scenario_source`): the scenarios describe writes, and the world populate makes
+  their events in;
 - the user role (`user_role`): what the simulated user is told, how it answers, and what its stop means;
 - the grader (`grader`): what a played dialog is graded by, from what its event says a correct chatbot
   does.
 
-Both are chosen per event: a published task's event carries its task, so a frozen set of tasks is
-played and graded as such under any config.
+The source is the run's, from its config. The user role and the grader are chosen per event: a
+published task's event carries its task, so a frozen set of tasks is played and graded as such under
+any config.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from intellagent.artifacts import Event
+from intellagent.config import Config
+from intellagent.context import RunContext
+from intellagent.describe.source import SampledScenarios, ScenarioSource
 from intellagent.llm import LLM
 from intellagent.simulate.grading import Grader, UserVerdict
 from intellagent.simulate.users import ScenarioUser, UserRole
 from intellagent.tau.grading import TauGrader
+from intellagent.tau.scenarios import TaskScenarios
 from intellagent.tau.user import TaskUser
+
+
+def scenario_source(ctx: RunContext) -> ScenarioSource[Any, Any]:
+    """Where the run's scenarios come from."""
+    return _source_kind(ctx.config)(ctx)
+
+
+def check_scenario_source(config: Config, chatbot: Any = None) -> None:
+    """Before the run starts: what the settings get wrong about where its scenarios come from (a τ-bench task
+    set without its task list), as a `UsageError`."""
+    _source_kind(config).check(config)
+
+
+def _source_kind(config: Config) -> type[SampledScenarios] | type[TaskScenarios]:
+    """τ-bench's published tasks (`tau.data`), or sampled policy sets."""
+    return TaskScenarios if config.tau.active else SampledScenarios
 
 
 def user_role(event: Event, llm: LLM, *, thoughts: bool) -> UserRole:

@@ -20,10 +20,9 @@ from intellagent.chatbots.selection import check_chatbot
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe import Described
-from intellagent.describe.tasks import check_task_set
 from intellagent.files import Artifact, Jsonl
 from intellagent.graphs import describe, populate, report, simulate
-from intellagent.populate.background import prepare as prepare_background
+from intellagent.modes import check_scenario_source
 from intellagent.reports.baseline import check_baseline
 from intellagent.run_folder import RunFolder
 
@@ -59,9 +58,9 @@ class Stage(Generic[T]):
         return next(entry for entry in self.writes if isinstance(entry, Jsonl))
 
 
-DESCRIBE: Stage[Described] = Stage("describe", describe.run, RunFolder.made_by("describe"), check=check_task_set)
-POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by("populate"), check=check_task_set,
-                                     prepare=prepare_background)
+DESCRIBE: Stage[Described] = Stage("describe", describe.run, RunFolder.made_by("describe"), check=check_scenario_source)
+POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by("populate"),
+                                     check=check_scenario_source, prepare=populate.prepare)
 SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
 REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
 

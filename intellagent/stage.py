@@ -42,15 +42,13 @@ class StageItems(Generic[M]):
         self.errors = 0
         self.last_error = ""
 
-    def expect(self, total: int, *, done: int = 0) -> None:
-        """The items this invocation does, once known, and those an earlier invocation finished."""
-        self.total, self.done = total, done
+    def expect(self, total: int, *, done: int | None = None) -> None:
+        """The items this invocation does, once known (or known better: a failed scenario tried again), and
+        those an earlier invocation finished, when given."""
+        self.total = total
+        if done is not None:
+            self.done = done
         self.progress.set_total(total)
-
-    def expect_more(self, more: int) -> None:
-        """More items to do than expected (a failed scenario's sample redrawn, say)."""
-        self.total += more
-        self.progress.set_total(self.total)
 
     async def run(self, work: Callable[[], Awaitable[M]], *, failed: Callable[[str], M]) -> M:
         """Do one item and record its result; a failure becomes `failed(reason)`, recorded too.

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from intellagent.artifacts import Category, Policy, PolicyCatalog
 from intellagent.checks import Check
 from intellagent.describe.evidence import evidenced
+from intellagent.llm import LLM, LLMError
+from intellagent.prompt_files import render
 
 
 def check_map_schema(catalog: PolicyCatalog, checks: list[Check]) -> type[BaseModel]:
@@ -87,3 +89,25 @@ def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, 
             notes.append(f"checks: {check.name} enforces the {check.category} policies ({', '.join(ids)}), "
                          "by the category it declares")
     return mapped, notes
+
+
+async def mapped_checks(llm: LLM, catalog: PolicyCatalog, checks: list[Check]) -> PolicyCatalog:
+    """`catalog` with the policies each deterministic check enforces (one call).
+
+    A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
+    its findings are then reported without a policy, and the judge alone rules on every policy. A check
+    that declares a category is mapped within it only, and when left unmapped, to that category's policies.
+    """
+    messages = render("describe/checks", policies=catalog.listing(), checks=checks_text(checks))
+    try:
+        answer = await llm.answer(messages, check_map_schema(catalog, checks), step="describe/checks")
+    except LLMError as error:
+        catalog.errors.append(f"checks: not mapped to policies: {error}")
+    else:
+        catalog.checks, notes = check_map(answer, catalog, checks)
+        catalog.errors += notes
+    fallback, notes = by_category(checks, catalog)
+    catalog.checks.update(fallback)
+    catalog.errors += notes
+    catalog.every_dialog = [check.name for check in checks if check.every_dialog and check.name in catalog.checks]
+    return catalog

@@ -19,6 +19,8 @@ from intellagent.artifacts import CATEGORIES, Category, Passage, Policy, PolicyC
 from intellagent.describe.evidence import checked_policies
 from intellagent.describe.extraction import same_rule, words
 from intellagent.describe.passages import Span, passage_text, passages, rule_passage, uncovered
+from intellagent.llm import LLM, LLMError
+from intellagent.prompt_files import render
 
 RULES_PER_PASSAGE = 2
 """Rules the aimed extraction may give per passage read: a passage is a list item or a paragraph."""
@@ -32,6 +34,25 @@ class CoveringRule(BaseModel):
     category: Category
     challenge: int = Field(ge=1, le=5)
     flow: str
+
+
+async def covered(llm: LLM, catalog: PolicyCatalog, document: str, *, similarity: float) -> PolicyCatalog:
+    """The catalog with the rules of the passages no policy came from, read again in one call aimed at them,
+    and the passages still uncovered listed. A failed call is noted, and the passages are listed as they are.
+
+    Args:
+        similarity: word-sequence ratio from which a rule read is one the catalog already has.
+    """
+    spans = uncovered(document, [policy.text for policy in catalog.policies])
+    if spans:
+        messages = render("describe/uncovered", **prompt_values(document, catalog, spans))
+        try:
+            answer = await llm.answer(messages, covering_schema(catalog, len(spans)), step="describe/uncovered")
+        except LLMError as error:
+            catalog.errors.append(f"coverage: the passages no policy came from were not read again: {error}")
+        else:
+            catalog = with_covering_rules(catalog, answer, document, spans, similarity=similarity)
+    return with_uncovered(catalog, document)
 
 
 def covering_schema(catalog: PolicyCatalog, passages_read: int) -> type[BaseModel]:

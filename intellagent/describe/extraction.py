@@ -1,4 +1,5 @@
-"""From the answers of the extraction calls to a `PolicyCatalog`: flow ids, policy ids, one policy per rule.
+"""The extraction calls (the task, the flows, each flow's policies) and from their answers to a
+`PolicyCatalog`: flow ids, policy ids, one policy per rule.
 
 Policies are extracted flow by flow, so a rule that applies to several flows (confirm before any
 change, say) comes back once per flow, usually worded almost alike. Two extracted rules are taken for
@@ -16,12 +17,19 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from intellagent import text_limits
-from intellagent.artifacts import Category, Flow, Policy
+from intellagent.artifacts import Category, Flow, Policy, PolicyCatalog
+from intellagent.context import log
+from intellagent.describe.evidence import checked_policies
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
+from intellagent.llm import LLM, LLMError
+from intellagent.prompt_files import render
+
+A = TypeVar("A", bound=BaseModel)
 
 # Bounds that keep a small model from listing sub-steps as flows or rambling through one flow.
 MAX_FLOWS = 8
@@ -64,6 +72,60 @@ class PoliciesAnswer(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     policies: list[PolicyAnswer] = Field(max_length=MAX_POLICIES_PER_FLOW)
+
+
+async def task_description(llm: LLM, document: str) -> str:
+    """The chatbot's task and domain, in a few sentences (the stage cannot do without it)."""
+    answer = await _essential(llm, render("describe/task", policy=document), TaskAnswer, step="describe/task")
+    return text_limits.trimmed(answer.task_description, text_limits.TASK)
+
+
+async def extracted_flows(llm: LLM, document: str) -> list[Flow]:
+    """The families of conversation the document covers, numbered (the stage cannot do without them)."""
+    answer = await _essential(llm, render("describe/flows", policy=document), FlowsAnswer, step="describe/flows")
+    return number_flows(answer)
+
+
+async def flow_policies(llm: LLM, document: str, flow: Flow) -> list[PolicyAnswer]:
+    """The policies of one flow.
+
+    Raises:
+        LLMError: no valid answer; the other flows go on without this one.
+    """
+    label = f"{flow.name}: {flow.description}" if flow.description else flow.name
+    messages = render("describe/policies", policy=document, flow=label)
+    answer = await llm.answer(messages, PoliciesAnswer, step="describe/policies")
+    return answer.policies
+
+
+def policy_catalog(task: str, flows: list[Flow], extracted: dict[str, list[PolicyAnswer]], failures: dict[str, str],
+                   *, similarity: float, document: Path) -> PolicyCatalog:
+    """One policy per rule across flows, categories and challenge scores checked against their text, and the
+    flows whose extraction failed.
+
+    Args:
+        document: the policy document's path, which an error names.
+
+    Raises:
+        RunAborted, UsageError: no flow gave a policy (see `nothing_extracted`).
+    """
+    policies = merge_duplicates([(flow.id, extracted[flow.id]) for flow in flows if flow.id in extracted],
+                                similarity=similarity)
+    if not policies:
+        raise nothing_extracted(document, flows, failures)
+    errors = [f"{flow.id} ({flow.name}): {failures[flow.id]}" for flow in flows if flow.id in failures]
+    policies, corrected = checked_policies(policies)
+    for correction in corrected:
+        log.info("describe: %s", correction)
+    return PolicyCatalog(task_description=task, flows=flows, policies=policies, errors=errors, corrected=corrected)
+
+
+async def _essential(llm: LLM, messages: list[Any], schema: type[A], *, step: str) -> A:
+    """An answer the stage cannot do without: its failure stops the stage (artifacts so far stay)."""
+    try:
+        return await llm.answer(messages, schema, step=step)
+    except LLMError as error:
+        raise RunAborted(f"describe: {step} failed, so nothing can be extracted: {error}") from error
 
 
 def number_flows(answer: FlowsAnswer) -> list[Flow]:

@@ -23,6 +23,10 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from intellagent.artifacts import PolicyCatalog
+from intellagent.config import DescribeConfig
+from intellagent.context import log
+from intellagent.llm import LLM, LLMError
+from intellagent.prompt_files import render
 
 WEIGHT_RULE = (
     "mean of the directed scores (0-10): two when pair_scores is 2, one when it is 1; "
@@ -117,6 +121,30 @@ def scoring_prompt_values(catalog: PolicyCatalog, block: tuple[str, ...], *, sid
         "scope": "every other rule" if sides == 2 else "every rule listed after it in the list above",
         "example": f'{{"{first}": {{{inner}}}{rest}}}',
     }
+
+
+async def scored_block(llm: LLM, catalog: PolicyCatalog, block: tuple[str, ...], *, sides: int) -> BlockScores:
+    """One call: each policy of the block scored against the others; a failure is kept as data."""
+    messages = render("describe/edges", **scoring_prompt_values(catalog, block, sides=sides))
+    try:
+        answer = await llm.answer(messages, scores_schema(catalog, block, sides=sides), step="describe/graph")
+    except LLMError as error:
+        return BlockScores(block=block, error=str(error))
+    return BlockScores(block=block, scores=answer.model_dump())
+
+
+def weighted_graph(catalog: PolicyCatalog, blocks: list[tuple[str, ...]], results: list[BlockScores],
+                   settings: DescribeConfig) -> nx.Graph:
+    """The policy graph: from every scoring call's answer (in the blocks' order), or from the flows."""
+    if settings.graph_weights == "flows":
+        return flows_graph(catalog)
+    order = {block: number for number, block in enumerate(blocks)}
+    results = sorted(results, key=lambda result: order[result.block])
+    graph = assemble_graph(catalog, results, block_size=settings.edge_block_size, sides=settings.pair_scores)
+    if graph.graph["fallback_pairs"]:
+        log.warning("describe: %d policy pairs got the fallback weight (see graph.json)",
+                    len(graph.graph["fallback_pairs"]))
+    return graph
 
 
 def assemble_graph(

@@ -1,7 +1,7 @@
 """The run's background world: the rows every event starts from, built once from the seed and checked.
 
 New rows imitate the background's, so it must be valid: a domain whose own world breaks its rules is
-refused before the run spends a call on it (`prepare`, which the runner calls before the first stage).
+refused before the run spends a call on it (the sampled scenario source builds it before the first stage).
 """
 
 from __future__ import annotations
@@ -11,20 +11,10 @@ from pathlib import Path
 
 from intellagent.context import RunContext
 from intellagent.errors import UsageError
-from intellagent.populate.published import task_database
 from intellagent.run_folder import RunFolder
 
 BACKGROUND = RunFolder.event_worlds.whole("_background")
 """Where the background world is, relative to the run folder."""
-
-
-def prepare(ctx: RunContext) -> None:
-    """Before the run's first call: the world the events start from, built and checked, so that a domain that
-    cannot build its world costs no call: the background world, or τ-bench's tasks' own (`tau.data`)."""
-    if ctx.config.tau.active:
-        task_database(ctx)
-    else:
-        build_background(ctx)
 
 
 def build_background(ctx: RunContext) -> Path:

@@ -21,7 +21,6 @@ from intellagent.api import arun
 from intellagent.artifacts import Dialog, Event, Policy, PolicyCatalog, Scenario
 from intellagent.cli import main
 from intellagent.config import ReportConfig
-from intellagent.describe.tasks import task_scenario
 from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -30,6 +29,7 @@ from intellagent.reports.summary import tau_lines
 from intellagent.reports.tau_score import tau_score
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
+from intellagent.tau.scenarios import task_scenario
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 
