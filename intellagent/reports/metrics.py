@@ -29,8 +29,8 @@ from intellagent.reports.analysis import RATED
 from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
-from intellagent.reports.tau_score import tau_score
 from intellagent.reports.trials import trial_figures
+from intellagent.tau.score import tau_score
 
 STATUSES = ("pass", "fail", "incomplete", "error")
 

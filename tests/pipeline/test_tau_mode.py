@@ -26,10 +26,10 @@ from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.summary import tau_lines
-from intellagent.reports.tau_score import tau_score
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
 from intellagent.tau.scenarios import task_scenario
+from intellagent.tau.score import tau_score
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 
