@@ -42,7 +42,8 @@ class Entity(BaseModel):
     """An entity the scenario needs, named by a symbol."""
 
     symbol: str = Field(pattern=SYMBOL_PATTERN, description="Its symbol: capital letters and a number, e.g. U1.")
-    description: str = Field(description="What it is, e.g. 'a gold member' or 'U1's reservation, booked 30 hours ago'.")
+    description: str = Field(description="What it stands for and what about it matters here, e.g. 'the user who "
+                             "writes in' or 'a record of U1, made 30 hours ago'.")
 
 
 _REWRITTEN_TEXTS: dict[str, Any] = {
@@ -76,7 +77,7 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
         __config__=ConfigDict(extra="forbid"),
         __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
         entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
-        relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate: 'R1 is a reservation of U1'.")),
+        relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate, e.g. 'R1 belongs to U1'.")),
         rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
         **(_REWRITTEN_TEXTS if texts else {}),
     )
