@@ -23,10 +23,10 @@ import yaml
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from intellagent.artifacts import PolicyCatalog, Scenario
 from intellagent.config import Config, apply_overrides, load_config, resolve_config_path
 from intellagent.errors import IntellAgentError
 from intellagent.llm import UsageReport
+from intellagent.run_folder import RunFolder
 from intellagent.runner import run
 
 STEPS = ("task", "flows", "policies", "uncovered", "checks", "graph", "scenario", "refine")
@@ -72,9 +72,8 @@ def step_table(usage: UsageReport) -> str:
 
 def outcome(folder: Path) -> str:
     """What the stage produced: flows, policies, graph calls, scenarios."""
-    catalog = PolicyCatalog.model_validate_json((folder / "policies.json").read_text(encoding="utf-8"))
-    lines = (folder / "scenarios.jsonl").read_text(encoding="utf-8").splitlines()
-    scenarios = [Scenario.model_validate_json(line) for line in lines]
+    run_folder = RunFolder(folder)
+    catalog, scenarios = run_folder.policies.require(), run_folder.scenarios.load()
     ok = sum(1 for scenario in scenarios if scenario.status == "ok")
     return (
         f"{len(catalog.flows)} flows, {len(catalog.policies)} policies "
@@ -84,7 +83,8 @@ def outcome(folder: Path) -> str:
 
 def phase_times(folder: Path, started: float) -> str:
     """Seconds spent on extraction, scoring and scenarios, read from when each artifact was written."""
-    marks = [("extraction", "policies.json"), ("graph", "graph.json"), ("scenarios", "scenarios.jsonl")]
+    marks = [("extraction", RunFolder.policies.name), ("graph", RunFolder.graph.name),
+             ("scenarios", RunFolder.scenarios.name)]
     parts, previous = [], started
     for phase, name in marks:
         written = (folder / name).stat().st_mtime

@@ -25,6 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from intellagent.run_folder import RunFolder
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,13 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     job = subprocess.run(command, cwd=ROOT, check=False)
     wall = time.monotonic() - started
 
-    info_path = folder / "run.json"
+    info_path = folder / RunFolder.run_info.name
     if not info_path.exists():
         print(f"no run.json: the job exited {job.returncode} before starting", file=sys.stderr)
         return job.returncode or 1
     print()
     print(timing_table(json.loads(info_path.read_text(encoding="utf-8")), wall))
-    report_path = folder / "report.json"
+    report_path = folder / RunFolder.report.name
     if report_path.exists():
         print()
         print(verdict_figures(json.loads(report_path.read_text(encoding="utf-8"))))

@@ -49,6 +49,7 @@ from intellagent.artifacts import RunInfo
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import LLM, ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.populate.background import BACKGROUND
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 
@@ -144,7 +145,7 @@ def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int
                                 progress=False))
         seconds[stage] = time.perf_counter() - wall
         cpu[stage].process, cpu[stage].double = time.process_time() - started, script.cpu_seconds
-    info = RunInfo.model_validate_json((folder / "run.json").read_text())
+    info = RunFolder(folder).run_info.require()
     return info, seconds, cpu
 
 
@@ -183,10 +184,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"framework CPU per call (and {1000 * double / every:.1f} ms of the double's answering)")
             shares = ["{} {:.1f} ms ({:.1f})".format(stage, *cpu[stage].per_call(calls[stage])) for stage in STAGES]
             print(f"  per call (of which in the call path): {', '.join(shares)}")
-            background = (folder / "events" / "_background.sqlite").stat().st_size
+            background = (folder / BACKGROUND).stat().st_size
+            events = folder_bytes(folder / RunFolder.event_worlds.name)
+            dialogs = folder_bytes(folder / RunFolder.dialog_worlds.name)
             print(f"  disk: the background world {background / 1e3:.0f} KB once, then "
-                  f"{(folder_bytes(folder / 'events') - background) / max(made, 1) / 1e3:.1f} KB per event and "
-                  f"{folder_bytes(folder / 'dialogs') / max(held, 1) / 1e3:.1f} KB per dialog")
+                  f"{(events - background) / max(made, 1) / 1e3:.1f} KB per event and "
+                  f"{dialogs / max(held, 1) / 1e3:.1f} KB per dialog")
             times = {}
             for workers in args.workers:
                 times[workers] = run(described, workers, args.latency, root / f"w{workers}-{size}")[1]
