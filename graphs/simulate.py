@@ -5,7 +5,8 @@ the event's world, appended to dialogs.jsonl as it finishes with what it changed
 
 Each dialog is played by the run's executor (`DialogWork`: in this process, or in a Ray worker, see
 `intellagent.executors`), which plays the dialog graph (`graphs.dialog`) in its setting
-(`simulate.setting`: the dialog's world, its checks and its grade); this process records it.
+(`simulate.setting`: the dialog's world, its checks and its grade), with the simulated user and the
+grader the event calls for (`intellagent.modes`); this process records it.
 A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, marked
 with the mutant's name, and mutants.json says how each was made.
@@ -31,6 +32,7 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
+from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
 from intellagent.simulate.setting import played_dialog, served_world
@@ -122,8 +124,9 @@ class DialogWork:
         """One trial of an event, played by the chatbot or by one of its mutants, on the dialog graph."""
         event, trial, mutant = task["event"], task["trial"], task["mutant"]
         return await played_dialog(self.ctx, self.mutants[mutant] if mutant else self.chatbot, event,
-                                   play=run_dialog, played_id=dialog_id(event.id, trial, mutant), trial=trial,
-                                   mutant=mutant, world_server=self.world_server)
+                                   play=run_dialog, user_role=user_role, grader=grader(event),
+                                   played_id=dialog_id(event.id, trial, mutant), trial=trial, mutant=mutant,
+                                   world_server=self.world_server)
 
     @staticmethod
     def reads(folder: RunFolder, task: DialogTask) -> list[str]:

@@ -16,7 +16,6 @@ from intellagent.artifacts.policies import Category
 from intellagent.bundled import bundled
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
-from intellagent.tau.tasks import parse_selection
 
 EXAMPLE_CONFIGS = bundled("configs")
 
@@ -230,6 +229,20 @@ class CalibrateConfig(_Strict):
     def active(self) -> bool:
         """Whether the run calibrates: asked for, or given mutants to play."""
         return self.enabled or bool(self.mutants)
+
+
+def parse_selection(selection: str) -> set[int]:
+    """The task numbers of "0-9,12"; a ValueError names what is not a number or a range."""
+    numbers: set[int] = set()
+    for part in (piece.strip() for piece in selection.split(",")):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError(f"{part!r} is not a task number or a range like 0-9")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"the range {part!r} runs backwards")
+        numbers.update(range(low, high + 1))
+    return numbers
 
 
 class TauConfig(_Strict):

@@ -1,12 +1,13 @@
-"""Rates as report.json gives them: the counts, the rate and its 95% Wilson interval.
+"""Rates as report.json gives them: the counts, the rate and its 95% Wilson interval, and the estimate of
+pass^k from repeated trials.
 
-The interval is an exact formula on small counts (a policy is often tested only a handful of times),
-written with the standard library.
+Both are exact formulas on small counts (a policy is often tested only a handful of times), written with
+the standard library.
 """
 
 from __future__ import annotations
 
-from math import sqrt
+from math import comb, sqrt
 
 from pydantic import BaseModel
 
@@ -30,6 +31,17 @@ def wilson_interval(passed: float, total: int, *, z: float = Z_95) -> tuple[floa
     centre = (p + z2 / (2 * total)) / (1 + z2 / total)
     half = z * sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / (1 + z2 / total)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of pass^k from `n` trials of which `c` passed.
+
+    Raises:
+        ValueError: not 0 ≤ c ≤ n, or not 1 ≤ k ≤ n.
+    """
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"pass^k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+    return comb(c, k) / comb(n, k)
 
 
 class Rate(BaseModel):

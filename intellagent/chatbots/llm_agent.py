@@ -20,9 +20,8 @@ from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep,
 from intellagent.chatbots.world import DialogWorld
 from intellagent.errors import RunAborted, failure_reason
 from intellagent.llm import LLM
+from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.prompt_files import render
-from intellagent.simulate.accounting import counted
-from intellagent.simulate.seeds import dialog_model
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from intellagent.chatbots.protocol import MCP_HEADER, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.llm import LLM
-from intellagent.simulate.accounting import counted
+from intellagent.llm.dialog_models import counted
 
 STEP = "simulate/chatbot"
 

@@ -11,21 +11,10 @@ such trials on which the trials disagree: the part of the verdict that is luck o
 from __future__ import annotations
 
 from collections import defaultdict
-from math import comb
 
 from intellagent.artifacts import Analysis, Dialog
+from intellagent.artifacts.rates import pass_hat_k
 from intellagent.artifacts.report import PassK, TrialFigures
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """The unbiased estimate of pass^k from `n` trials of which `c` passed.
-
-    Raises:
-        ValueError: not 0 ≤ c ≤ n, or not 1 ≤ k ≤ n.
-    """
-    if not (0 <= c <= n and 1 <= k <= n):
-        raise ValueError(f"pass^k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
-    return comb(c, k) / comb(n, k)
 
 
 def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures | None:

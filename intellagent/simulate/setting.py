@@ -3,7 +3,8 @@ dialog graph's runtime context, `DialogDeps`), and what is recorded once it ende
 
 The event's world is made whole for the dialog (`databases`), the chatbot's tools act on that copy, and
 once the dialog ended what it changed is stored with the world's digest, the deterministic checks run
-on what happened, and the event's grader grades it (`intellagent.modes`).
+on what happened, and the event's grader grades it. The user role and the grader are the stage's to
+choose (`intellagent.modes`), and are handed in.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from intellagent.checks import run_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
-from intellagent.modes import grader, user_role
-from intellagent.simulate.accounting import counted
+from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.simulate.databases import DialogFiles
-from intellagent.simulate.seeds import dialog_model
+from intellagent.simulate.grading import Grader
 from intellagent.simulate.trials import trial_user
-from intellagent.simulate.users import UserRole
+from intellagent.simulate.users import UserRole, UserRoleOf
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer
@@ -77,6 +77,8 @@ async def played_dialog(
     event: Event,
     *,
     play: PlayDialog,
+    user_role: UserRoleOf,
+    grader: Grader,
     played_id: str,
     trial: int = 1,
     mutant: str | None = None,
@@ -87,6 +89,8 @@ async def played_dialog(
 
     Args:
         play: plays the dialog (the dialog graph's `run_dialog`).
+        user_role: the simulated user of a dialog on the event.
+        grader: grades the dialog by what the event says a correct chatbot does.
         played_id: the dialog's id.
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
@@ -101,11 +105,11 @@ async def played_dialog(
         with ExitStack() as hosted:
             mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
             session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
-            played = await play(dialog_deps(ctx, event, chatbot.open(session), played_id=played_id, trial=trial,
-                                            usage=usage, world=world))
+            played = await play(dialog_deps(ctx, event, chatbot.open(session), user_role=user_role,
+                                            played_id=played_id, trial=trial, usage=usage, world=world))
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, files)
+        settled = await asyncio.to_thread(settle, environment, event, played, files, grader)
     finally:
         if files:
             files.clear()
@@ -113,8 +117,8 @@ async def played_dialog(
                                       "usage": usage.report().roles, "database": files.name if files else None})
 
 
-def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, played_id: str, trial: int,
-                usage: Usage, world: DialogWorld | None) -> DialogDeps:
+def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, user_role: UserRoleOf,
+                played_id: str, trial: int, usage: Usage, world: DialogWorld | None) -> DialogDeps:
     """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage."""
     config = ctx.config
     user = dialog_model(trial_user(ctx.llms["user"], trials=config.simulate.trials), seed=config.seed,
@@ -133,7 +137,7 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
     )
 
 
-def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None) -> Dialog:
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader) -> Dialog:
     """A played dialog with its world stored and digested, the deterministic checks' findings, and its grade."""
     if files is None:
         checks, findings = run_checks(environment, played.transcript, before=None, database=None)
@@ -148,7 +152,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
                                   written=list(found))
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
-    return grader(event).grade(environment, event, played, start=files.start, end=files.played)
+    return grader.grade(environment, event, played, start=files.start, end=files.played)
 
 
 def user_thoughts(ctx: RunContext) -> bool:

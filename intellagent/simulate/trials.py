@@ -21,7 +21,7 @@ def trial_id(event_id: str, trial: int) -> str:
 
 def trial_user(llm: LLM, *, trials: int) -> LLM:
     """The user model of a run's trials: as configured for a single trial, else sampled (with each dialog's
-    seed, given by `seeds.dialog_model`)."""
+    seed, given by `llm.dialog_models.dialog_model`)."""
     if trials == 1:
         return llm
     return llm.with_options(temperature=max(llm.spec.temperature, TRIAL_TEMPERATURE))

@@ -67,6 +67,13 @@ class UserRole(Protocol):
         ...
 
 
+class UserRoleOf(Protocol):
+    """The simulated user of a dialog on an event, played by `llm` (`thoughts`: whether a sampled scenario's
+    user writes a private thought); `intellagent.modes.user_role` is the one the stages use."""
+
+    def __call__(self, event: Event, llm: LLM, *, thoughts: bool) -> UserRole: ...
+
+
 @dataclass(frozen=True)
 class ScenarioUser:
     """The user of a sampled scenario: it plays the event's situation, and stops with a verdict.

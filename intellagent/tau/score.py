@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from intellagent.artifacts import Dialog, Event
-from intellagent.artifacts.rates import wilson_interval
+from intellagent.artifacts.rates import pass_hat_k, wilson_interval
 from intellagent.artifacts.report import TauFailure, TauPassK, TauScore, TauTaskResult
-from intellagent.reports.trials import pass_hat_k
 
 
 def tau_score(events: list[Event], dialogs: list[Dialog]) -> TauScore | None:

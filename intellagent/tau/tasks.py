@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from intellagent.artifacts.tau import TauTask
+from intellagent.config import parse_selection
 from intellagent.errors import UsageError
 
 TASKS_FILE = "tasks.json"
@@ -48,20 +49,6 @@ def select_tasks(tasks: list[TauTask], selection: str | None) -> list[TauTask]:
     if missing:
         raise UsageError(f"tau.tasks: the task set has tasks 0-{len(tasks) - 1}; there is no task {missing[0]}")
     return [task for task in tasks if task.index in wanted]
-
-
-def parse_selection(selection: str) -> set[int]:
-    """The task numbers of "0-9,12"; a ValueError names what is not a number or a range."""
-    numbers: set[int] = set()
-    for part in (piece.strip() for piece in selection.split(",")):
-        first, dash, last = part.partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()):
-            raise ValueError(f"{part!r} is not a task number or a range like 0-9")
-        low, high = int(first), int(last) if dash else int(first)
-        if high < low:
-            raise ValueError(f"the range {part!r} runs backwards")
-        numbers.update(range(low, high + 1))
-    return numbers
 
 
 def task_id(task: TauTask) -> str:

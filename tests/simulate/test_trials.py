@@ -7,7 +7,7 @@ import json
 from scripted_dialogs import dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import ModelSpec
-from intellagent.simulate.seeds import dialog_seed
+from intellagent.llm.dialog_models import dialog_seed
 from intellagent.simulate.trials import TRIAL_TEMPERATURE
 
 

@@ -1,4 +1,5 @@
-"""Each dialog's own seed, for the models that sample in it.
+"""The models of one dialog: sampled with the dialog's own seed, and counted in its own share of the run's
+accounting.
 
 Requests are cached by their content, seed included. Two dialogs that reach the same prompt with the
 run's one seed would get one sampled reply and go on alike, which a model sampled above temperature 0
@@ -9,9 +10,11 @@ dialogs. At temperature 0 nothing changes: one prompt has one answer, and record
 
 from __future__ import annotations
 
+import copy
 import zlib
 
-from intellagent.llm import LLM
+from intellagent.llm.client import LLM
+from intellagent.llm.usage import Usage
 
 SEED_SPREAD = 1_000_000
 
@@ -26,3 +29,10 @@ def dialog_model(llm: LLM, *, seed: int, dialog_id: str) -> LLM:
     if llm.options.get("temperature", llm.spec.temperature) <= 0:
         return llm
     return llm.with_options(seed=dialog_seed(seed, dialog_id))
+
+
+def counted(llm: LLM, usage: Usage) -> LLM:
+    """The same model, cache and settings, with its calls counted in `usage`."""
+    view = copy.copy(llm)
+    view.usage = usage
+    return view
