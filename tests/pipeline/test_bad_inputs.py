@@ -86,3 +86,19 @@ def test_a_full_disk_exits_4_in_one_line_and_the_same_command_then_resumes(
     monkeypatch.setattr(JsonlFile, "append", append)  # space again
     assert main(command) == 0
     assert len((tmp_path / "run" / "dialogs.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize(("stage", "missing", "maker"), [
+    ("populate", "scenarios.jsonl", "describe"),
+    ("simulate", "events.jsonl", "populate"),
+    ("report", "policies.json", "describe"),
+])
+def test_a_stage_run_before_the_one_that_makes_its_input_names_the_file_and_that_stage(
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str], stage: str, missing: str,
+    maker: str
+) -> None:
+    config = write_config(tmp_path / "shop.yml")
+    command = ["--config", str(config), "--output", str(tmp_path / "run"), "--no-progress", "--stages", stage]
+
+    assert main(command) == 2
+    assert f"{missing} not found; run the {maker} stage first (--stages {maker})" in one_line(capsys)

@@ -71,6 +71,14 @@ def test_each_stage_function_returns_the_artifacts_it_wrote(runs: dict[str, Any]
     assert runs["report"] == Report.model_validate_json((staged / "report.json").read_text())
 
 
+def test_a_stage_with_nothing_left_to_do_returns_what_its_earlier_invocations_made(runs: dict[str, Any]) -> None:
+    script = pipeline_script()
+    again, before = describe(config(), output=runs["staged"], script=script), runs["described"]
+    assert script.requests == []
+    assert (again.catalog, again.scenarios) == (before.catalog, before.scenarios)
+    assert sorted(again.graph.edges(data="weight")) == sorted(before.graph.edges(data="weight"))
+
+
 def test_simulating_a_folder_without_events_says_to_populate_first(tmp_path: Path) -> None:
     script = pipeline_script()
     describe(config(), output=tmp_path / "run", script=script)

@@ -20,6 +20,7 @@ from intellagent.artifacts.report import Report
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
+from intellagent.run_folder import RunFolder
 from tests.conftest import world_file
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_config, pipeline_script, write_config
 
@@ -32,6 +33,13 @@ def test_the_returned_report_is_the_one_in_report_json(whole_run) -> None:
     report, folder = whole_run
     assert isinstance(report, intellagent.Report)
     assert report == Report.model_validate_json((folder / "report.json").read_text())
+
+
+def test_every_file_a_run_leaves_in_its_folder_is_in_the_catalogue(whole_run) -> None:
+    _, folder = whole_run
+    catalogued = {artifact.name for artifact in RunFolder.catalogue()}
+    left = {path.name for path in folder.iterdir()} - {RunFolder.llm_cache, ".intellagent.lock"}
+    assert left and left <= catalogued, sorted(left - catalogued)
 
 
 def test_the_report_counts_the_dialogs_of_dialogs_jsonl(whole_run) -> None:
