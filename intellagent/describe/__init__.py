@@ -1,4 +1,6 @@
-"""The describe stage's logic: policies from a document, the policy graph, sampling, scenarios."""
+"""The describe stage's logic: policies from a document (`extraction`, checked by `evidence`), the checks
+they are enforced by (`check_map`), the policy graph, and the scenarios: where they come from
+(`source`), sampled policy sets (`sampling`) and the answers that write them (`scenarios`)."""
 
 from __future__ import annotations
 

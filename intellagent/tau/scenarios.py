@@ -61,7 +61,7 @@ class TaskScenarios:
 
     def planned(self, catalog: PolicyCatalog, graph: nx.Graph) -> tuple[TaskPlan, PolicyCatalog]:
         """The tasks of `tau.data` the run plays (`tau.tasks`), in τ-bench's order; the catalog as it is."""
-        return TaskPlan(tasks=published_tasks(self.ctx.config.tau), schema=task_policies_schema(catalog)), catalog
+        return TaskPlan(tasks=played_tasks(self.ctx.config.tau), schema=task_policies_schema(catalog)), catalog
 
     def wanted(self, plan: TaskPlan) -> int:
         """Every task played."""
@@ -99,7 +99,7 @@ class TaskScenarios:
     @staticmethod
     def check(config: Config) -> None:
         """A task set whose task list cannot be read fails before the run spends a call."""
-        published_tasks(config.tau)
+        played_tasks(config.tau)
 
     def prepare(self) -> None:
         """The task set's database, built before the run spends a call: a domain that cannot load τ-bench's data
@@ -112,7 +112,7 @@ class TaskScenarios:
         return [task_event(scenario, database, digest) for scenario in scenarios]
 
 
-def published_tasks(settings: TauConfig) -> list[TauTask]:
+def played_tasks(settings: TauConfig) -> list[TauTask]:
     """The tasks the run plays, in τ-bench's order."""
     assert settings.data is not None  # τ-bench mode
     return select_tasks(read_tau_tasks(settings.data / TASKS_FILE), settings.tasks)
