@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -38,47 +39,31 @@ TAU_DATABASE = RunFolder.event_worlds.whole("tau")
 
 
 @dataclass(frozen=True)
-class TaskPlan:
-    """The tasks the run plays, and the answer that names a task's policies (one class for every task: classes
-    are not freed)."""
-
-    tasks: list[TauTask]
-    schema: type[BaseModel]
-
-    def __len__(self) -> int:
-        return len(self.tasks)
-
-
-TaskToName = tuple[TauTask, type[BaseModel]]
-"""A task whose scenario is to be written, and the answer that names its policies."""
-
-
-@dataclass(frozen=True)
 class TaskScenarios:
     """τ-bench's published tasks as the run's scenarios, on the task set's own database."""
 
     ctx: RunContext
 
-    def planned(self, catalog: PolicyCatalog, graph: nx.Graph) -> tuple[TaskPlan, PolicyCatalog]:
+    def planned(self, catalog: PolicyCatalog, graph: nx.Graph) -> tuple[list[TauTask], PolicyCatalog]:
         """The tasks of `tau.data` the run plays (`tau.tasks`), in τ-bench's order; the catalog as it is."""
-        return TaskPlan(tasks=played_tasks(self.ctx.config.tau), schema=task_policies_schema(catalog)), catalog
+        return played_tasks(self.ctx.config.tau), catalog
 
-    def wanted(self, plan: TaskPlan) -> int:
+    def wanted(self, plan: list[TauTask]) -> int:
         """Every task played."""
-        return len(plan.tasks)
+        return len(plan)
 
-    def pending(self, plan: TaskPlan, records: dict[str, Scenario], *, first: bool) -> list[TaskToName]:
+    def pending(self, plan: list[TauTask], records: dict[str, Scenario], *, first: bool) -> list[TauTask]:
         """The tasks with no scenario yet, once: a task's scenario is tried in one round."""
-        return [(task, plan.schema) for task in pending_tasks(plan.tasks, records)] if first else []
+        return pending_tasks(plan, records) if first else []
 
-    def unwritten(self, plan: TaskPlan, records: dict[str, Scenario], *, first: bool) -> int:
+    def unwritten(self, plan: list[TauTask], records: dict[str, Scenario], *, first: bool) -> int:
         """The tasks with no scenario yet, in the one round."""
-        return len(pending_tasks(plan.tasks, records)) if first else 0
+        return len(pending_tasks(plan, records)) if first else 0
 
-    async def written(self, job: TaskToName, catalog: PolicyCatalog) -> Scenario:
+    async def written(self, task: TauTask, catalog: PolicyCatalog) -> Scenario:
         """A task as a scenario, with the policies it tests; if none can be named, with every policy, so that
         the judge still reads the dialog against the whole policy (a τ-bench grade needs no policy)."""
-        task, schema = job
+        schema = task_policies_schema(catalog)
         messages = render("describe/task_policies", policies=catalog.listing(), instruction=task.instruction,
                           gold=gold_text(task), most=str(MAX_POLICIES))
         try:
@@ -90,9 +75,8 @@ class TaskScenarios:
             log.warning("describe: %s is judged on every policy: %s", task_id(task), why)
         return task_scenario(task, catalog, named or [policy.id for policy in catalog.policies])
 
-    def failed(self, job: TaskToName, reason: str) -> Scenario:
+    def failed(self, task: TauTask, reason: str) -> Scenario:
         """The task's record, with the task."""
-        task, _ = job
         return Scenario(id=task_id(task), status="error", error=reason, policies=[], target_challenge=0, challenge=0,
                         task=task)
 
@@ -125,7 +109,13 @@ def pending_tasks(tasks: list[TauTask], records: dict[str, Scenario]) -> list[Ta
 
 def task_policies_schema(catalog: PolicyCatalog) -> type[BaseModel]:
     """The answer naming a task's policies: ids of the catalog only, at most `MAX_POLICIES`."""
-    ids = Literal[tuple(policy.id for policy in catalog.policies)]  # type: ignore[valid-type]
+    return _policies_answer(tuple(policy.id for policy in catalog.policies))
+
+
+# One answer model for every task of a catalog, made once: classes are not freed.
+@lru_cache(maxsize=4)
+def _policies_answer(policy_ids: tuple[str, ...]) -> type[BaseModel]:
+    ids = Literal[policy_ids]  # type: ignore[valid-type]
     return create_model(
         "TaskPolicies",
         __config__=ConfigDict(extra="forbid"),
