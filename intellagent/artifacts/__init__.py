@@ -11,6 +11,7 @@ from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
+from intellagent.artifacts.personas import Claim, Move, Persona, PlayedMove
 from intellagent.artifacts.policies import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -35,6 +36,7 @@ __all__ = [
     "AnalysisStatus",
     "Category",
     "ChallengeLevels",
+    "Claim",
     "CritiqueExchange",
     "Dialog",
     "DialogStatus",
@@ -42,10 +44,13 @@ __all__ = [
     "Finding",
     "Flow",
     "Message",
+    "Move",
     "MutantKind",
     "MutantList",
     "MutantRecord",
     "Passage",
+    "Persona",
+    "PlayedMove",
     "Policy",
     "PolicyCatalog",
     "Report",
