@@ -203,7 +203,7 @@ class EventWork:
     read once per process, and the event graph."""
 
     deps: EventDeps
-    shared_files: ClassVar[tuple[str, ...]] = (BACKGROUND,)
+    shared_files: ClassVar[tuple[str, ...]] = (BACKGROUND, RunFolder.policies.name)
 
     @classmethod
     @asynccontextmanager

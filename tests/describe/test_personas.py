@@ -1,4 +1,4 @@
-"""Each scenario gets a persona: dealt by the mix, seeded, and, when it attacks rules, on a scenario that samples one."""
+"""Each scenario gets a persona: dealt by the mix, seeded, and one that attacks rules on a scenario with one."""
 
 from __future__ import annotations
 
