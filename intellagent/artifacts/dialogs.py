@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.personas import Claim, Persona, PlayedMove
 from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
 
@@ -38,6 +39,9 @@ class Message(BaseModel):
     content: str
     thought: str | None = Field(default=None, description="user: the private reasoning, never sent.")
     tool_calls: list[ToolCall] = Field(default_factory=list, description="chatbot: calls made before replying.")
+    moves: list[PlayedMove] = Field(
+        default_factory=list, description="user: the persona's moves in the message, the scripted words among them."
+    )
     at_s: float = Field(default=0.0, description="Seconds since the dialog started.")
 
 
@@ -100,6 +104,10 @@ class Dialog(BaseModel):
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
     tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
+    persona: Persona | None = Field(default=None, description="Who the user was: the event's persona.")
+    claim: Claim | None = Field(
+        default=None, description="The false claim the user made: the chatbot had to check it against the world."
+    )
 
     @property
     def event_id(self) -> str:

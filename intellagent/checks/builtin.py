@@ -82,14 +82,13 @@ def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
 @check(category="knowledge_extraction", every_dialog=True)
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, codes of the world, dollar amounts and dates the chatbot states come from a tool result, the
-    customer or the policy.
+    customer or the policy; a value the customer claimed falsely (its persona's claim) grounds nothing.
 
     An id is a word of letters and digits, or a word shaped like the identifiers the world holds (an item
     number of ten digits, '#W1234567'; see `checks.identifiers`); it is grounded when a source holds it, in
     any layout of its letters and digits.
     """
-    sources = [trace.environment.policy, *(call.result or "" for call in trace.calls),
-               *(m.content for m in trace.messages if m.role == "user")]
+    sources = [trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()]
     text = "\n".join(sources)
     letters_and_digits = _ALNUM.sub("", text)  # an id restated in another layout ('#W123' for 'W123', a phone)
     derivable: set[float] | None = None  # worked out at the first amount: most messages state none

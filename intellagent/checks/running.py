@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from intellagent.artifacts import Finding, Message
+from intellagent.artifacts import Claim, Finding, Message
 from intellagent.checks.builtin import BUILTIN
 from intellagent.checks.trace import Trace, WorldRows
 from intellagent.environment.checks import Check
@@ -34,7 +34,7 @@ def _event_rows(environment: Environment, path: Path, version: int) -> WorldRows
 
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
-    written: list[str] | None = None,
+    written: list[str] | None = None, claims: list[Claim] | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """The names of the checks that ran on a dialog, and their findings.
 
@@ -48,10 +48,11 @@ def run_checks(
         database: the dialog's database, as the chatbot left it.
         written: the tables the dialog wrote to, when already known (none: the checks need not read the
             dialog's database again); by default the checks find them out.
+        claims: the false claims the user made (its persona's), which ground nothing the chatbot says.
     """
     rows = _event_rows(environment, before, before.stat().st_mtime_ns) if before is not None else {}
     trace = Trace(messages=messages, environment=environment, before=rows, database=database, start=before,
-                  written=written)
+                  written=written, claims=claims or [])
     names: list[str] = []
     findings: list[Finding] = []
     for check in every_check(environment):
