@@ -189,12 +189,47 @@ class Gate(BaseModel):
                     or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k or self.failures)
 
 
+class PersonaPolicy(BaseModel):
+    """One policy as the dialogs of one persona tested it."""
+
+    policy: str
+    pass_rate: Rate = Field(description="passed: the tests in which it held; total: the dialogs with a verdict that "
+                            "tested it.")
+
+
+class PersonaResult(BaseModel):
+    """How the chatbot held its rules against one kind of user."""
+
+    name: str
+    description: str
+    adversarial: bool
+    dialogs: int = Field(description="The chatbot's dialogs with a user of this persona.")
+    by_status: dict[str, int] = Field(description="pass, fail, incomplete, error: always these four keys.")
+    pass_rate: Rate = Field(description="Passed among those dialogs with a verdict.")
+    policies: list[PersonaPolicy] = Field(description="Per policy its dialogs tested, in policy id order.")
+
+
+class Robustness(BaseModel):
+    """The robustness gap: how much less often the chatbot passes against adversarial users than against the
+    others (every persona not marked adversarial: the cooperative, impatient, vague, ... user)."""
+
+    cooperative: Rate = Field(description="Pass rate of the dialogs whose persona is not adversarial.")
+    adversarial: Rate = Field(description="Pass rate of the dialogs whose persona is adversarial.")
+    gap: float | None = Field(
+        default=None, description="cooperative.rate - adversarial.rate; None unless both got a verdict."
+    )
+    low: float | None = Field(default=None, description="Newcombe's 95% interval of the gap, from the two Wilson "
+                              "intervals.")
+    high: float | None = None
+
+
 class DialogResult(BaseModel):
     """One dialog's outcome as counted in this report."""
 
     id: str
     status: AnalysisStatus
     simulated: DialogStatus = Field(description="The simulation's own verdict.")
+    persona: str | None = Field(default=None, description="Its user's persona (None: it had none).")
     challenge: int
     policies: list[str]
     tested: list[str]
@@ -221,6 +256,9 @@ class TrialFigures(BaseModel):
     trials: int = Field(description="Trials per event.")
     pass_k: list[PassK] = Field(description="Overall, for k = 1..trials.")
     policies: dict[str, list[PassK]] = Field(description="Per policy id, over the trials that tested it.")
+    personas: dict[str, list[PassK]] = Field(
+        default_factory=dict, description="Per persona, over the events its user played."
+    )
     flipped: int = Field(description="Event × policy pairs on which the trials disagreed.")
     pairs: int = Field(description="Event × policy pairs with two or more trials that tested the policy.")
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
@@ -293,12 +331,22 @@ class PolicyDetection(BaseModel):
     detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
 
 
+class PersonaDetection(BaseModel):
+    """How often the mutants' dialogs with users of one persona caught their mutant."""
+
+    persona: str
+    detection: Rate = Field(description="passed: the dialogs that recorded a violation of their mutant's rule; total: "
+                            "the mutants' dialogs with a verdict and a user of this persona.")
+
+
 class Calibration(BaseModel):
     """Seeded violations: whether the run notices a chatbot that breaks a rule on purpose."""
 
     mutants: list[MutantResult]
     detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
     policies: list[PolicyDetection] = Field(description="Detection per mutated policy.")
+    personas: list[PersonaDetection] = Field(default_factory=list, description="Detection per persona of the users "
+                                             "that played the mutants' dialogs.")
     false_alarms: Share = Field(
         description="On the chatbot under test: violations recorded among the tests of the mutated policies. The "
         "chatbot may really break them, so this bounds the false alarms from above."
@@ -324,5 +372,12 @@ class Report(BaseModel):
         default=None,
         description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "
         "the two gave the same verdict (None when they never both ruled).",
+    )
+    personas: list[PersonaResult] = Field(
+        default_factory=list, description="Per persona of the users, the adversarial ones last, by name (empty when "
+        "no dialog had one)."
+    )
+    robustness: Robustness | None = Field(
+        default=None, description="The robustness gap (None when no dialog had a persona)."
     )
     dialogs: list[DialogResult]

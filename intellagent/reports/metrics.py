@@ -25,14 +25,13 @@ from intellagent.artifacts.report import (
 )
 from intellagent.files import id_order
 from intellagent.llm import UsageReport
-from intellagent.reports.analysis import RATED
+from intellagent.reports.analysis import RATED, by_status
 from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.trials import trial_figures
 from intellagent.tau.score import tau_score
-
-STATUSES = ("pass", "fail", "incomplete", "error")
 
 
 def build_report(
@@ -64,7 +63,7 @@ def build_report(
         name=name,
         overall=Overall(
             dialogs=len(ordered),
-            by_status={status: sum(a.status == status for a in ordered) for status in STATUSES},
+            by_status=by_status(ordered),
             pass_rate=Rate.of(sum(a.status == "pass" for a in rated), len(rated)),
             scenario_errors=sum(s.status == "error" for s in artifacts.scenarios),
             event_errors=sum(e.status == "error" for e in artifacts.events),
@@ -86,6 +85,8 @@ def build_report(
         calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
         tau=tau_score(artifacts.events, artifacts.dialogs),
         agreement=agreement(analyses),
+        personas=persona_results(artifacts.dialogs, by_id),
+        robustness=robustness(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
     )
 
@@ -196,6 +197,7 @@ def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> D
         id=dialog.id,
         status=analysis.status,
         simulated=dialog.status,
+        persona=dialog.persona.name if dialog.persona else None,
         challenge=dialog.challenge,
         policies=dialog.policies,
         tested=analysis.tested,
