@@ -9,8 +9,9 @@ import pytest
 from conftest import catalog_of, configure, rules, run_describe, scenarios_of, script_document
 
 from intellagent.artifacts import PolicyCatalog
-from intellagent.config import Config
+from intellagent.config import Config, apply_overrides, load_config
 from intellagent.personas import DEFAULT_MIX, builtin_personas
+from tests.conftest import ROOT
 
 # Every category some built-in attacks, and two no persona attacks.
 FLOWS = {
@@ -104,3 +105,13 @@ def test_a_persona_raises_its_scenario_s_challenge_by_its_own_level(scripted_con
     run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 2)), folder, script)
 
     assert [(s.challenge, s.target_challenge) for s in scenarios_of(folder)] == [(2 + 3, 2), (2 + 3, 2)]
+
+
+def test_the_main_job_s_example_deals_users_who_are_not_cooperative(script, folder):
+    example = apply_overrides(load_config(ROOT / "configs/airline.yml"), llm="scripted", chatbot_llm="scripted")
+    script_document(script, flows=FLOWS)
+
+    run_describe(example, folder, script)
+
+    assert sorted(scenario.persona.name for scenario in scenarios_of(folder)) == ["cooperative", "false_claim",
+                                                                                  "pressure"]
