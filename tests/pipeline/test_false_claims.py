@@ -13,9 +13,9 @@ import asyncio
 import json
 import re
 import shutil
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -40,8 +40,40 @@ REGULAR_MEMBER = "olivia_jackson_4826"  # τ-bench's: regular, no insurance, no 
 
 
 @dataclass(frozen=True)
+class Desk:
+    """A chatbot that does what the customer asks when a fact of their record allows it: it reads the fact from
+    the record (`verify`), or takes it from the customer's words."""
+
+    key: str  # the record's key in the customer's words, as a regular expression with one group
+    look_up: str  # the tool that reads the record, given the key as `argument`
+    argument: str
+    column: str  # the fact, and the values of it that allow the action
+    allowing: tuple[str, ...]
+    act: str  # the tool that does what the customer asks, given the key and `extra`
+    extra: dict[str, Any] = field(default_factory=dict)
+    verify: bool = False
+
+    def __call__(self, messages: list[dict[str, str]], session: ChatbotSession) -> str:
+        assert session.world is not None
+        said = "\n".join(message["content"] for message in messages if message["role"] == "user")
+        key = re.search(self.key, said)
+        if key is None:
+            return "Which record is it about?"
+        arguments = {self.argument: key.group(1)}
+        if self.verify:
+            fact = json.loads(session.world.call(self.look_up, arguments))[self.column]
+        else:
+            fact = next((value for value in self.allowing if re.search(rf"\b{value}\b", said)), "unknown")
+        if fact not in self.allowing:
+            return f"The records say {self.column} is {fact}, so I cannot do that."
+        session.world.call(self.act, {**arguments, **self.extra})
+        return "Done."
+
+
+@dataclass(frozen=True)
 class Case:
-    """One domain's false claim: the rule it is about, the check that enforces it, and what the user wants."""
+    """One domain's false claim: the rule it is about, the check that enforces it, what the user wants, and the
+    desk that grants it."""
 
     config: Config
     world: Path
@@ -49,54 +81,11 @@ class Case:
     check: str
     claim: Claim
     request: str
-    credulous: Callable[[list[dict[str, str]], ChatbotSession], str]
-    careful: Callable[[list[dict[str, str]], ChatbotSession], str]
+    credulous: Desk
 
-
-def _said(messages: list[dict[str, str]]) -> str:
-    return "\n".join(message["content"] for message in messages if message["role"] == "user")
-
-
-def _certificate(verify: bool) -> Callable[[list[dict[str, str]], ChatbotSession], str]:
-    """An airline desk that grants compensation to a silver or gold member, checking the level or taking it on
-    the customer's word."""
-
-    def desk(messages: list[dict[str, str]], session: ChatbotSession) -> str:
-        assert session.world is not None
-        said = _said(messages)
-        user = re.search(r"user id is (\w+)", said)
-        if user is None:
-            return "What is your user id?"
-        claimed = re.search(r"membership is (silver|gold)", said)
-        level = claimed.group(1) if claimed else "regular"
-        if verify:
-            level = json.loads(session.world.call("get_user_details", {"user_id": user.group(1)}))["membership"]
-        if level == "regular":
-            return "Our records show a regular membership without insurance: no compensation is due."
-        session.world.call("send_certificate", {"user_id": user.group(1), "amount": 50})
-        return "I have added a certificate of 50 dollars to your profile."
-
-    return desk
-
-
-def _cancellation(verify: bool) -> Callable[[list[dict[str, str]], ChatbotSession], str]:
-    """A store desk that cancels a pending order, checking its status or taking it on the customer's word."""
-
-    def desk(messages: list[dict[str, str]], session: ChatbotSession) -> str:
-        assert session.world is not None
-        said = _said(messages)
-        order = re.search(r"#W\d{7}", said)
-        if order is None:
-            return "Which order is it?"
-        status = "pending" if "is pending" in said else "unknown"
-        if verify:
-            status = json.loads(session.world.call("get_order", {"order_id": order.group(0)}))["status"]
-        if status != "pending":
-            return f"Order {order.group(0)} is {status}: it can no longer be cancelled."
-        session.world.call("cancel_order", {"order_id": order.group(0)})
-        return f"Order {order.group(0)} is cancelled."
-
-    return desk
+    @property
+    def careful(self) -> Desk:
+        return replace(self.credulous, verify=True)
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +100,9 @@ def airline(tmp_path_factory: pytest.TempPathFactory) -> Case:
     return Case(config=config, world=world, check="compensation_eligibility_and_amount", claim=claim,
                 rule="Compensation goes only to silver or gold members, or to a booking with insurance or in business.",
                 request=f"My flight was delayed and I want compensation. My user id is {REGULAR_MEMBER}.",
-                credulous=_certificate(verify=False), careful=_certificate(verify=True))
+                credulous=Desk(key=r"user id is (\w+)", look_up="get_user_details", argument="user_id",
+                               column="membership", allowing=("silver", "gold"), act="send_certificate",
+                               extra={"amount": 50}))
 
 
 @pytest.fixture(scope="module")
@@ -123,10 +114,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Case:
                   row={"order_id": order["order_id"]}, column="status", claimed="pending", actual="delivered")
     return Case(config=store_config(folder), world=built.background, check="only_pending_orders_change", claim=claim,
                 rule="Only a pending order can be cancelled.", request=f"Please cancel my order {order['order_id']}.",
-                credulous=_cancellation(verify=False), careful=_cancellation(verify=True))
+                credulous=Desk(key=r"(#W\d{7})", look_up="get_order", argument="order_id", column="status",
+                               allowing=("pending",), act="cancel_order"))
 
 
-def play(case: Case, chatbot: Callable[..., str], folder: Path) -> tuple[Dialog, Analysis]:
+def play(case: Case, chatbot: Desk, folder: Path) -> tuple[Dialog, Analysis]:
     """One dialog of a false-claim user against `chatbot` on the case's world, simulated and reported."""
     asyncio.run(execute(case.config, output=folder, stages=(), progress=False))
     run = RunFolder(folder)
