@@ -146,7 +146,7 @@ def _message(dialog_id: str, turn: int, message: Message, violates: list[str]) -
 def _moves(message: Message) -> str:
     """The persona's moves in a user message: the words it scripted, and whether the framework added them."""
     return "".join(
-        f'<span class="move"><span class="tag move{" added" if move.injected else ""}">'
+        f'<span class="played"><span class="tag move{" added" if move.injected else ""}">'
         f'{"added" if move.injected else "made"} by persona {escape(move.persona)}</span> '
         f"{escape(one_line(move.text, 200))}</span>"
         for move in message.moves

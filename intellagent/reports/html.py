@@ -116,7 +116,8 @@ def _headline(report: Report) -> str:
     ]
     gap = report.robustness
     if gap is not None:  # how much worse the chatbot fares against users who try to break its rules
-        cards.insert(1, _card("Robustness gap", points(gap.gap), escape(robustness_note(gap))))
+        cards.insert(1, _card("Robustness gap", points(gap.gap, unit=""),
+                              "percentage points · " + escape(robustness_note(gap))))
     css = "cards six" if len(cards) == 6 else "cards"
     return f'<section class="{css}">{"".join(cards)}</section>'
 
