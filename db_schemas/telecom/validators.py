@@ -106,10 +106,6 @@ def bill_is_consistent(bill: Bill, session: Session) -> None:
         raise RowRejected(f"period {bill.period!r} must be a billing month 'YYYY-MM', {CURRENT_PERIOD} or before")
     bill.status = bill.status.strip().lower()
     _one_of("status", bill.status, BILL_STATUSES)
-    twin = session.exec(select(Bill.bill_id).where(Bill.customer_id == bill.customer_id, Bill.period == bill.period,
-                                                   Bill.bill_id != bill.bill_id)).first()
-    if twin is not None:
-        raise RowRejected(f"customer {bill.customer_id} already has bill {twin} for {bill.period}; one bill a month")
     _charges(bill)
     if bill.status == "pending":
         if bill.period != CURRENT_PERIOD:
@@ -135,6 +131,15 @@ def bill_is_consistent(bill: Bill, session: Session) -> None:
         raise RowRejected(f"bill for {bill.period} was due {due}, before today {TODAY}: it is 'overdue' or 'paid'")
     if bill.status == "overdue" and due >= TODAY:
         raise RowRejected(f"bill for {bill.period} is due {due}, not before today {TODAY}: it is 'open' or 'paid'")
+
+
+@validator(Bill)
+def one_bill_a_month(bill: Bill, session: Session) -> None:
+    """A customer has one bill per billing month."""
+    twin = session.exec(select(Bill.bill_id).where(Bill.customer_id == bill.customer_id, Bill.period == bill.period,
+                                                   Bill.bill_id != bill.bill_id)).first()
+    if twin is not None:
+        raise RowRejected(f"customer {bill.customer_id} already has bill {twin} for {bill.period}; one bill a month")
 
 
 @validator(Phone)
