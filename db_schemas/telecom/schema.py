@@ -4,7 +4,8 @@ The company's side holds customers, the plans it sells, the lines (each a phone 
 and the bills. The customer's side holds each line's phone as the customer has it in hand: its
 switches, its SIM and where it is. Only the customer can change a phone, so its table is marked as
 the user's (`info={"side": "user"}`): the chatbot's tools never read or write it, and the
-customer's own tools (user_tools.py) read and write nothing else but the line the phone is on.
+customer's own tools (user_tools.py) write nothing else, reading only the line the phone is on and
+that line's plan.
 
 Shapes the airline lacks, on purpose: ids made of digits only (customer numbers, phone numbers, bill
 numbers), a phone number as a primary key that another table's primary key refers to, booleans,
