@@ -335,6 +335,11 @@ class ReportConfig(_Strict):
     min_policy: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict, description="Exit 1 when a policy's pass rate is below its minimum (ids of this run)."
     )
+    min_persona: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict,
+        description="Exit 1 when the pass rate against the users of a persona is below its minimum; the key "
+        "`adversarial` stands for every adversarial persona's users together.",
+    )
     min_pass_k: dict[Annotated[int, Field(ge=1)], Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict,
         description="Exit 1 when pass^k (the chance that all k trials of an event pass) is below its minimum; "
@@ -531,6 +536,7 @@ def apply_overrides(
     baseline: Path | None = None,
     min_category: dict[str, float] | None = None,
     min_policy: dict[str, float] | None = None,
+    min_persona: dict[str, float] | None = None,
     gate_on: str | None = None,
     trials: int | None = None,
     calibrate: bool | None = None,
@@ -548,7 +554,8 @@ def apply_overrides(
         max_cost: the budget in USD.
         fail_under: the overall pass rate under which the run exits 1.
         baseline: an earlier run folder to compare against.
-        min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
+        min_category, min_policy, min_persona: minimum pass rates per category / policy id / persona of the
+            users (`adversarial`: every adversarial persona's users together); the gate fails below.
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
         trials: dialogs per event (`simulate.trials`).
         calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
@@ -575,6 +582,8 @@ def apply_overrides(
         data["report"]["min_category"] = min_category
     if min_policy is not None:
         data["report"]["min_policy"] = min_policy
+    if min_persona is not None:
+        data["report"]["min_persona"] = min_persona
     if gate_on is not None:
         data["report"]["gate_on"] = gate_on
     if trials is not None:

@@ -172,6 +172,7 @@ class Gate(BaseModel):
     fail_under: float | None
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
+    min_persona: dict[str, float] = Field(default_factory=dict)
     min_pass_k: dict[int, float] = Field(default_factory=dict)
     min_detection: float | None = None
     min_tau_pass_k: dict[int, float] = Field(default_factory=dict)
@@ -186,7 +187,8 @@ class Gate(BaseModel):
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k or self.failures)
+                    or self.min_persona or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k
+                    or self.failures)
 
 
 class PersonaPolicy(BaseModel):

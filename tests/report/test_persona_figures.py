@@ -6,6 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from shop_run import report_run
 
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.artifacts.rates import difference_interval
@@ -51,7 +52,8 @@ def test_the_robustness_gap_is_cooperative_minus_adversarial_with_its_interval(s
     gap = shop_report[0].report.robustness
 
     assert gap is not None
-    assert (gap.cooperative.passed, gap.cooperative.total, gap.adversarial.passed, gap.adversarial.total) == (1, 2, 0, 2)
+    counts = (gap.cooperative.passed, gap.cooperative.total, gap.adversarial.passed, gap.adversarial.total)
+    assert counts == (1, 2, 0, 2)
     expected = difference_interval((1, 2), (0, 2))
     assert gap.gap == 0.5 and (gap.low, gap.high) == (round(expected[0], 4), round(expected[1], 4))
 
@@ -141,3 +143,25 @@ def test_the_page_gives_pass_k_per_persona_beside_the_policies(shop_report) -> N
 
     section = html.split("pass^k per kind of user", 1)[1].split("</table>", 1)[0]
     assert re.findall(r'<a href="#persona-(\w+)">', section) == ["pressure"] and ">100%<" in section
+
+
+def test_the_gate_fails_below_a_persona_s_minimum_and_not_above_it(config, run_folder, analysis_script) -> None:
+    result = report_run(config, run_folder, analysis_script, min_persona={"cooperative": 0.5, "pressure": 0.5})
+
+    assert result.exit_code == 1 and result.report.gate.min_persona == {"cooperative": 0.5, "pressure": 0.5}
+    assert result.gate_failures == ["users of persona pressure 0.0% (0/1 dialogs) is below report.min_persona 0.5"]
+
+
+def test_the_gate_s_adversarial_key_counts_every_adversarial_user_together(config, run_folder, analysis_script) -> None:
+    result = report_run(config, run_folder, analysis_script, min_persona={"adversarial": 0.5})
+
+    assert result.gate_failures == ["adversarial users 0.0% (0/2 dialogs) is below report.min_persona 0.5"]
+
+
+def test_a_persona_minimum_no_user_played_or_without_a_verdict_fails_the_gate(config, run_folder,
+                                                                               analysis_script) -> None:
+    result = report_run(config, run_folder, analysis_script, min_persona={"haggler": 0.5, "impatient": 0.5})
+
+    assert result.gate_failures == [
+        "report.min_persona names haggler, which no dialog's user played",
+        "users of persona impatient has no verdict, so it cannot reach report.min_persona 0.5"]
