@@ -132,3 +132,11 @@ def test_a_persona_given_as_an_object_keeps_the_name_it_is_listed_under() -> Non
                           "simulate": {"personas": {"someone": persona}, "persona_mix": {"someone": 1}}})
 
     assert config.simulate.persona_library()["someone"].name == "someone"
+
+
+def test_a_persona_minimum_is_set_from_the_api_and_checked_like_any_rate(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, OWN))
+
+    assert apply_overrides(config, min_persona={"adversarial": 0.8}).report.min_persona == {"adversarial": 0.8}
+    with pytest.raises(UsageError, match=r"report\.min_persona\.haggler"):
+        apply_overrides(config, min_persona={"haggler": 1.5})
