@@ -67,6 +67,8 @@ class Trace:
         start: the event's database file, which `before` reads, if there is one.
         written: the tables the dialog wrote to, if already known (empty: nothing was written; see
             `changed_tables`).
+        ended: the database as the chatbot left it, as a dump, when there is no file of it (an expected
+            outcome's world, checked where it was made); `after` by default reads `database`.
     """
 
     messages: list[Message]
@@ -75,6 +77,7 @@ class Trace:
     database: Path | None = None
     start: Path | None = None
     written: list[str] | None = None
+    ended: Mapping[str, list[dict[str, Any]]] | None = None
 
     @cached_property
     def calls(self) -> list[Call]:
@@ -85,6 +88,8 @@ class Trace:
     @cached_property
     def after(self) -> Mapping[str, list[dict[str, Any]]]:
         """The dialog's database when it ended, as a dump (the event's if the dialog had none)."""
+        if self.ended is not None:
+            return self.ended
         if self.database is None:
             return self.before
         return WorldRows(self.environment, self.database)
@@ -92,10 +97,10 @@ class Trace:
     @cached_property
     def changed_tables(self) -> list[str]:
         """The tables the dialog wrote to (every table when the event's file is not known)."""
-        if self.database is None:
-            return []
         if self.written is not None:
             return self.written
+        if self.database is None:
+            return []
         if self.start is None:
             return [table.__tablename__ for table in self.environment.tables]
         return list(worlds.changes(self.database, self.start))

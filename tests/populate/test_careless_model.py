@@ -25,7 +25,7 @@ from tests.conftest import ROOT, world_file
 
 CLINIC = Path(__file__).resolve().parent / "clinic"
 SCENARIOS = 40
-MAX_CALLS_PER_EVENT = 5  # plan, constraints, values and at most two repairs
+MAX_CALLS_PER_EVENT = 8  # plan, constraints, values and at most two repairs; the outcome and at most two repairs
 
 
 def clinic_environment(background: str = "background.py") -> dict[str, str]:
