@@ -22,6 +22,12 @@ def call_text(tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool}({shown})"
 
 
+def call_key(tool: str, arguments: dict[str, Any]) -> str:
+    """A call in canonical form (its arguments as JSON with sorted keys): two calls match when their keys are
+    equal, whatever order their arguments were given in."""
+    return tool + json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+
+
 class ExpectedCall(BaseModel):
     """A call a rule-keeping chatbot makes in the event, as verified on a copy of its world."""
 
@@ -50,6 +56,15 @@ class ForbiddenCall(BaseModel):
     )
     policies: list[str] = Field(description="The sampled policies that forbid it.")
     reason: str = Field(default="", description="Why, in one line.")
+
+    def forbids(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether a call of `tool` with `arguments` is this forbidden write: the tool, and every argument it
+        names with the same value."""
+        if tool != self.tool:
+            return False
+        return self.arguments is None or all(
+            name in arguments and arguments[name] == value for name, value in self.arguments.items()
+        )
 
     def text(self) -> str:
         """The forbidden call as one line (`tool(…)` for any call of the tool)."""
