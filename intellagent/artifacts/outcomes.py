@@ -22,10 +22,16 @@ def call_text(tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool}({shown})"
 
 
+def canonical(value: Any) -> str:
+    """A value as calls are compared: its JSON text with keys in order (so `1` and `1.0` differ, as τ-bench's
+    grade has them)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 def call_key(tool: str, arguments: dict[str, Any]) -> str:
-    """A call in canonical form (its arguments as JSON with sorted keys): two calls match when their keys are
-    equal, whatever order their arguments were given in."""
-    return tool + json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    """A call in canonical form: two calls match when their keys are equal, whatever order their arguments were
+    given in."""
+    return tool + canonical(arguments)
 
 
 class ExpectedCall(BaseModel):
@@ -59,11 +65,12 @@ class ForbiddenCall(BaseModel):
 
     def forbids(self, tool: str, arguments: dict[str, Any]) -> bool:
         """Whether a call of `tool` with `arguments` is this forbidden write: the tool, and every argument it
-        names with the same value."""
+        names with the same value (compared as calls are, canonical)."""
         if tool != self.tool:
             return False
         return self.arguments is None or all(
-            name in arguments and arguments[name] == value for name, value in self.arguments.items()
+            name in arguments and canonical(arguments[name]) == canonical(value)
+            for name, value in self.arguments.items()
         )
 
     def text(self) -> str:

@@ -23,10 +23,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import ExpectedOutcome, OutcomeGrade, ToolCall
-from intellagent.artifacts.outcomes import call_text
+from intellagent.artifacts.outcomes import call_key, call_text
 from intellagent.environment import worlds
 from intellagent.outcomes.expected import said
-from intellagent.outcomes.matching import call_key, forbids
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -68,7 +67,7 @@ def grade(environment: Environment, expected: ExpectedOutcome, expected_world: w
         state_match=state_match,
         outputs=outputs,
         forbidden_made=[call_text(call.name, call.arguments) for call in made_writes
-                        if any(forbids(item, call.name, call.arguments) for item in expected.forbidden)],
+                        if any(item.forbids(call.name, call.arguments) for item in expected.forbidden)],
         missed=[call.text() for call in missed if call.writes],
         missed_reads=[call.text() for call in missed if not call.writes],
         unexpected=[call_text(call.name, call.arguments) for call in made_writes
@@ -94,7 +93,7 @@ def _matched(expected: ExpectedOutcome, ran: list[ToolCall], writes: set[str]) -
         if call.failed:
             continue  # it changed nothing, and matched nothing
         open_positions = waiting.get(call_key(call.name, call.arguments))
-        forbidden = any(forbids(item, call.name, call.arguments) for item in expected.forbidden)
+        forbidden = any(item.forbids(call.name, call.arguments) for item in expected.forbidden)
         if open_positions and not forbidden:
             matched[position] = open_positions.pop(0)
         elif call.name in writes and progress is None:

@@ -20,7 +20,6 @@ from sqlmodel import Session, SQLModel
 from intellagent.artifacts import Event
 from intellagent.checks import Trace, check_trace
 from intellagent.environment import database, worlds
-from intellagent.outcomes.matching import forbids
 from intellagent.outcomes.proposal import MAX_REPAIRS, Proposal, ProposedCall
 from intellagent.outcomes.rehearsal import EventRows, SessionRows, rehearsed
 
@@ -88,7 +87,7 @@ def admissible(deps: EventDeps, proposal: Proposal) -> Proposal:
     call that ends the conversation."""
     kept, ended = proposal, False
     for position, call in enumerate(proposal.calls):
-        forbidding = next((item for item in proposal.forbidden if forbids(item, call.tool, call.arguments)), None)
+        forbidding = next((item for item in proposal.forbidden if item.forbids(call.tool, call.arguments)), None)
         if ended:
             reason: str | None = "the conversation has ended by then"
         elif forbidding is not None:

@@ -2,15 +2,14 @@
 outcome, and the report stage lets the outcome decide the policies it speaks for.
 
 On the frozen shop, S002 samples P01 (cancel only after the customer confirms): its expected outcome looks the
-order up and cancels it; S001 samples P02 (never reveal another's order): nothing may be done there. The dialogs
-are graded here as the simulate stage's grader grades them (`graded`), so that these tests depend on the report
-stage alone.
+order up and cancels it, and here the cancel is named as required by P01; S001 samples P02 (never reveal another's
+order): nothing may be done there, and the cancellation is forbidden. Populate verified both outcomes; simulate
+grades each dialog as it ends.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,6 @@ import intellagent
 from examples.qa_gate.chatbot import careful
 from intellagent.api import report as report_stage
 from intellagent.api import simulate
-from intellagent.artifacts import Dialog, ExpectedCall, ExpectedOutcome, OutcomeGrade
-from intellagent.artifacts.outcomes import call_key, call_text
 from intellagent.chatbots import ChatbotSession
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -56,62 +53,25 @@ def never_cancels(messages: list[dict[str, str]]) -> str:
     return REFUSAL if reply.startswith("Done") else reply
 
 
-def with_outcomes(frozen: Path) -> dict[str, ExpectedOutcome]:
-    """The frozen set's events with their expected outcomes, as populate records them; returns them by event id."""
+def requiring_consent(frozen: Path) -> None:
+    """The frozen set as a model that names the consent rule (P01) as requiring S002's cancellation would leave
+    it: populate's verified outcome, the cancel's policies named."""
     folder = RunFolder(frozen)
-    outcomes = {}
     for event in folder.events.load():
-        order = event.symbols["O1"]
-        if event.policies == ["P01"]:
-            outcomes[event.id] = ExpectedOutcome(calls=[
-                ExpectedCall(tool="get_order", arguments={"order_id": order}, writes=False),
-                ExpectedCall(tool="cancel_order", arguments={"order_id": order}, writes=True, policies=["P01"]),
-            ])
-        else:
-            outcomes[event.id] = ExpectedOutcome()  # a refusal: nothing may be done
-        folder.events.append(event.model_copy(update={"expected": outcomes[event.id]}))
+        if event.expected is not None:
+            calls = [call.model_copy(update={"policies": ["P01"]}) if call.tool == "cancel_order" else call
+                     for call in event.expected.calls]
+            event = event.model_copy(update={"expected": event.expected.model_copy(update={"calls": calls})})
+        folder.events.append(event)
     folder.events.finalize()
-    return outcomes
 
 
-def graded(dialog: Dialog, expected: ExpectedOutcome, writes: frozenset[str] = frozenset({"cancel_order"})) -> Dialog:
-    """The dialog with its grade: calls matched by tool and canonical arguments, the writes it missed or made apart."""
-    ran = [(c.name, c.arguments) for m in dialog.transcript for c in m.tool_calls if not c.reported and not c.failed]
-    left = Counter(call_key(*c) for c in ran)
-    missed, missed_reads, tools = [], [], {}
-    for call in expected.calls:
-        key = call_key(call.tool, call.arguments)
-        counts = tools.setdefault(call.tool, [0, 0, 0])
-        counts[0] += 1
-        if left[key]:
-            left[key] -= 1
-            counts[2] += 1
-        else:
-            (missed if call.writes else missed_reads).append(call.text())
-    for name, _ in ran:
-        tools.setdefault(name, [0, 0, 0])[1] += 1
-    wanted = {call_key(call.tool, call.arguments) for call in expected.calls}
-    unexpected = [call_text(*c) for c in ran if c[0] in writes and call_key(*c) not in wanted]
-    matched = sum(counts[2] for counts in tools.values())
-    state = not missed and not unexpected
-    grade = OutcomeGrade(
-        reward=float(state), state_match=state, missed=missed, missed_reads=missed_reads, unexpected=unexpected,
-        forbidden_made=[call_text(*c) for c in ran if any(f.forbids(*c) for f in expected.forbidden)],
-        expected_calls=len(expected.calls), made_calls=len(ran), matched_calls=matched, tools=tools,
-        progress=matched / len(expected.calls) if expected.calls else 1.0,
-    )
-    return dialog.model_copy(update={"grade": grade})
-
-
-def play_and_grade(frozen: Path, output: Path, script: ScriptedLLM, **options: Any) -> RunFolder:
-    """Simulate on the frozen set with its outcomes, then grade every dialog (the chatbot's and the mutants')."""
-    outcomes = with_outcomes(frozen)
+def play(frozen: Path, output: Path, script: ScriptedLLM, **options: Any) -> RunFolder:
+    """Simulate on the frozen set: every dialog (the chatbot's and the mutants') is graded against its event's
+    expected outcome as it ends."""
+    requiring_consent(frozen)
     simulate(config(), output=output, scenarios_from=frozen, script=script, **options)
-    folder = RunFolder(output)
-    for dialog in folder.dialogs.load():
-        folder.dialogs.append(graded(dialog, outcomes[dialog.event_id]))
-    folder.dialogs.finalize()
-    return folder
+    return RunFolder(output)
 
 
 def echoing_user(request: Request) -> dict[str, Any]:
@@ -125,7 +85,7 @@ def echoing_user(request: Request) -> dict[str, Any]:
 
 def test_a_chatbot_that_keeps_the_rules_reaches_every_expected_outcome(frozen: Path, tmp_path: Path,
                                                                        script: ScriptedLLM) -> None:
-    folder = play_and_grade(frozen, tmp_path / "run", script, chatbot=keeps_the_rules)
+    folder = play(frozen, tmp_path / "run", script, chatbot=keeps_the_rules)
 
     report = report_stage(config(), output=folder.root, script=script)
 
@@ -139,7 +99,7 @@ def test_a_chatbot_that_keeps_the_rules_reaches_every_expected_outcome(frozen: P
 def test_a_mutant_that_only_the_outcome_can_fault_is_caught_by_its_outcome(frozen: Path, tmp_path: Path,
                                                                            script: ScriptedLLM) -> None:
     mutants = {"never-cancels": intellagent.Mutant(never_cancels, breaks="P01")}
-    folder = play_and_grade(frozen, tmp_path / "run", script, chatbot=keeps_the_rules, mutants=mutants)
+    folder = play(frozen, tmp_path / "run", script, chatbot=keeps_the_rules, mutants=mutants)
 
     report = report_stage(config(), output=folder.root, script=script)
 
@@ -158,7 +118,7 @@ def test_a_dialog_the_simulated_user_could_not_carry_on_is_not_charged_with_the_
 ) -> None:
     script = ScriptedLLM().on(role="user", reply=echoing_user)
     script.rules += pipeline_script().rules
-    folder = play_and_grade(frozen, tmp_path / "run", script, chatbot=never_cancels)
+    folder = play(frozen, tmp_path / "run", script, chatbot=never_cancels)
     (cut_short,) = [d for d in folder.dialogs.load() if d.event_id == "S002"]
     assert cut_short.status == "incomplete" and cut_short.grade is not None and cut_short.grade.missed
 
@@ -175,7 +135,7 @@ def test_a_dialog_the_simulated_user_could_not_carry_on_is_not_charged_with_the_
 def test_a_careless_judge_leaves_the_outcomes_verdicts_and_valid_reports(frozen: Path, tmp_path: Path,
                                                                         script: ScriptedLLM, seed: int) -> None:
     mutants = {"never-cancels": intellagent.Mutant(never_cancels, breaks="P01")}
-    folder = play_and_grade(frozen, tmp_path / "run", script, chatbot=keeps_the_rules, mutants=mutants)
+    folder = play(frozen, tmp_path / "run", script, chatbot=keeps_the_rules, mutants=mutants)
     careless = ScriptedLLM().on(role="analysis", reply=careless_answers(seed=seed))
 
     report = report_stage(config(), output=folder.root, script=careless)
