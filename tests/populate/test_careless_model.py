@@ -38,6 +38,10 @@ def clinic_environment(background: str = "background.py") -> dict[str, str]:
 AIRLINE = {"policy": str(ROOT / "policies" / "airline.md"), "schema": "intellagent.db_schemas.airline.schema",
            "tools": "intellagent.db_schemas.airline.tools", "validators": "intellagent.db_schemas.airline.validators",
            "background": "intellagent.db_schemas.airline.background"}
+TELECOM = {"policy": str(ROOT / "policies" / "telecom.md"), "schema": "intellagent.db_schemas.telecom.schema",
+           "tools": "intellagent.db_schemas.telecom.tools", "validators": "intellagent.db_schemas.telecom.validators",
+           "background": "intellagent.db_schemas.telecom.background"}
+DOMAINS = {"airline": lambda: AIRLINE, "telecom": lambda: TELECOM, "clinic": clinic_environment}
 
 
 def config(tmp_path: Path, environment: dict[str, str]) -> Config:
@@ -70,10 +74,10 @@ class CarelessRun:
     events: list[Event]
 
 
-@pytest.fixture(scope="module", params=["airline", "clinic"])
+@pytest.fixture(scope="module", params=sorted(DOMAINS))
 def careless_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CarelessRun:
     tmp_path = tmp_path_factory.mktemp(f"careless-{request.param}")
-    cfg = config(tmp_path, AIRLINE if request.param == "airline" else clinic_environment())
+    cfg = config(tmp_path, DOMAINS[request.param]())
     script = ScriptedLLM().on(reply=careless_answers(seed=11))
     folder = tmp_path / "run"
     return CarelessRun(cfg, folder, script, populate(cfg, folder, script, SCENARIOS))
