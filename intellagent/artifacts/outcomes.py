@@ -130,7 +130,10 @@ class OutcomeGrade(BaseModel):
     )
     diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the expected one.")
     expected_calls: int = Field(description="Calls in the expected outcome.")
-    made_calls: int = Field(description="Calls the chatbot made on the dialog's world.")
+    made_calls: int = Field(
+        description="Calls the chatbot made on the dialog's world (a tool that does not act on it, as thinking, is "
+        "not counted unless an expected call is of it)."
+    )
     matched_calls: int = Field(description="Calls of the chatbot that match an expected call by tool and arguments.")
     tools: dict[str, list[int]] = Field(
         default_factory=dict, description="Per tool: [expected, made, matched], for precision and recall per tool."

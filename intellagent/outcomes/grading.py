@@ -42,12 +42,15 @@ def grade(environment: Environment, expected: ExpectedOutcome, expected_world: w
         environment: the domain, whose tools say which calls write.
         expected: the event's expected outcome.
         expected_world: what the expected calls change in the event's world (the outcome's stored world).
-        calls: the chatbot's tool calls in order; those it only reported are left out, as nothing ran.
+        calls: the chatbot's tool calls in order; those it only reported are left out, as nothing ran, and so
+            are those of tools that do not act on the world (thinking, arithmetic) unless the outcome expects one.
         replies: the chatbot's messages to the user.
         world: what the dialog changed in the event's world.
     """
     writes = {tool.name for tool in environment.tools if tool.writes}
-    ran = [call for call in calls if not call.reported]
+    aside = {tool.name for tool in environment.tools if tool.session_parameter is None}
+    aside -= {call.tool for call in expected.calls}  # a published task's gold may hand the user over
+    ran = [call for call in calls if not call.reported and call.name not in aside]
     matched, progress = _matched(expected, ran, writes)
     keys = {call_key(call.tool, call.arguments) for call in expected.calls}
     made_writes = [call for call in ran if not call.failed and call.name in writes]

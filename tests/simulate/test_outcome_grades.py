@@ -62,6 +62,13 @@ def expected_calls(messages: list[dict[str, str]], session: Any) -> str:
     return "The passenger is now Ana Silva."
 
 
+def thinking_first(messages: list[dict[str, str]], session: Any) -> str:
+    """Thinks aloud with the domain's `think` tool, then makes the expected calls."""
+    tools = {tool.name: tool for tool in session.tools}
+    tools["think"].invoke({"thought": "The customer wants a name corrected; look the booking up first."})
+    return expected_calls(messages, session)
+
+
 def cancelling(messages: list[dict[str, str]], session: Any) -> str:
     """Cancels the reservation instead: the forbidden write."""
     tools = {tool.name: tool for tool in session.tools}
@@ -116,6 +123,14 @@ def test_a_chatbot_making_the_expected_calls_earns_the_reward_and_every_call(roo
     assert (grade.precision, grade.recall, grade.f1, grade.progress) == (1.0, 1.0, 1.0, 1.0)
     assert grade.tools == {"get_reservation_details": [1, 1, 1], "update_reservation_passengers": [1, 1, 1]}
     assert grade.missed == grade.unexpected == grade.forbidden_made == []
+
+
+def test_a_call_of_a_tool_that_does_not_act_on_the_world_costs_no_precision(root: Path) -> None:
+    _, dialog = played("thinking_first", root)
+    grade = graded("thinking_first", root)
+
+    assert any(call.name == "think" for message in dialog.transcript for call in message.tool_calls)
+    assert (grade.made_calls, grade.precision, grade.reward) == (2, 1.0, 1.0) and "think" not in grade.tools
 
 
 def test_a_chatbot_making_a_forbidden_write_has_it_listed_with_the_call(root: Path) -> None:
