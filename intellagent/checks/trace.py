@@ -15,6 +15,8 @@ from intellagent.checks import identifiers
 from intellagent.environment import database, worlds
 
 if TYPE_CHECKING:
+    from sqlmodel import SQLModel
+
     from intellagent.environment.environment import Environment
 
 
@@ -32,20 +34,21 @@ class Call:
         return f"{self.name}({json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)})"
 
 
-class WorldRows(Mapping[str, list[dict[str, Any]]]):
-    """A database's rows as a dump (table → rows, in key order), each table read when first asked for:
-    most checks read a few tables of a world of thousands of rows, or none."""
+class LazyRows(Mapping[str, list[dict[str, Any]]]):
+    """A world's rows as a dump (table → rows, in key order), each table read when first asked for: most
+    checks read a few tables of a world of thousands of rows, or none. A subclass says how a table is read."""
 
-    def __init__(self, environment: Environment, path: Path) -> None:
+    def __init__(self, environment: Environment) -> None:
         self.environment = environment
-        self.path = path
         self._read: dict[str, list[dict[str, Any]]] = {}
+
+    def _dump(self, table: type[SQLModel]) -> list[dict[str, Any]]:
+        raise NotImplementedError
 
     def __getitem__(self, name: str) -> list[dict[str, Any]]:
         if name not in self._read:
             table = self.environment.table(name)  # KeyError for a table the domain lacks, as a dict would
-            with self.environment.session(self.path) as session:
-                self._read[name] = database.dump(session, [table])[name]
+            self._read[name] = self._dump(table)
         return self._read[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -53,6 +56,18 @@ class WorldRows(Mapping[str, list[dict[str, Any]]]):
 
     def __len__(self) -> int:
         return len(self.environment.tables)
+
+
+class WorldRows(LazyRows):
+    """A database file's rows, each table read in a session of its own when first asked for."""
+
+    def __init__(self, environment: Environment, path: Path) -> None:
+        super().__init__(environment)
+        self.path = path
+
+    def _dump(self, table: type[SQLModel]) -> list[dict[str, Any]]:
+        with self.environment.session(self.path) as session:
+            return database.dump(session, [table])[table.__tablename__]
 
 
 @dataclass(frozen=True)

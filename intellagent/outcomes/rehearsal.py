@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from intellagent.artifacts import Message, ToolCall
+from intellagent.checks.trace import LazyRows
 from intellagent.environment import database
 
 if TYPE_CHECKING:
@@ -80,22 +81,12 @@ class EventRows(Mapping[str, list[dict[str, Any]]]):
         return len(self._background)
 
 
-class SessionRows(Mapping[str, list[dict[str, Any]]]):
-    """The world of an open session as a dump, each table read when first asked for."""
+class SessionRows(LazyRows):
+    """The world of an open session, each table read when first asked for."""
 
     def __init__(self, environment: Environment, session: Session) -> None:
-        self._environment = environment
+        super().__init__(environment)
         self._session = session
-        self._read: dict[str, list[dict[str, Any]]] = {}
 
-    def __getitem__(self, name: str) -> list[dict[str, Any]]:
-        if name not in self._read:
-            table = self._environment.table(name)  # KeyError for a table the domain lacks, as a dict would
-            self._read[name] = database.dump(self._session, [table])[name]
-        return self._read[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([table.__tablename__ for table in self._environment.tables])
-
-    def __len__(self) -> int:
-        return len(self._environment.tables)
+    def _dump(self, table: type[SQLModel]) -> list[dict[str, Any]]:
+        return database.dump(self._session, [table])[table.__tablename__]
