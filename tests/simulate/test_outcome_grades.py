@@ -15,9 +15,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import pytest
 
-from intellagent.artifacts import Dialog, Event, OutcomeGrade, Scenario
+from intellagent.artifacts import Dialog, Event, Flow, OutcomeGrade, Policy, PolicyCatalog, Scenario
 from intellagent.config import load_config
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.run_folder import RunFolder
@@ -26,6 +27,12 @@ from tests.populate.test_expected_outcomes import AIRLINE, airline_plan, call, p
 from tests.simulate.scripted_dialogs import say, stop, verdict
 
 MODULE = "tests.simulate.test_outcome_grades"
+CATALOG = PolicyCatalog(
+    task_description="A desk that changes bookings.", flows=[Flow(id="F1", name="Change a booking")],
+    policies=[Policy(id="P01", text="Correct a passenger's name when the customer asks.", flows=["F1"],
+                     category="user_consent", challenge=2),
+              Policy(id="P02", text="Never cancel a booking the customer did not ask to cancel.", flows=["F1"],
+                     category="enforcement", challenge=3)])
 NEW_NAMES = [{"first_name": "Ana", "last_name": "Silva", "dob": "1990-01-01"}]
 NUMBER = re.compile(r"reservation ([A-Z0-9]{6})\b")
 
@@ -94,11 +101,15 @@ def played(chatbot: str, root: Path) -> tuple[Event, Dialog]:
     script.on(schema="ExpectedOutcomeProposal", reply=outcome)
     script.on(role="user", reply=user_turn)
     script.on(role="critique", reply=verdict(True))
+    script.on(role="analysis", reply={"tested": ["P01", "P02"], "violations": []})  # a judge that sees nothing
     asyncio.run(execute(config, output=folder, stages=(), progress=False))
+    RunFolder(folder).policies.save(CATALOG)
+    RunFolder(folder).graph.save(nx.path_graph(["P01", "P02"]))
     RunFolder(folder).scenarios.append(Scenario(id="S001", policies=["P01", "P02"], target_challenge=5, challenge=5,
                                                 description="A customer wants a passenger's name corrected.",
                                                 expected_behaviour="The chatbot corrects it."))
-    asyncio.run(execute(config, output=folder, stages=("populate", "simulate"), script=script, progress=False))
+    asyncio.run(execute(config, output=folder, stages=("populate", "simulate", "report"), script=script,
+                        progress=False))
     (event,) = RunFolder(folder).events.load()
     (dialog,) = RunFolder(folder).dialogs.load()
     return event, dialog
@@ -142,6 +153,18 @@ def test_a_chatbot_making_a_forbidden_write_has_it_listed_with_the_call(root: Pa
     assert grade.unexpected == grade.forbidden_made and grade.reward == 0.0 and grade.progress == 0.0
     assert grade.missed == [event.expected.calls[1].text()] and grade.missed_reads == [event.expected.calls[0].text()]
     assert any(line.startswith(f"reservations {reservation}: ") for line in grade.diff)
+
+
+def test_a_forbidden_write_fails_the_policy_that_forbids_it_by_the_outcome_with_the_call_at_fault(root: Path) -> None:
+    event, dialog = played("cancelling", root)
+    (analysis,) = RunFolder(root / "cancelling" / "run").analyses.load()
+
+    (violation,) = [v for v in analysis.violations if v.policy == "P02"]
+    reservation = event.user_rows["reservations"][0]["reservation_id"]
+    assert violation.source == "outcome"
+    assert violation.call == f'cancel_reservation(reservation_id="{reservation}")'
+    assert dialog.transcript[violation.turn].tool_calls[0].name == "cancel_reservation"
+    assert "P02" in analysis.disputed  # the judge saw nothing
 
 
 def test_a_chatbot_that_only_talks_reaches_nothing(root: Path) -> None:
