@@ -11,6 +11,7 @@ from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
+from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeGrade
 from intellagent.artifacts.personas import Claim, Move, Persona, PlayedMove
 from intellagent.artifacts.policies import (
     CATEGORIES,
@@ -41,13 +42,17 @@ __all__ = [
     "Dialog",
     "DialogStatus",
     "Event",
+    "ExpectedCall",
+    "ExpectedOutcome",
     "Finding",
     "Flow",
+    "ForbiddenCall",
     "Message",
     "Move",
     "MutantKind",
     "MutantList",
     "MutantRecord",
+    "OutcomeGrade",
     "Passage",
     "Persona",
     "PlayedMove",

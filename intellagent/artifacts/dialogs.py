@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.personas import Claim, Persona, PlayedMove
 from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
@@ -107,6 +108,9 @@ class Dialog(BaseModel):
     persona: Persona | None = Field(default=None, description="Who the user was: the event's persona.")
     claim: Claim | None = Field(
         default=None, description="The false claim the user made: the chatbot had to check it against the world."
+    )
+    grade: OutcomeGrade | None = Field(
+        default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
     )
 
     @property

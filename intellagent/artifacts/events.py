@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.outcomes import ExpectedOutcome
 from intellagent.artifacts.personas import Claim, Persona
 from intellagent.artifacts.tau import TauTask
 
@@ -44,3 +45,8 @@ class Event(BaseModel):
         default=None, description="The false claim the user makes, chosen from the event's rows, which contradict it "
         "(a persona that claims only)."
     )
+    expected: ExpectedOutcome | None = Field(
+        default=None, description="What a chatbot that keeps every sampled rule does here, verified by running it; "
+        "None: no outcome could be verified (see `expected_error`), and the event's dialogs are judged without one."
+    )
+    expected_error: str | None = Field(default=None, description="Why the event has no verified outcome.")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Event, Scenario
+from intellagent.checks.trace import WorldRows
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.llm import LLM
@@ -46,7 +47,12 @@ if TYPE_CHECKING:
 @dataclass
 class EventDeps:
     """What every event of a run shares (the event graph's runtime context): the domain, the background world,
-    its copy rows are tried in, the model, and the policies' texts by id (a false claim is chosen by them)."""
+    its copy rows are tried in, and the model.
+
+    Attributes:
+        policies: the text of every policy, by id (what an event's expected outcome is proposed against).
+        background_rows: the background world as the domain's checks read it, each table read once.
+    """
 
     ctx: RunContext
     env: Environment
@@ -57,7 +63,8 @@ class EventDeps:
     samples: str
     llm: LLM
     lean: bool
-    rules: dict[str, str]
+    policies: dict[str, str]
+    background_rows: WorldRows
 
     @classmethod
     @contextmanager
@@ -78,10 +85,11 @@ class EventDeps:
         # and the rules restated the plan's symbols ("user_id: U1").
         lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
         catalog = ctx.folder.policies.load()
-        rules = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
+        policies = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
         with ScratchWorld.open(background) as scratch:
             yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
-                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, rules=rules)
+                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, policies=policies,
+                      background_rows=WorldRows(env, background))
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -98,7 +106,7 @@ class EventDeps:
 
     def rules_of(self, scenario: Scenario) -> str:
         """The texts of the scenario's policies, one a line."""
-        return "\n".join(self.rules.get(policy_id, "") for policy_id in scenario.policies)
+        return "\n".join(self.policies.get(policy_id, "") for policy_id in scenario.policies)
 
 
 def claim_note(scenario: Scenario) -> str:
@@ -197,7 +205,8 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
 
 def failed_event(folder: RunFolder, scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:
     """The record of a scenario whose event could not be made; what the attempt left in the run folder (its
-    stored world) is removed."""
+    stored worlds) is removed."""
     folder.path(EventDeps.stored(scenario)).unlink(missing_ok=True)
+    folder.path(RunFolder.expected_worlds.stored(scenario.id)).unlink(missing_ok=True)
     return Event(id=scenario.id, status="error", error=reason, policies=scenario.policies,
                  challenge=scenario.challenge, repairs=repairs, persona=scenario.persona)

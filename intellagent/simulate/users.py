@@ -16,6 +16,7 @@ from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Claim, DialogStatus, Event, Persona, PlayedMove
 from intellagent.llm import LLM
+from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import prompt_text, render
 from intellagent.simulate.personas import with_moves
 from intellagent.simulate.transcript import known_rows
@@ -127,12 +128,17 @@ class ScenarioUser:
 
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
-    """The user agent's instructions (its situation, what it knows, what the chatbot should do, how it
-    behaves) and the conversation so far as one text, so that a small model never mistakes whose turn it is."""
+    """The user agent's instructions (its situation, what it knows and the details the expected outcome needs of
+    it, what the chatbot should do, how it behaves) and the conversation so far as one text, so that a small
+    model never mistakes whose turn it is."""
+    known = known_rows(event.user_rows)
+    facts = customer_facts(event)
+    if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there
+        known += "\n\n" + note("simulate/user_needed", facts="\n".join(f"- {fact}" for fact in facts))
     return render(
         "simulate/user",
         scenario=event.scenario,
-        known=known_rows(event.user_rows),
+        known=known,
         expected_behaviour=event.expected_behaviour,
         persona=persona_text(event.persona, event.claim),
         conversation="\n".join(view),
