@@ -101,6 +101,8 @@ def test_populate_records_the_claim_and_persona_on_the_event_and_tells_the_plan(
     assert event.claim is not None and (event.claim.column, event.claim.claimed) == ("tier", "vip")
     assert event.claim.actual == customer["tier"] == "basic"
     assert "will claim something false about their own records" in script.calls(schema="SymbolicPlan")[0].text
+    (outcome,) = script.calls(schema="ExpectedOutcomeProposal")
+    assert f"The user will claim that my tier is vip, which is false: {event.claim.contradiction()}." in outcome.text
 
 
 def test_a_cooperative_scenario_s_event_has_its_persona_and_no_claim(tmp_path: Path) -> None:
@@ -113,6 +115,7 @@ def test_a_cooperative_scenario_s_event_has_its_persona_and_no_claim(tmp_path: P
     event = run.events()["S001"]
     assert event.persona == persona and event.claim is None
     assert "claim" not in script.calls(schema="SymbolicPlan")[0].text
+    assert "will claim" not in script.calls(schema="ExpectedOutcomeProposal")[0].text
 
 
 def test_a_scenario_from_before_personas_is_populated_as_it_was(tmp_path: Path) -> None:
