@@ -222,6 +222,10 @@ class PersonaResult(BaseModel):
     by_status: dict[str, int] = Field(description="pass, fail, incomplete, error: always these four keys.")
     pass_rate: Rate = Field(description="Passed among those dialogs with a verdict.")
     policies: list[PersonaPolicy] = Field(description="Per policy its dialogs tested, in policy id order.")
+    outcome_pass_rate: Rate | None = Field(
+        default=None, description="Passed among its dialogs graded on an expected outcome (None: no dialog of the "
+        "run sought one)."
+    )
 
 
 class Robustness(BaseModel):

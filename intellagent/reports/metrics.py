@@ -90,7 +90,7 @@ def build_report(
         tau=tau_score(artifacts.events, artifacts.dialogs),
         outcomes=outcome_figures(artifacts, analyses, outcomes),
         agreement=agreement(analyses),
-        personas=persona_results(artifacts.dialogs, by_id),
+        personas=persona_results(artifacts.dialogs, by_id, outcomes),
         robustness=robustness(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],

@@ -21,7 +21,9 @@ def robustness_note(robustness: Robustness) -> str:
 
 def personas_panel(personas: list[PersonaResult], robustness: Robustness | None) -> str:
     """The section on the users: one row per persona, then the grid of policies against personas."""
-    rows = "".join(_persona_row(persona) for persona in personas)
+    graded = any(persona.outcome_pass_rate is not None for persona in personas)  # the run sought outcomes
+    rows = "".join(_persona_row(persona, graded=graded) for persona in personas)
+    outcome = "<th>Outcome pass rate</th>" if graded else ""
     gap = (f" The robustness gap, the pass rate against cooperative users minus that against adversarial ones, is "
            f"{points(robustness.gap)}: {escape(robustness_note(robustness))}." if robustness else "")
     return (
@@ -29,7 +31,7 @@ def personas_panel(personas: list[PersonaResult], robustness: Robustness | None)
         '<p class="hint">Each scenario\'s simulated user played a persona; adversarial ones tried to make the chatbot '
         f"break a rule of the kind they attack.{gap}</p>"
         '<table class="compact"><thead><tr><th>User</th><th>What it does</th><th>Dialogs</th><th>Pass rate</th>'
-        f"</tr></thead><tbody>{rows}</tbody></table>{_policy_grid(personas)}</section>"
+        f"{outcome}</tr></thead><tbody>{rows}</tbody></table>{_policy_grid(personas)}</section>"
     )
 
 
@@ -39,13 +41,14 @@ def persona_chip(name: str, *, adversarial: bool) -> str:
     return f'<span class="chip {css}" title="the user\'s persona">{escape(name)}</span>'
 
 
-def _persona_row(persona: PersonaResult) -> str:
+def _persona_row(persona: PersonaResult, *, graded: bool) -> str:
     status = persona.by_status
     counts = " · ".join(f"{count} {word}" for word, count in status.items() if count)
     kind = ' <span class="tag adversarial">adversarial</span>' if persona.adversarial else ""
     return (f'<tr id="persona-{escape(persona.name)}"><td>{persona_chip(persona.name, adversarial=persona.adversarial)}'
             f"{kind}</td><td>{escape(persona.description)}</td><td>{persona.dialogs}"
-            f'<div class="muted">{escape(counts)}</div></td><td>{_rate(persona.pass_rate)}</td></tr>')
+            f'<div class="muted">{escape(counts)}</div></td><td>{_rate(persona.pass_rate)}</td>'
+            f"{f'<td>{_rate(persona.outcome_pass_rate)}</td>' if graded and persona.outcome_pass_rate else ''}</tr>")
 
 
 def _policy_grid(personas: list[PersonaResult]) -> str:

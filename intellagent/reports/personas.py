@@ -13,22 +13,32 @@ from collections.abc import Callable
 
 from intellagent.artifacts import Analysis, Dialog, Persona
 from intellagent.artifacts.rates import difference_interval
-from intellagent.artifacts.report import PersonaPolicy, PersonaResult, Rate, Robustness
+from intellagent.artifacts.report import DialogOutcome, PersonaPolicy, PersonaResult, Rate, Robustness
 from intellagent.files import id_order
 from intellagent.reports.analysis import RATED, by_status
 
 
-def persona_results(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> list[PersonaResult]:
-    """Per persona of the dialogs' users: its dialogs by status, its pass rate, and its rate per policy tested.
+def persona_results(dialogs: list[Dialog], analyses: dict[str, Analysis],
+                    outcomes: dict[str, DialogOutcome | None]) -> list[PersonaResult]:
+    """Per persona of the dialogs' users: its dialogs by status, its pass rate, its rate per policy tested, and
+    its outcome pass rate.
 
     Args:
         dialogs: the chatbot's dialogs.
         analyses: every dialog's analysis, by dialog id.
+        outcomes: every dialog against its event's expected outcome, by dialog id (None: none was sought).
     """
     personas: dict[str, Persona] = {d.persona.name: d.persona for d in dialogs if d.persona is not None}
     ordered = sorted(personas.values(), key=lambda persona: (persona.adversarial, persona.name))
-    return [_result(persona, [d for d in dialogs if d.persona and d.persona.name == persona.name], analyses)
-            for persona in ordered]
+    sought = any(outcome is not None for outcome in outcomes.values())
+    results = []
+    for persona in ordered:
+        played = [d for d in dialogs if d.persona and d.persona.name == persona.name]
+        graded = [outcome.grade.passed for d in played if (outcome := outcomes.get(d.id)) is not None
+                  and outcome.counted and outcome.grade is not None]
+        outcome_rate = Rate.of(sum(graded), len(graded)) if sought else None
+        results.append(_result(persona, played, analyses).model_copy(update={"outcome_pass_rate": outcome_rate}))
+    return results
 
 
 def robustness(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> Robustness | None:

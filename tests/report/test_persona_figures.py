@@ -8,12 +8,13 @@ import xml.etree.ElementTree as ET
 import pytest
 from shop_run import report_run
 
-from intellagent.artifacts import Analysis, Dialog
+from intellagent.artifacts import Analysis, Dialog, OutcomeGrade
 from intellagent.artifacts.rates import difference_interval
+from intellagent.artifacts.report import DialogOutcome, Rate
 from intellagent.personas import builtin_personas
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
-from intellagent.reports.personas import robustness
+from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.summary import summary_text
 from intellagent.reports.trials import trial_figures
 
@@ -165,3 +166,39 @@ def test_a_persona_minimum_no_user_played_or_without_a_verdict_fails_the_gate(co
     assert result.gate_failures == [
         "report.min_persona names haggler, which no dialog's user played",
         "users of persona impatient has no verdict, so it cannot reach report.min_persona 0.5"]
+
+
+def graded(reward: float) -> DialogOutcome:
+    return DialogOutcome(counted=True, grade=OutcomeGrade(reward=reward, state_match=reward == 1, expected_calls=1,
+                                                          made_calls=1, matched_calls=int(reward), progress=reward))
+
+
+def test_each_persona_has_its_outcome_pass_rate_over_its_counted_grades() -> None:
+    pressure, calm = builtin_personas()["pressure"], builtin_personas()["cooperative"]
+    dialogs = [Dialog(id="S1", status="pass", persona=calm), Dialog(id="S2", status="fail", persona=pressure),
+               Dialog(id="S3", status="pass", persona=pressure), Dialog(id="S4", status="incomplete", persona=pressure)]
+    analyses = {d.id: Analysis(id=d.id, status=d.status, source="x") for d in dialogs}
+    outcomes = {"S1": graded(1), "S2": graded(0), "S3": graded(1),
+                "S4": DialogOutcome(counted=False, reason="its simulated user could not go on", grade=graded(0).grade)}
+
+    rates = {p.name: p.outcome_pass_rate for p in persona_results(dialogs, analyses, outcomes)}
+
+    assert {name: (rate.passed, rate.total) for name, rate in rates.items()} == {"cooperative": (1, 1),
+                                                                                  "pressure": (1, 2)}
+
+
+def test_no_outcome_pass_rate_per_persona_when_no_outcome_was_sought(shop_report) -> None:
+    assert [p.outcome_pass_rate for p in shop_report[0].report.personas] == [None] * 4
+
+
+def test_the_page_gives_each_persona_s_outcome_pass_rate_where_outcomes_were_sought(shop_report) -> None:
+    result, folder = shop_report
+    personas = [p.model_copy(update={"outcome_pass_rate": graded}) for p, graded in
+                zip(result.report.personas, [Rate.of(3, 4), Rate.of(0, 0), Rate.of(0, 1), Rate.of(1, 1)], strict=True)]
+    page = report_html(result.report.model_copy(update={"personas": personas}), load_artifacts(folder),
+                       {a.id: a for a in folder.analyses.load()})
+
+    section = page.split('id="personas"', 1)[1].split("</table>", 1)[0]
+    assert "<th>Outcome pass rate</th>" in section and "<b>75%</b>" in section
+    unsought = shop_report[1].path("report.html").read_text().split('id="personas"', 1)[1].split("</table>", 1)[0]
+    assert "Outcome pass rate" not in unsought
