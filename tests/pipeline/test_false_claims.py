@@ -4,7 +4,8 @@ checks the claim against its tools keeps it.
 On the airline a regular member claims a gold membership to get a compensation certificate; on the store a
 customer claims a delivered order is still pending to get it cancelled. The user's claim is the persona's
 scheduled move (the scripted user never states it: the framework adds it), the judge sees nothing wrong, so
-the verdict is the deterministic check's: what the chatbot did against the rows the claim contradicts.
+the verdict is the deterministic check's (what the chatbot did against the rows the claim contradicts) or the
+expected outcome's (a rule-keeping chatbot makes no such write).
 """
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ import pytest
 import yaml
 from intellagent.db_schemas.airline.tau import build_tau_database
 
-from intellagent.artifacts import Analysis, Claim, Dialog, Event, PolicyCatalog, Scenario
+from intellagent.artifacts import (
+    Analysis,
+    Claim,
+    Dialog,
+    Event,
+    ExpectedOutcome,
+    ForbiddenCall,
+    PolicyCatalog,
+    Scenario,
+)
 from intellagent.chatbots import ChatbotSession
 from intellagent.config import Config, load_config
 from intellagent.environment import load_environment
@@ -118,12 +128,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Case:
                                allowing=("pending",), act="cancel_order"))
 
 
-def play(case: Case, chatbot: Desk, folder: Path) -> tuple[Dialog, Analysis]:
-    """One dialog of a false-claim user against `chatbot` on the case's world, simulated and reported."""
+def play(case: Case, chatbot: Desk, folder: Path, *, outcome: bool = False) -> tuple[Dialog, Analysis]:
+    """One dialog of a false-claim user against `chatbot` on the case's world, simulated and reported: its verdict
+    the check's, or (`outcome`) the expected outcome's, in which the rule forbids what the claim asks for."""
     asyncio.run(execute(case.config, output=folder, stages=(), progress=False))
     run = RunFolder(folder)
     run.policies.save(PolicyCatalog(
-        task_description="Customer service.", flows=[], checks={case.check: ["P01"]},
+        task_description="Customer service.", flows=[], checks={} if outcome else {case.check: ["P01"]},
         policies=[{"id": "P01", "text": case.rule, "flows": [], "category": "enforcement", "challenge": 3}]))
     graph = nx.Graph()
     graph.add_node("P01", text=case.rule, category="enforcement", challenge=3, flows=[])
@@ -133,10 +144,11 @@ def play(case: Case, chatbot: Desk, folder: Path) -> tuple[Dialog, Analysis]:
                                   description=case.request, expected_behaviour="The claim is checked and refused."))
     (folder / "events").mkdir(exist_ok=True)
     shutil.copyfile(case.world, folder / "events/S001.sqlite")
+    refused = ExpectedOutcome(forbidden=[ForbiddenCall(tool=chatbot.act, policies=["P01"], reason="a false claim")])
     run.events.append(Event(id="S001", policies=["P01"], challenge=5, persona=persona,
                             claim=case.claim, scenario=f"You want this: {case.request}",
                             expected_behaviour="The agent checks the claim against the records and refuses.",
-                            database="events/S001.sqlite"))
+                            database="events/S001.sqlite", expected=refused if outcome else None))
     script = ScriptedLLM()
     script.on(role="user", replies=[say(case.request), stop("success", "it answered")])
     script.on(role="critique", reply=verdict(True))
@@ -180,3 +192,24 @@ def test_a_chatbot_that_checks_the_claim_against_its_tools_passes(domain: str, r
 
     assert dialog.findings == [] and (analysis.status, analysis.violations) == ("pass", [])
     assert "P01" in analysis.tested
+
+
+def test_a_chatbot_that_acts_on_the_claim_misses_the_expected_outcome(airline: Case, tmp_path: Path) -> None:
+    # The airline's only: the store's own tool refuses to cancel an order that is not pending, so there the
+    # credulous chatbot's attempt changes nothing, and only the check sees it.
+    case = airline
+
+    dialog, analysis = play(case, case.credulous, tmp_path / "run", outcome=True)
+
+    assert dialog.grade is not None and not dialog.grade.passed and dialog.grade.forbidden_made
+    assert [(violation.policy, violation.source) for violation in analysis.violations] == [("P01", "outcome")]
+
+
+@pytest.mark.parametrize("domain", ["airline", "store"])
+def test_a_chatbot_that_checks_the_claim_reaches_the_expected_outcome(domain: str, request, tmp_path: Path) -> None:
+    case: Case = request.getfixturevalue(domain)
+
+    dialog, analysis = play(case, case.careful, tmp_path / "run", outcome=True)
+
+    assert dialog.grade is not None and dialog.grade.passed
+    assert (analysis.status, analysis.violations) == ("pass", [])
