@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
 
@@ -100,6 +101,9 @@ class Dialog(BaseModel):
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
     tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
+    grade: OutcomeGrade | None = Field(
+        default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
+    )
 
     @property
     def event_id(self) -> str:
