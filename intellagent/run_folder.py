@@ -15,6 +15,7 @@ from pathlib import Path
 
 from intellagent.artifacts import (
     Analysis,
+    AssertionsInForce,
     Dialog,
     Event,
     MutantList,
@@ -37,6 +38,7 @@ class RunFolder:
     scenarios = Jsonl("scenarios.jsonl", Scenario, stage="describe", frozen=True)
     events = Jsonl("events.jsonl", Event, stage="populate", frozen=True)
     event_worlds = Worlds("events", stage="populate", frozen=True)
+    assertions = Json("assertions.json", AssertionsInForce, stage="populate", frozen=True)
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")

@@ -6,6 +6,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.assertions import Assertion
+from intellagent.artifacts.procedures import SopGraph
+
 Category = Literal[
     "authentication",
     "data_privacy",
@@ -56,6 +59,7 @@ class Flow(BaseModel):
     id: str = Field(description="F1, F2, ...")
     name: str
     description: str = ""
+    sop: SopGraph | None = Field(default=None, description="Its procedure: steps and their order (None: not read).")
 
 
 class Policy(BaseModel):
@@ -117,6 +121,11 @@ class PolicyCatalog(BaseModel):
     )
     challenge_levels: ChallengeLevels | None = Field(
         default=None, description="The levels the scenarios were sampled at (written when they are planned)."
+    )
+    assertions: list[Assertion] = Field(
+        default_factory=list,
+        description="What a program can decide of the policies, compiled into typed assertions (see "
+        "`artifacts.assertions`); each runs as the check `compiled <id>`.",
     )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:
