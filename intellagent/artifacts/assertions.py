@@ -60,6 +60,11 @@ class OrderAssertion(Compiled):
     then: str = Field(description="The tool that may be called only after it.")
     same: SameEntity | None = None
 
+    def text(self) -> str:
+        """The assertion in one line."""
+        same = "" if self.same is None else f" (same {self.same.before} as {self.then}.{self.same.then})"
+        return f"a successful {self.before} before any {self.then}{same}"
+
 
 class Condition(BaseModel):
     """A column of the rows an argument names holds a value: rows of `table` whose `key` equals the argument."""
@@ -73,6 +78,12 @@ class Condition(BaseModel):
     since: str | None = Field(default=None, description="within_days: the moment counted from (the policy's now).")
     since_column: str | None = Field(default=None, description="within_days: or the column of the same row.")
 
+    def text(self) -> str:
+        """The condition in one line: `reservations.cabin ne 'basic_economy'`."""
+        since = f" of {self.since_column or repr(self.since)}" if self.op == "within_days" else ""
+        return f"{self.table}.{self.column} {self.op} {self.value!r}{since} (the row whose {self.key} is " \
+               f"{self.argument})"
+
 
 class PreconditionAssertion(Compiled):
     """A call of `tool` only when one of the conditions holds, in the world the chatbot found (or left)."""
@@ -80,6 +91,15 @@ class PreconditionAssertion(Compiled):
     kind: Literal["precondition"] = "precondition"
     tool: str
     any_of: list[Condition] = Field(min_length=1)
+
+    def text(self) -> str:
+        """The assertion in one line."""
+        return f"{self.tool} only when {self.wanted()}"
+
+    def wanted(self) -> str:
+        """What it wants of the world, in one line."""
+        said = [condition.text() for condition in self.any_of]
+        return said[0] if len(said) == 1 else "one of: " + "; ".join(said)
 
 
 class BoundAssertion(Compiled):
@@ -95,6 +115,12 @@ class BoundAssertion(Compiled):
     op: Comparison
     value: float
 
+    def text(self) -> str:
+        """The assertion in one line."""
+        measured = {"length": f"the length of {self.argument}", "value": self.argument,
+                    "rows": f"the {self.table} rows whose {self.key} is {self.argument}, once the dialog ended"}
+        return f"{self.tool}: {measured[self.measure]} {self.op} {self.value:g}"
+
 
 class ForbiddenAssertion(Compiled):
     """`tool` is never called (or never with `argument` equal to `value`)."""
@@ -104,12 +130,20 @@ class ForbiddenAssertion(Compiled):
     argument: str | None = None
     value: Scalar | None = None
 
+    def text(self) -> str:
+        """The assertion in one line."""
+        return f"never {self.tool}" + ("" if self.argument is None else f" with {self.argument} = {self.value!r}")
+
 
 class ConfirmationAssertion(Compiled):
     """`tool` is called only right after the chatbot stated the action and the user said an explicit yes."""
 
     kind: Literal["confirmation"] = "confirmation"
     tool: str
+
+    def text(self) -> str:
+        """The assertion in one line."""
+        return f"{self.tool} only right after the chatbot stated it and the user said an explicit yes"
 
 
 Assertion = Annotated[

@@ -87,7 +87,7 @@ def _precondition(assertion: PreconditionAssertion, trace: Trace) -> Iterator[Fi
         if trace.database is not None and any(_holds(c, call, trace.after)[0] for c in assertion.any_of):
             continue
         row = found[0][1]
-        yield Finding(message=f"{call.name} was called though the policy wants {_wanted(assertion)}: {row}",
+        yield Finding(message=f"{call.name} was called, allowed only when {assertion.wanted()}: {row}",
                       turn=call.turn, call=call.shown(), row=row.split(":")[0])
 
 
@@ -110,13 +110,6 @@ def _holds(condition: Condition, call: Call, world: Rows) -> tuple[bool | None, 
             return False, f"{condition.table} row ({condition.key}={row.get(condition.key)!r}): {condition.column} " \
                           f"is {actual!r}"
     return True, ""
-
-
-def _wanted(assertion: PreconditionAssertion) -> str:
-    """What a precondition wants, in words: `reservations.cabin ne 'basic_economy'`."""
-    said = [f"{c.table}.{c.column} {c.op} {c.value!r}" + (f" of {c.since_column or c.since}" if c.op == "within_days"
-                                                          else "") for c in assertion.any_of]
-    return said[0] if len(said) == 1 else "one of " + "; ".join(said)
 
 
 def _named_rows(world: Rows, table: str, key: str, value: Any) -> list[dict[str, Any]]:

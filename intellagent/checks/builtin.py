@@ -4,9 +4,9 @@ of changes and of work under way that the tool calls bear out."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from intellagent.artifacts import Finding
+from intellagent.artifacts import Finding, Message
 from intellagent.checks.identifiers import WORD_ID
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
@@ -74,21 +74,23 @@ def unconfirmed_calls(trace: Trace, tools: set[str]) -> Iterator[Finding]:
             continue
         replied = trace.last_before(call.turn, "user")
         reply = trace.messages[replied] if replied is not None else None
-        if not (replied is not None and explicit_yes(trace, replied)):
+        if not (replied is not None and explicit_yes(trace.messages, replied)):
             said = f'the customer last said "{reply.content[:120]}"' if reply else "the customer had said nothing"
             yield Finding(message=f"{call.name} was called without an explicit yes: {said}", turn=call.turn,
                           call=call.shown())
 
 
-def explicit_yes(trace: Trace, index: int) -> bool:
-    """Whether the user message at `index` is an explicit yes to an action the chatbot stated just before it.
+def explicit_yes(messages: Sequence[Message], index: int) -> bool:
+    """Whether the user message at `index` of a transcript is an explicit yes to an action the chatbot stated
+    just before it.
 
     What the customer agreed to is the chatbot message just before; message 0 is the chatbot's greeting,
     which states no action.
     """
-    reply = trace.messages[index]
-    stated = (trace.last_before(index, "chatbot") or 0) > 0
-    return stated and bool(_AGREEMENT.search(reply.content)) and not _REFUSAL.search(reply.content)
+    reply = messages[index]
+    stated = next((i for i in range(index - 1, -1, -1) if messages[i].role == "chatbot"), 0) > 0
+    return (reply.role == "user" and stated and bool(_AGREEMENT.search(reply.content))
+            and not _REFUSAL.search(reply.content))
 
 
 @check(category="knowledge_extraction", every_dialog=True)
