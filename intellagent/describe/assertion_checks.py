@@ -66,8 +66,9 @@ def _type_problems(assertion: Assertion, vocabulary: Vocabulary) -> Iterator[str
             yield from _bound(vocabulary, assertion)
         case ForbiddenAssertion():
             if assertion.argument is not None:
-                yield from _argument(vocabulary, assertion.tool, assertion.argument)
-                if assertion.value is None or not _fits(assertion.value, _arg(vocabulary, assertion)):
+                unknown = list(_argument(vocabulary, assertion.tool, assertion.argument))
+                yield from unknown
+                if not unknown and (assertion.value is None or not _fits(assertion.value, _arg(vocabulary, assertion))):
                     yield f"{assertion.tool}.{assertion.argument} cannot hold {assertion.value!r}"
         case ConfirmationAssertion():
             if not vocabulary.tools[assertion.tool].writes:
