@@ -4,13 +4,12 @@ refused with the reason, and a careless model's answers compile into valid asser
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from intellagent.artifacts import Assertion, Flow, Policy, PolicyCatalog
-from intellagent.config import EnvironmentConfig
+from intellagent.config import Config
 from intellagent.describe.assertion_answers import assertions_schema
 from intellagent.describe.assertion_checks import problems
 from intellagent.describe.assertions import compiled
@@ -32,15 +31,13 @@ def precondition(column: str, op: str, value: object) -> dict:
                         "column": column, "op": op, "value": value}]}
 
 
-@pytest.fixture(scope="module")
-def airline() -> Environment:
+@pytest.fixture
+def airline(scripted_config: Config) -> Environment:
     """The airline's tables and tools: the names its assertions may use."""
-    return load_environment(EnvironmentConfig(policy=Path(__file__).resolve().parents[2] / "policies/airline.md",
-                                              schema="intellagent.db_schemas.airline.schema",
-                                              tools="intellagent.db_schemas.airline.tools"))
+    return load_environment(scripted_config.environment)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def vocabulary(airline: Environment) -> Vocabulary:
     return Vocabulary.of(airline)
 
