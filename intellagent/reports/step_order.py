@@ -6,7 +6,7 @@ logic). A procedure's other steps (asking, telling) only carry the order through
 question after a yes comes after the yes. A dialog's flows are those of the policies its scenario sampled.
 
 - **missing**: a step came, but a step the procedure puts before it, with no condition on the way,
-  never did (a change made with no lookup);
+  never did (a change made with no lookup); told once, at the first step that needed it;
 - **wrong order**: both came, but the later one first (a change before the yes);
 - **extra**: a call that is a step of some other flow's procedure and of none of the dialog's own (a
   cancellation in a conversation about a change); calls that are no procedure's step (a lookup, a
@@ -73,15 +73,19 @@ def deviations_in(dialog: Dialog, procedure: SopGraph, *, extra: set[str]) -> It
             yield StepDeviation(dialog=dialog.id, kind="extra", step=signature, turn=turn,
                                 detail=f"{signature} is a step of another flow's procedure, not of this dialog's")
     required, ordered = orders(procedure)
+    missing: dict[str, str] = {}  # a step that never came → the first step that needed it: reported once, there
     for before, after in sorted(ordered):
         if after not in first:
             continue
         if before not in first and (before, after) in required:
-            yield StepDeviation(dialog=dialog.id, kind="missing", step=before, turn=first[after],
-                                detail=f"{after} came with no {before} before it")
+            if before not in missing or first[after] < first[missing[before]]:
+                missing[before] = after
         elif before in first and first[after] < first[before]:
             yield StepDeviation(dialog=dialog.id, kind="wrong_order", step=after, turn=first[after],
                                 detail=f"{after} (turn {first[after]}) came before {before} (turn {first[before]})")
+    for before, after in sorted(missing.items()):
+        yield StepDeviation(dialog=dialog.id, kind="missing", step=before, turn=first[after],
+                            detail=f"{after} came with no {before} before it")
 
 
 def observed(dialog: Dialog) -> list[tuple[int, str]]:
