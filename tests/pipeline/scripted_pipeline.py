@@ -76,8 +76,9 @@ def write_config(path: Path, **settings: Any) -> Path:
     return path
 
 
-def pipeline_script() -> ScriptedLLM:
-    """A scripted LLM that answers every call of describe, populate, simulate and report."""
+def pipeline_script(*, assertions: dict[str, Any] | None = None) -> ScriptedLLM:
+    """A scripted LLM that answers every call of describe, populate, simulate and report; the rules compile into
+    `assertions` (the compiling answer; none by default)."""
     script = ScriptedLLM()
     script_document(
         script,
@@ -87,6 +88,7 @@ def pipeline_script() -> ScriptedLLM:
         ]},
         scenario=scenario,
         checks={"confirmed_before_write": ["P01"]},
+        assertions=assertions,
     )
     script.on(schema="SymbolicPlan", reply=plan)
     script.on(schema="RowConstraints", reply={"constraints": {"orders_1": []}, "details": []})
