@@ -76,9 +76,10 @@ def write_config(path: Path, **settings: Any) -> Path:
     return path
 
 
-def pipeline_script(*, assertions: dict[str, Any] | None = None) -> ScriptedLLM:
-    """A scripted LLM that answers every call of describe, populate, simulate and report; the rules compile into
-    `assertions` (the compiling answer; none by default)."""
+def pipeline_script(*, procedure: dict[str, Any] | None = None, assertions: dict[str, Any] | None = None
+                    ) -> ScriptedLLM:
+    """A scripted LLM that answers every call of describe, populate, simulate and report; the flow's `procedure`
+    and the rules' `assertions` are the answers that read them (none by default)."""
     script = ScriptedLLM()
     script_document(
         script,
@@ -88,6 +89,7 @@ def pipeline_script(*, assertions: dict[str, Any] | None = None) -> ScriptedLLM:
         ]},
         scenario=scenario,
         checks={"confirmed_before_write": ["P01"]},
+        procedure=procedure,
         assertions=assertions,
     )
     script.on(schema="SymbolicPlan", reply=plan)

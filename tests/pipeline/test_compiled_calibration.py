@@ -1,17 +1,20 @@
-"""Calibration of a compiled assertion: a mutant that skips a step the rule requires (looking the order up to
-check its status) is caught by the assertion compiled from the rule alone, while the scripted judge and every
-hand-written check pass it."""
+"""Programs compiled from the policy in a whole run of the scripted shop: a mutant that skips a step the rule
+requires (looking the order up to check its status) is caught by the assertion compiled from the rule alone,
+while the scripted judge and every hand-written check pass it; the report says which programs back each
+policy's verdict, and how the dialogs kept to their flow's procedure."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 import intellagent
 from examples.qa_gate.chatbot import careful
 from intellagent.chatbots import ChatbotSession
+from intellagent.reports.summary import summary_text
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_script
 
 # P01 ("Cancel an order only if its status is "placed", ...") compiled: the order is looked up before it is
@@ -20,6 +23,11 @@ LOOKUP_FIRST = {"assertions": [
     {"kind": "order", "policy": "P01", "before": "get_order", "then": "cancel_order",
      "before_argument": "get_order.order_id", "then_argument": "cancel_order.order_id",
      "rationale": CONFIRM.split(",")[0]}]}
+# The flow's procedure: look the order up, get the customer's yes, cancel.
+PROCEDURE = {"steps": [{"kind": "call", "tool": "get_order", "policies": ["P01"]},
+                       {"kind": "confirm", "text": "the cancellation", "policies": ["P01"]},
+                       {"kind": "call", "tool": "cancel_order", "policies": ["P01"]}],
+             "edges": [{"before": 1, "after": 2}, {"before": 2, "after": 3}]}
 
 
 def asked_order(messages: list[dict[str, str]]) -> str | None:
@@ -57,9 +65,10 @@ def unlooked(messages: list[dict[str, str]], session: ChatbotSession) -> str:
 
 @pytest.fixture(scope="module")
 def compiled_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A frozen set of the scripted shop whose P01 compiled into the lookup-first assertion."""
+    """A frozen set of the scripted shop whose P01 compiled into the lookup-first assertion, and whose flow has a
+    procedure."""
     folder = tmp_path_factory.mktemp("compiled") / "shop"
-    intellagent.freeze(config(), output=folder, script=pipeline_script(assertions=LOOKUP_FIRST))
+    intellagent.freeze(config(), output=folder, script=pipeline_script(procedure=PROCEDURE, assertions=LOOKUP_FIRST))
     return folder
 
 
@@ -75,11 +84,36 @@ def test_a_mutant_skipping_the_required_lookup_is_caught_by_the_compiled_asserti
     assert played["S002"].status == "pass"  # the chatbot under test keeps the rule; the mutant alone is caught
 
 
-def test_the_report_says_a_program_backs_the_compiled_rule(compiled_set: Path, tmp_path: Path) -> None:
-    report = intellagent.evaluate(config(), scenarios_from=compiled_set, output=tmp_path / "run",
-                                  script=pipeline_script(), chatbot=diligent)
-    backed = {policy.id: policy.backed_by for policy in report.policies}
-    assert backed["P01"][-1] == "assertion" and "assertion" not in backed["P02"]
+@pytest.fixture(scope="module")
+def diligent_run(compiled_set: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[intellagent.Report, Path]:
+    """The diligent chatbot evaluated on the set: its report, and its run folder."""
+    folder = tmp_path_factory.mktemp("diligent") / "run"
+    report = intellagent.evaluate(config(), scenarios_from=compiled_set, output=folder, script=pipeline_script(),
+                                  chatbot=diligent)
+    return report, folder
+
+
+def test_the_report_says_which_programs_back_each_policy(diligent_run) -> None:
+    report, _ = diligent_run
+    assert {policy.id: policy.backed_by for policy in report.policies} == {"P01": ["check", "assertion"], "P02": []}
     assert report.programs is not None
+    assert (report.programs.backed.count, report.programs.backed.total) == (1, 2)
     (assertion,) = report.programs.assertions
     assert (assertion.id, assertion.in_force, assertion.dialogs, assertion.breached) == ("P01.1", True, 1, 0)
+
+
+def test_the_dialogs_of_the_flow_are_read_against_its_procedure(diligent_run) -> None:
+    report, _ = diligent_run
+    assert report.programs is not None
+    (flow,) = report.programs.flows
+    assert (flow.steps, flow.followed.count, flow.followed.total, flow.deviations) == (3, 2, 2, [])
+
+
+def test_the_summary_and_the_page_give_the_share_of_program_backed_verdicts(diligent_run) -> None:
+    report, folder = diligent_run
+    summary = summary_text(SimpleNamespace(folder=folder, report=report))
+    assert "programs: 1 of 2 policies have a verdict a program backs (50%): 1 by checks, 1 by assertions" in summary
+    assert "step order: F1 followed in 2 of 2 dialogs" in summary
+    page = (folder / "report.html").read_text()
+    assert "Program-backed verdicts" in page and '<svg class="chart procedure"' in page
+    assert "a successful get_order before any cancel_order" in page
