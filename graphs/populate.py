@@ -293,8 +293,8 @@ def prepare(ctx: RunContext) -> None:
 
 async def run(ctx: RunContext) -> list[Event]:
     """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/, then
-    assertions.json (the compiled assertions the verified outcomes leave in force), and return every event of
-    the run."""
+    assertions.json (the compiled assertions the verified outcomes leave in force; none without policies.json),
+    and return every event of the run."""
     scenarios = [s for s in ctx.folder.scenarios.require() if s.status == "ok"]
     artifact = ctx.folder.events
     recorded = artifact.finished()
@@ -312,7 +312,9 @@ async def run(ctx: RunContext) -> list[Event]:
                 StageState(scenarios=pending, done=[]), context=PopulateDeps(ctx.folder, items, populate),
                 config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
     events = artifact.finalize()
-    ctx.folder.assertions.save(reviewed_assertions(ctx.environment, ctx.folder.policies.require(), events, ctx.folder))
+    catalog = ctx.folder.policies.load()  # scenarios written by other means than describe come with no policies
+    if catalog is not None:
+        ctx.folder.assertions.save(reviewed_assertions(ctx.environment, catalog, events, ctx.folder))
     return events
 
 
