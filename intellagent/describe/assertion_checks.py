@@ -8,9 +8,10 @@ The answer's schema already keeps every name among the domain's; what it cannot 
   a length is a list's, a confirmation is wanted before a tool that changes the world.
 - **Evidence.** A model that cannot place a rule still answers in the right shape, so an assertion is kept
   only when the policy's text bears it out: its rationale is the policy's words, each tool it names is
-  named by them (a word of the tool's name), each text value is in them or among the values its column
-  or argument describes, each number is one they state (five, 24 hours as one day, at most five as
-  fewer than six). A careless answer then compiles into nothing, not into checks that fault every dialog.
+  named by them (a word of the tool's name, or three words of what its description says it does), each
+  text value is in them or among the values its column or argument describes, each number is one they
+  state (five, 24 hours as one day, at most five as fewer than six). A careless answer then compiles into
+  nothing, not into checks that fault every dialog.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ from intellagent.describe.passages import stems
 from intellagent.describe.vocabulary import Name, Vocabulary
 
 ORDERS = ("lt", "le", "gt", "ge")
+DESCRIBED_TOOL = 3
+"""Words of a tool's description the policy must share when it does not name the tool: `refuel_data` for a rule
+on the extra data of a line in a billing month, which the tool's description says it adds; not `enable_roaming`,
+whose description shares only "line" and "data" with it."""
 MIN_RATIONALE = 0.5
 """The share of the rationale's words the policy must hold: the rationale quotes the rule."""
 
@@ -158,7 +163,8 @@ def _evidence_problems(assertion: Assertion, vocabulary: Vocabulary, policy: Pol
     for tool in _tools(assertion):
         named = [part for part in tool.split("_") if len(part) > 2 and part not in _GENERIC]
         if not any(word.startswith(part[:5]) or part.startswith(word) for part in named for word in words
-                   if len(word) > 2):
+                   if len(word) > 2) and len(stems(vocabulary.tools[tool].description) & stems(policy.text)) < \
+                DESCRIBED_TOOL:
             yield f"the policy does not speak of {tool}"
     for value, name in _values(assertion, vocabulary):
         if not _stated(value, name, policy.text, days=_in_days(assertion)):
