@@ -73,11 +73,11 @@ def prompt_values(document: str, catalog: PolicyCatalog, spans: list[Span], *, s
                   ) -> dict[str, str]:
     """What the aimed extraction's prompt shows: the document (as `shown`, if given), the passages, numbered with
     their lines, the flows, the categories."""
-    shown = [f"[{number}] ({f'line {b}' if b == a + 1 else f'lines {a + 1}-{b}'})\n{passage_text(document, (a, b))}"
-             for number, (a, b) in enumerate(spans, start=1)]
+    numbered = [f"[{number}] ({f'line {b}' if b == a + 1 else f'lines {a + 1}-{b}'})\n{passage_text(document, (a, b))}"
+                for number, (a, b) in enumerate(spans, start=1)]
     return {
         "policy": shown or document,
-        "passages": "\n\n".join(shown),
+        "passages": "\n\n".join(numbered),
         "flows": "\n".join(f"- {flow.id}: {flow.name}" for flow in catalog.flows),
         "categories": ", ".join(CATEGORIES),
     }

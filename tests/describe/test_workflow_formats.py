@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from intellagent.artifacts import SopGraph
+from intellagent.config import Config
 from intellagent.describe.workflows import chart_steps, flowcharts, parse_flowchart, reading
 from intellagent.llm import ScriptedLLM
 from tests.describe.conftest import catalog_of, configure, run_describe, script_document
@@ -77,14 +78,18 @@ def test_a_document_with_no_flowchart_is_shown_as_given() -> None:
     assert flowcharts(prose) == [] and reading(prose) == prose
 
 
+def with_policy(config: Config, document: Path) -> Config:
+    """`config` for one sample, with `document` as its policy."""
+    config = configure(config, samples=1)
+    return config.model_copy(update={"environment": config.environment.model_copy(update={"policy": document})})
+
+
 def procedure_from(document: Path, scripted_config, folder: Path) -> tuple[SopGraph | None, str]:
     """The change-flight flow's procedure describe reads from `document`, and the prompt it was read from."""
     script = script_document(ScriptedLLM(), flows={"Changing flights": [
         {"text": "The flights of a basic economy reservation cannot be changed.", "category": "company_policy",
          "challenge": 2}]}, procedure=READERS[document])
-    config = configure(scripted_config, samples=1)
-    config = config.model_copy(update={"environment": config.environment.model_copy(update={"policy": document})})
-    run_describe(config, folder, script)
+    run_describe(with_policy(scripted_config, document), folder, script)
     (asked,) = script.calls(schema="SopAnswer")
     return catalog_of(folder).flows[0].sop, asked.text
 
@@ -110,3 +115,14 @@ def test_the_procedure_is_read_from_the_flowchart_step_by_step(scripted_config, 
 def test_pseudo_code_is_shown_to_the_reader_as_written(scripted_config, tmp_path) -> None:
     _, asked = procedure_from(PSEUDO, scripted_config, tmp_path / "run")
     assert PSEUDO.read_text().strip() in asked and "read step by step" not in asked
+
+
+def test_the_aimed_reading_of_uncovered_passages_shows_the_flowchart_step_by_step(scripted_config, tmp_path) -> None:
+    document = tmp_path / "desk.md"
+    document.write_text("# Desk\n\n- Never share what a parcel holds with anyone but its customer.\n\n"
+                        "```mermaid\nflowchart TD\n  A[Ask for the tracking number] --> B[Track the parcel]\n```\n")
+    script = script_document(ScriptedLLM(), flows={"Tracking": [
+        {"text": "Greet the customer warmly.", "category": "company_policy", "challenge": 1}]})
+    run_describe(with_policy(scripted_config, document), tmp_path / "run", script)
+    (asked,) = script.calls(schema="CoveringRules")
+    assert "- A: Ask for the tracking number → B" in asked.text and "Never share what a parcel holds" in asked.text
