@@ -109,7 +109,7 @@ def test_the_dialogs_of_the_flow_are_read_against_its_procedure(diligent_run) ->
     assert (flow.steps, flow.followed.count, flow.followed.total, flow.deviations) == (3, 2, 2, [])
 
 
-def test_the_summary_and_the_page_give_the_share_of_program_backed_verdicts(diligent_run) -> None:
+def test_the_summary_the_page_and_junit_give_the_share_of_program_backed_verdicts(diligent_run) -> None:
     report, folder = diligent_run
     summary = summary_text(SimpleNamespace(folder=folder, report=report))
     assert "programs: 1 of 2 policies have a verdict a program backs (50%): 1 by checks, 1 by assertions" in summary
@@ -117,3 +117,4 @@ def test_the_summary_and_the_page_give_the_share_of_program_backed_verdicts(dili
     page = (folder / "report.html").read_text()
     assert "Program-backed verdicts" in page and '<svg class="chart procedure"' in page
     assert "a successful get_order before any cancel_order" in page
+    assert '<property name="program_backed" value="0.5"' in (folder / "junit.xml").read_text()
