@@ -22,6 +22,18 @@ def call_text(tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool}({shown})"
 
 
+def canonical(value: Any) -> str:
+    """A value as calls are compared: its JSON text with keys in order (so `1` and `1.0` differ, as τ-bench's
+    grade has them)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def call_key(tool: str, arguments: dict[str, Any]) -> str:
+    """A call in canonical form: two calls match when their keys are equal, whatever order their arguments were
+    given in."""
+    return tool + canonical(arguments)
+
+
 class ExpectedCall(BaseModel):
     """A call a rule-keeping chatbot makes in the event, as verified on a copy of its world."""
 
@@ -50,6 +62,16 @@ class ForbiddenCall(BaseModel):
     )
     policies: list[str] = Field(description="The sampled policies that forbid it.")
     reason: str = Field(default="", description="Why, in one line.")
+
+    def forbids(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether a call of `tool` with `arguments` is this forbidden write: the tool, and every argument it
+        names with the same value (compared as calls are, canonical)."""
+        if tool != self.tool:
+            return False
+        return self.arguments is None or all(
+            name in arguments and canonical(arguments[name]) == canonical(value)
+            for name, value in self.arguments.items()
+        )
 
     def text(self) -> str:
         """The forbidden call as one line (`tool(…)` for any call of the tool)."""
@@ -108,7 +130,10 @@ class OutcomeGrade(BaseModel):
     )
     diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the expected one.")
     expected_calls: int = Field(description="Calls in the expected outcome.")
-    made_calls: int = Field(description="Calls the chatbot made on the dialog's world.")
+    made_calls: int = Field(
+        description="Calls the chatbot made on the dialog's world (a tool that does not act on it, as thinking, is "
+        "not counted unless an expected call is of it)."
+    )
     matched_calls: int = Field(description="Calls of the chatbot that match an expected call by tool and arguments.")
     tools: dict[str, list[int]] = Field(
         default_factory=dict, description="Per tool: [expected, made, matched], for precision and recall per tool."

@@ -11,8 +11,8 @@ the report stage sets their findings beside the LLM judge's verdict. The asserti
 from the policy text run as checks too (`assertions`).
 """
 
-from intellagent.checks.running import every_check, run_checks
+from intellagent.checks.running import check_trace, every_check, run_checks
 from intellagent.checks.trace import Call, Trace
 from intellagent.environment.checks import Check, check
 
-__all__ = ["Call", "Check", "Trace", "check", "every_check", "run_checks"]
+__all__ = ["Call", "Check", "Trace", "check", "check_trace", "every_check", "run_checks"]

@@ -4,11 +4,11 @@ An event's expected outcome is what a chatbot that keeps every sampled rule does
 it on a copy of the event's world, so it is right by construction; an assertion compiled from a sampled
 rule that faults it is wrong (a precondition stricter than the rule, an order the rule does not ask for).
 Once the events are made, each assertion is evaluated on the synthetic dialog of every verified outcome
-of an event that samples its rule: the expected calls in order, each write right after the chatbot stated
-it and the user said an explicit yes (so the framework's conversational checks hold by construction), on
-the event's world, ending in the expected one. An assertion with a finding there is discarded with the
-finding as its reason; assertions.json lists those in force and those discarded, and only those in force
-run after the dialogs.
+of an event that samples its rule: the expected calls rehearsed as a conversation (`outcomes.rehearsal`:
+each write right after the chatbot stated it and the user said an explicit yes, so the framework's
+conversational checks hold by construction), on the event's world, ending in the expected one. An
+assertion with a finding there is discarded with the finding as its reason; assertions.json lists those in
+force and those discarded, and only those in force run after the dialogs.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from intellagent.artifacts import AssertionsInForce, DiscardedAssertion, Event, Message, PolicyCatalog, ToolCall
+from intellagent.artifacts import AssertionsInForce, DiscardedAssertion, Event, PolicyCatalog
 from intellagent.artifacts.outcomes import ExpectedOutcome
 from intellagent.checks.assertions import breaches
 from intellagent.checks.trace import Trace, WorldRows
 from intellagent.environment import Environment, worlds
+from intellagent.outcomes.rehearsal import rehearsed
 from intellagent.run_folder import RunFolder
-
-YES = "Yes, please go ahead."
 
 
 def reviewed_assertions(environment: Environment, catalog: PolicyCatalog, events: list[Event], folder: RunFolder
@@ -55,16 +54,9 @@ def reviewed_assertions(environment: Environment, catalog: PolicyCatalog, events
 
 def outcome_trace(environment: Environment, event: Event, expected: ExpectedOutcome, folder: RunFolder,
                   scratch: Path) -> Trace:
-    """The dialog a rule-keeping chatbot has in the event, as checks read it: the expected calls, each write right
-    after its statement and the user's yes, on the event's world (made whole in `scratch`), ending in the
-    expected world."""
-    messages = [Message(role="chatbot", content="Hello, how can I help?")]
-    for number, call in enumerate(expected.calls):
-        if call.writes:
-            messages += [Message(role="chatbot", content=f"I am about to do this: {call.text()}. Shall I?"),
-                         Message(role="user", content=YES)]
-        messages.append(Message(role="chatbot", content="Done.", tool_calls=[
-            ToolCall(id=f"expected-{number}", name=call.tool, arguments=call.arguments, result=call.result)]))
+    """The dialog a rule-keeping chatbot has in the event, as checks read it: the expected calls rehearsed, on the
+    event's world (made whole in `scratch`), ending in the expected world."""
+    messages, _ = rehearsed(environment, [(call.tool, call.arguments, call.result or "") for call in expected.calls])
     if event.database is None:
         return Trace(messages=messages, environment=environment)
     start = scratch / "start.sqlite"

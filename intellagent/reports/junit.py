@@ -3,9 +3,12 @@
 A policy fails when any dialog with a verdict violated it (the message lists every reason); a policy
 that no such dialog tested is skipped, so never-tested policies stay visible instead of passing. A
 dialog that could not go on is an `<error>` case of its own, and the quality gate is a case too: it
-fails exactly when the run exits 1, so the CI's test view and the job's status always agree. A run
-that aborts still writes the file, with the abort as an error. Times are the dialogs' own: a policy's
-is the time of the dialogs that tested it, the suite's the run's.
+fails exactly when the run exits 1, so the CI's test view and the job's status always agree. Each
+dialog whose event sought an expected outcome is a case of `<suite>.outcomes`: failed, with what
+differed, when it missed the outcome; skipped, with the reason, when it is not graded (its event has no
+verified outcome, or the outcome does not speak in it). A run that aborts still writes the file, with
+the abort as an error. Times are the dialogs' own: a policy's is the time of the dialogs that tested it,
+the suite's the run's.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from intellagent.artifacts.report import PolicyResult, PolicyViolationNote, Report
+from intellagent.artifacts.report import DialogOutcome, PolicyResult, PolicyViolationNote, Report
+from intellagent.reports.outcomes import what_differed
 from intellagent.reports.text import one_line
 
 # Characters XML 1.0 cannot hold at all, even escaped; a model's answer may contain them.
@@ -34,6 +38,8 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
     cases = [_case(report.name, policy, seconds[policy.id]) for policy in report.policies]
     cases += [_error_case(report.name, d.id, d.error or "the dialog could not go on", took.get(d.id, 0.0))
               for d in report.dialogs if d.status == "error"]
+    cases += [_outcome_case(report.name, d.id, d.outcome, took.get(d.id, 0.0))
+              for d in report.dialogs if d.outcome is not None]
     gate = report.gate
     if gate is not None and gate.is_set:
         cases.append(_gate_case(report.name, gate.failures))
@@ -42,6 +48,9 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
                   "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
                   "coverage": "" if report.coverage.share is None else report.coverage.share,
                   **program_properties(report)}
+    if report.outcomes is not None:
+        rate = report.outcomes.pass_rate.rate
+        properties["outcome_pass_rate"] = "" if rate is None else rate
     return _document(report.name, cases, properties, report.overall.usage.duration_s or 0.0)
 
 
@@ -87,6 +96,21 @@ def _error_case(suite: str, name: str, reason: str, seconds: float) -> ET.Elemen
     return case
 
 
+def _outcome_case(suite: str, dialog: str, outcome: DialogOutcome, seconds: float) -> ET.Element:
+    """A dialog against its expected outcome: passed, failed with what differed, or skipped with why not graded."""
+    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.outcomes"), "name": _clean(dialog),
+                                   "time": _time(seconds)})
+    grade = outcome.grade
+    if not outcome.counted or grade is None:
+        ET.SubElement(case, "skipped", {"message": _clean(one_line(f"not graded: {outcome.reason}"))})
+    elif not grade.passed:
+        differed = what_differed(grade)
+        failure = ET.SubElement(case, "failure", {"type": "OutcomeMissed",
+                                                  "message": _clean(one_line(f"reward 0: {differed[0]}"))})
+        failure.text = _clean("\n".join(differed))
+    return case
+
+
 def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
@@ -112,9 +136,10 @@ def _case(suite: str, policy: PolicyResult, seconds: float) -> ET.Element:
 
 
 def _evidence(note: PolicyViolationNote) -> str:
-    """One line per violation: where, who found it, why, and the call or row at fault."""
+    """One line per violation: where, who found it (the outcome, a check, the judge), why, and the call or row at
+    fault."""
     where = f"{note.dialog} turn {note.turn}" if note.turn is not None else note.dialog
-    found = f"check {note.check}" if note.source == "check" else "judge"
+    found = f"check {note.check}" if note.source == "check" else note.source
     evidence = f" [{note.evidence}]" if note.evidence else ""
     return f"{where} ({found}): {note.reason}{evidence}"
 

@@ -1,7 +1,7 @@
 """What programs decide in a run: which policies' verdicts a program backs, the compiled assertions, step order.
 
 A policy's verdict is backed by a program when one rules on it with no model's judgement: a verified
-expected outcome that names it (an expected call it requires, or a write it forbids) graded a dialog; a
+expected outcome ruled on it in a dialog with a verdict (`decided` in analysis.jsonl); a
 hand-written check (the framework's or the domain's) enforces it; or an assertion compiled from its text
 is in force. A policy none of these reaches is judged by the LLM judge alone. The share of policies a
 program backs is the report's headline figure beside coverage.
@@ -9,7 +9,7 @@ program backs is the report's headline figure beside coverage.
 
 from __future__ import annotations
 
-from intellagent.artifacts import Analysis, AssertionsInForce, Dialog, Event, PolicyCatalog
+from intellagent.artifacts import Analysis, AssertionsInForce, Dialog, PolicyCatalog
 from intellagent.artifacts.assertions import COMPILED
 from intellagent.artifacts.rates import Share
 from intellagent.artifacts.report import AssertionResult, Backing, ProgramFigures
@@ -19,12 +19,11 @@ BACKINGS: tuple[Backing, ...] = ("outcome", "check", "assertion")
 """The kinds of program, strongest first."""
 
 
-def backing(catalog: PolicyCatalog, review: AssertionsInForce | None, events: list[Event], dialogs: list[Dialog]
+def backing(catalog: PolicyCatalog, review: AssertionsInForce | None, rated: list[Analysis]
             ) -> dict[str, list[Backing]]:
-    """Per policy id, the programs that back its verdict, strongest first (none: the judge alone)."""
-    graded = {dialog.event_id for dialog in dialogs if dialog.grade is not None}
-    by_outcome = {policy for event in events if event.id in graded and event.expected is not None
-                  for part in (*event.expected.calls, *event.expected.forbidden) for policy in part.policies}
+    """Per policy id, the programs that back its verdict, strongest first (none: the judge alone); `rated` are the
+    analyses of the dialogs with a verdict, which say the policies an expected outcome ruled on."""
+    by_outcome = {policy for analysis in rated for policy in analysis.decided}
     by_check = {policy for name, ids in catalog.checks.items() if not name.startswith(COMPILED) for policy in ids}
     by_assertion = {assertion.policy for assertion in catalog.assertions_in_force(review)}
     found = {"outcome": by_outcome, "check": by_check, "assertion": by_assertion}

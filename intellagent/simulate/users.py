@@ -16,6 +16,7 @@ from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import DialogStatus, Event
 from intellagent.llm import LLM
+from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import render
 from intellagent.simulate.transcript import known_rows
 from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
@@ -118,12 +119,17 @@ class ScenarioUser:
 
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
-    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
-    conversation so far as one text, so that a small model never mistakes whose turn it is."""
+    """The user agent's instructions (its situation, what it knows and the details the expected outcome needs of
+    it, what the chatbot should do) and the conversation so far as one text, so that a small model never
+    mistakes whose turn it is."""
+    known = known_rows(event.user_rows)
+    facts = customer_facts(event)
+    if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there
+        known += "\n\n" + note("simulate/user_needed", facts="\n".join(f"- {fact}" for fact in facts))
     return render(
         "simulate/user",
         scenario=event.scenario,
-        known=known_rows(event.user_rows),
+        known=known,
         expected_behaviour=event.expected_behaviour,
         conversation="\n".join(view),
         thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
