@@ -84,3 +84,19 @@ def test_events_with_no_verified_outcome_discard_nothing(parcels, run) -> None:
                   event.model_copy(update={"id": "E2", "status": "error"})]
     review = reviewed_assertions(parcels, catalog(), unverified, folder)
     assert review.discarded == [] and review.outcomes == 0  # a failed event is not read, though it has one
+
+
+def test_assertions_on_the_calls_alone_are_read_without_the_events_world(parcels, run) -> None:
+    folder, event = run
+    (folder.root / "events" / "E1.sqlite").unlink()  # no world to read: the order reads the calls alone
+    calls_only = catalog().model_copy(update={"assertions": [LOOKUP_FIRST, NEVER_HOLD]})
+    review = reviewed_assertions(parcels, calls_only, [event.model_copy(update={"policies": ["P03", "P04"]})], folder)
+    assert [d.id for d in review.discarded] == ["P04.1"] and review.outcomes == 1
+
+
+def test_an_outcome_whose_world_is_gone_is_not_read_and_nothing_fails(parcels, run) -> None:
+    folder, event = run
+    (folder.root / "events" / "E1.sqlite").unlink()
+    review = reviewed_assertions(parcels, catalog(), [event], folder)
+    assert review.discarded == [] and review.outcomes == 0
+    assert review.in_force == ["P01.1", "P02.1", "P03.1", "P04.1"]
