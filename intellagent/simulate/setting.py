@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import filecmp
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
-from intellagent.checks import run_checks
+from intellagent.checks import Check, run_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
@@ -83,6 +83,7 @@ async def played_dialog(
     trial: int = 1,
     mutant: str | None = None,
     world_server: WorldServer | None = None,
+    compiled: Sequence[Check] = (),
 ) -> Dialog:
     """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
     the world's digest, run the deterministic checks on what happened, and grade it.
@@ -95,6 +96,7 @@ async def played_dialog(
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
+        compiled: the run's compiled assertions in force, as checks, run with the domain's.
     """
     files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
@@ -109,7 +111,7 @@ async def played_dialog(
                                             played_id=played_id, trial=trial, usage=usage, world=world))
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, files, grader)
+        settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled)
     finally:
         if files:
             files.clear()
@@ -138,11 +140,14 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
     )
 
 
-def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader) -> Dialog:
-    """A played dialog with its world stored and digested, the deterministic checks' findings, and its grade."""
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
+           compiled: Sequence[Check] = ()) -> Dialog:
+    """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
+    assertions' among them), and its grade."""
     claims = [event.claim] if event.claim else []
     if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None, claims=claims)
+        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
+                                      claims=claims)
         return played.model_copy(update={"checks": checks, "findings": findings})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
@@ -152,7 +157,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     else:
         digest = worlds.world_digest(files.played, files.event, found)
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found), claims=claims)
+                                  written=list(found), compiled=compiled, claims=claims)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 
