@@ -8,6 +8,7 @@ accounting (`usage`) and of τ-bench (`tau`) is defined here too.
 """
 
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
+from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
@@ -30,6 +31,7 @@ from intellagent.artifacts.usage import Tally, UsageReport
 __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
+    "FAULT_LABELS",
     "STAGES",
     "Analysis",
     "AnalysisStatus",
@@ -59,5 +61,8 @@ __all__ = [
     "TauTask",
     "ToolCall",
     "UsageReport",
+    "UserAudit",
+    "UserFault",
+    "UserFaultKind",
     "Violation",
 ]

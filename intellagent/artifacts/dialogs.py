@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.audit import UserAudit
 from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
 
@@ -99,6 +100,10 @@ class Dialog(BaseModel):
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
+    audit: UserAudit | None = Field(
+        default=None, description="What the simulated user did wrong, with turns and evidence (None: not audited: "
+        "the dialog failed to run, or an older run)."
+    )
     tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
 
     @property

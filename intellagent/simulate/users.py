@@ -40,6 +40,23 @@ class Outcome(NamedTuple):
     reason: str
 
 
+GAVE_UP = "the simulated user could not go on"
+"""How the reason of a dialog begins whose simulated user could not write a turn of its own."""
+USER_ENDED = "the user ended the conversation"
+"""The reason of a dialog its user ended without a verdict (τ-bench's stop token): its grade decides it."""
+
+
+def gave_up(why: str) -> Outcome:
+    """The end of a dialog whose simulated user could not go on: the simulator failed, not the chatbot, so the
+    dialog is `incomplete` and what the chatbot did so far is judged (the audit records the user's fault)."""
+    return Outcome("incomplete", f"{GAVE_UP}: {why}")
+
+
+def ended_by_user(status: DialogStatus, reason: str) -> bool:
+    """Whether the simulated user ended a dialog: with a verdict that stood (pass, fail), or without one."""
+    return status in ("pass", "fail") or reason == USER_ENDED
+
+
 class UserRole(Protocol):
     """The simulated user of one dialog.
 

@@ -88,3 +88,9 @@ def call(tool: str, **arguments: Any) -> dict[str, Any]:
 def verdict(correct: bool, feedback: str = "") -> dict[str, Any]:
     """A critique answer."""
     return {"analysis": "Checked against the policy.", "correct": correct, "feedback": feedback}
+
+
+def pursued(kept: bool = True, turn: int | None = None) -> dict[str, Any]:
+    """An answer of the judge of the simulated user: whether it pursued its goal, and where it left it."""
+    reason = "It asked for what its situation wants." if kept else "It asked for something else."
+    return {"reason": reason, "pursued": kept, "turn": turn}

@@ -70,7 +70,7 @@ def test_send_backs_are_bounded_then_the_verdict_stands_unchecked(tmp_path, run_
     (dialog,) = play(tmp_path, run_folder, script)  # max_critiques: 1
     assert dialog.status == "fail" and dialog.reason == "still rude"
     assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(False, True), (True, False)]
-    assert len(script.calls(role="critique")) == 1
+    assert len(script.calls(role="critique", schema="Critique")) == 1
 
 
 def test_the_chatbot_greets_first(tmp_path, run_folder, script):
@@ -88,7 +88,7 @@ def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script)
     (dialog,) = play(tmp_path, run_folder, script)  # max_turns: 4
     assert dialog.status == "incomplete" and "4 user turns" in dialog.reason
     assert dialog.turns == 4 and len(dialog.transcript) == 9
-    assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique")
+    assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique", schema="Critique")
 
 
 def test_the_first_user_turn_is_reminded_to_say_what_it_wants_and_only_the_last_to_give_a_verdict(
@@ -153,7 +153,7 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
     script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     play(tmp_path, run_folder, script)
-    (request,) = script.calls(role="critique")
+    (request,) = script.calls(role="critique", schema="Critique")
     assert request.system.startswith("# Shop assistant")
     assert 'Agent calls cancel_order({"order_id": "A1"})' in request.last
     assert "order A1 cancelled" in request.last and "failure: no confirmation asked" in request.last
