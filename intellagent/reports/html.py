@@ -32,6 +32,7 @@ from intellagent.reports.charts import (
     status_bar,
 )
 from intellagent.reports.dialog_view import dialog_cards
+from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.summary import reliability_line
@@ -41,7 +42,8 @@ TEMPLATE = Path(__file__).with_name("report.html")
 
 # A caught mutant is the instrument passing its test; one it missed is the instrument failing.
 OUTCOME_BADGES = {"caught": "pass", "missed": "fail", "unjudged": "incomplete", "error": "error"}
-STATUS_WORDS = {"pass": "passed", "fail": "failed", "incomplete": "incomplete", "error": "error"}
+STATUS_WORDS = {"pass": "passed", "fail": "failed", "user_fault": "user fault", "incomplete": "incomplete",
+                "error": "error"}
 
 
 def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
@@ -55,6 +57,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
         _calibration(report.calibration, artifacts) if report.calibration else "",
+        simulator_section(report) if report.simulator else "",
         _policy_table(report),
         _dialogs(report, artifacts, analyses),
         _footer(report),
@@ -380,8 +383,8 @@ def _dialogs(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analys
 def _footer(report: Report) -> str:
     status = report.overall.by_status
     return (
-        f'<footer>{status["incomplete"]} incomplete and {status["error"]} error dialogs are listed but left out of '
-        f"every rate. {report.overall.scenario_errors} scenarios and {report.overall.event_errors} databases "
+        f'<footer>{status["user_fault"]} user fault, {status["incomplete"]} incomplete and {status["error"]} error '
+        f"dialogs are listed but left out of every rate. {report.overall.scenario_errors} scenarios and {report.overall.event_errors} databases "
         "could not be built and have no dialog. Intervals are 95% Wilson score intervals. "
         "This file is self-contained: it needs no network.</footer>"
     )

@@ -1,8 +1,8 @@
 """Adherence metrics: the report's numbers, from the analyses of the dialogs.
 
-A dialog counts towards a rate only when it got a verdict (`pass` or `fail`); `incomplete` and
-`error` dialogs are counted by status and left out of every rate, so that a crashed simulation is
-never read as a chatbot that broke its policy.
+A dialog counts towards a rate only when it got a verdict (`pass` or `fail`); `user_fault`, `incomplete`
+and `error` dialogs are counted by status and left out of every rate, so that a crashed simulation or a
+simulated user that did not play its part is never read as a chatbot that broke its policy.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.trials import trial_figures
+from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
 
-STATUSES = ("pass", "fail", "incomplete", "error")
+STATUSES = ("pass", "fail", "user_fault", "incomplete", "error")
 
 
 def build_report(
@@ -86,6 +87,7 @@ def build_report(
         calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
         tau=tau_score(artifacts.events, artifacts.dialogs),
         agreement=agreement(analyses),
+        simulator=simulator_faults(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
     )
 
@@ -204,4 +206,5 @@ def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> D
         given_up=event.dropped if event else [],
         disputed=analysis.disputed,
         judge_error=analysis.judge_error,
+        user_faults=dialog.audit.faults if dialog.audit else [],
     )

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from intellagent.artifacts.report import Calibration, Coverage, Report, TauFailure, TauScore, TrialFigures
+from intellagent.artifacts import FAULT_LABELS
+from intellagent.artifacts.report import (
+    Calibration,
+    Coverage,
+    Report,
+    SimulatorFaults,
+    TauFailure,
+    TauScore,
+    TrialFigures,
+)
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.text import counted, one_line, percent
 from intellagent.run_folder import RunFolder
@@ -64,13 +73,15 @@ def summary_text(result: Reported) -> str:
 
 def dialogs_apart(report: Report) -> list[str]:
     """What the pass rate says nothing of, in the words of the artifacts: dialogs that ended early
-    (`incomplete` in dialogs.jsonl) yet were judged, and those left out of it: not judged (`incomplete`
-    in analysis.jsonl) or failed to run (`error`)."""
+    (`incomplete` in dialogs.jsonl) yet were judged, and those left out of it: kept out for their simulated
+    user's fault (`user_fault`), not judged (`incomplete` in analysis.jsonl) or failed to run (`error`)."""
     status = report.overall.by_status
     early = sum(d.simulated == "incomplete" and d.status in ("pass", "fail") for d in report.dialogs)
     parts = [f"{early} ended early (incomplete), judged all the same"] if early else []
-    left_out = [text for count, text in ((status["incomplete"], f"{status['incomplete']} not judged"),
-                                         (status["error"], f"{status['error']} failed to run (error)")) if count]
+    left_out = [text for count, text in (
+        (status["user_fault"], f"{status['user_fault']} kept out, their simulated user at fault first (user_fault)"),
+        (status["incomplete"], f"{status['incomplete']} not judged"),
+        (status["error"], f"{status['error']} failed to run (error)")) if count]
     if left_out:
         parts.append(f"{' and '.join(left_out)}, not counted")
     return parts
@@ -122,6 +133,8 @@ def uncovered_line(coverage: Coverage) -> str:
 def reliability_line(report: Report) -> str:
     """How far the report can be trusted, in one line: what was measured of the evaluation, and what was not."""
     parts = [_repeatability(report.trials), _detection(report.calibration)]
+    if report.simulator is not None:
+        parts.append(simulator_line(report.simulator))
     if report.agreement is not None:
         agreement = report.agreement
         parts.append(f"judge and checks agreed on {agreement.count} of {agreement.total} policy verdicts "
@@ -129,6 +142,17 @@ def reliability_line(report: Report) -> str:
     if report.trials is None and report.calibration is None:
         parts[0] = "not measured; " + parts[0]
     return "reliability: " + "; ".join(parts)
+
+
+def simulator_line(figures: SimulatorFaults) -> str:
+    """How often the simulated user was at fault, its commonest faults, and the dialogs that kept out."""
+    faulted = figures.faulted
+    line = f"simulator faults in {faulted.count} of {faulted.total} dialogs ({percent(faulted.rate)})"
+    if not faulted.count:
+        return line
+    common = sorted(figures.kinds.items(), key=lambda item: -item[1])[:3]
+    kinds = ", ".join(f"{FAULT_LABELS[kind]} {count}" for kind, count in common)
+    return f"{line}: {kinds}; {len(figures.kept_out)} kept out of the figures"
 
 
 def _repeatability(figures: TrialFigures | None) -> str:
