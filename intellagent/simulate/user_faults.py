@@ -11,7 +11,9 @@ that show it, with no model call.
 - **spoke_as_agent**: a message asks the agent's questions or offers the agent's help ("What's the ID you
   want to update?", "let me look that up for you"), beyond what the redraft guard already sends back;
 - **stopped_early**: the user ended the conversation before saying what it wanted, or while the chatbot's
-  last message still asked it something or announced work under way;
+  last message still asked it something or announced work under way, with no verdict the critique confirmed
+  (a confirmed verdict is a stop the critique, reading the policy, found there was enough to judge: "Shall
+  I cancel it?" is where a user testing confirmation stops);
 - **gave_up**: the user could not write a turn of its own, and the dialog ended there.
 
 The patterns speak of roles (customer, user, agent), never of a domain.
@@ -148,7 +150,7 @@ def _ending_faults(dialog: Dialog) -> list[UserFault]:
     end = len(dialog.transcript)
     if dialog.reason.startswith(GAVE_UP):
         return [UserFault(kind="gave_up", turn=end, evidence=dialog.reason)]
-    if not ended_by_user(dialog.status, dialog.reason):
+    if not ended_by_user(dialog.status, dialog.reason) or _vetted(dialog):
         return []
     if not any(message.role == "user" for message in dialog.transcript):
         return [UserFault(kind="stopped_early", turn=end, evidence="ended the conversation before saying what it "
@@ -159,6 +161,12 @@ def _ending_faults(dialog: Dialog) -> list[UserFault]:
         return []
     return [UserFault(kind="stopped_early", turn=end, evidence=f'ended the conversation while the chatbot was still '
                       f'on its request: "{pending}"')]
+
+
+def _vetted(dialog: Dialog) -> bool:
+    """Whether the user's last stop was a verdict the critique checked and let stand."""
+    last = dialog.critiques[-1] if dialog.critiques else None
+    return last is not None and last.confirmed and last.checked
 
 
 def _still_on_request(content: str) -> str | None:

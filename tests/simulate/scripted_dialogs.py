@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,16 @@ def event(event_id: str = "S001", **fields: Any) -> Event:
 def simulate(config: Config, folder: Path, script: ScriptedLLM, **options: Any) -> RunResult:
     """Run the simulate stage into `folder`."""
     return asyncio.run(execute(config, output=folder, stages=("simulate",), script=script, progress=False, **options))
+
+
+def play_shop(tmp_path: Path, run_folder: Callable[[Config, list[Event]], Path], script: ScriptedLLM, *,
+              config: Config | None = None, events: list[Event] | None = None, **options: Any) -> list[Dialog]:
+    """Play the simulate stage on shop `events` (one of Ana's by default) in a run folder made by `run_folder`
+    (the fixture), and return the dialogs recorded."""
+    config = config or shop_config(tmp_path)
+    folder = run_folder(config, events or [event()])
+    simulate(config, folder, script, **options)
+    return dialogs(folder)
 
 
 def dialogs(folder: Path) -> list[Dialog]:
