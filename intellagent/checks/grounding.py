@@ -45,7 +45,8 @@ class Grounds:
         most messages state none."""
         return _derivable({_cents(n) for n in _NUMBER.findall(self.text.replace(",", ""))})
 
-    def ungrounded(self, message: str, *, ids: re.Pattern[str] | None = None, codes: set[str] = frozenset()) -> list[str]:
+    def ungrounded(self, message: str, *, ids: re.Pattern[str] | None = None,
+                   codes: set[str] = frozenset()) -> list[str]:
         """The facts `message` states that no source holds, each once, in the order found.
 
         Args:

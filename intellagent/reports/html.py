@@ -32,9 +32,9 @@ from intellagent.reports.charts import (
     status_bar,
 )
 from intellagent.reports.dialog_view import dialog_cards
-from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
+from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent
 
@@ -384,7 +384,8 @@ def _footer(report: Report) -> str:
     status = report.overall.by_status
     return (
         f'<footer>{status["user_fault"]} user fault, {status["incomplete"]} incomplete and {status["error"]} error '
-        f"dialogs are listed but left out of every rate. {report.overall.scenario_errors} scenarios and {report.overall.event_errors} databases "
+        f"dialogs are listed but left out of every rate. {report.overall.scenario_errors} scenarios and "
+        f"{report.overall.event_errors} databases "
         "could not be built and have no dialog. Intervals are 95% Wilson score intervals. "
         "This file is self-contained: it needs no network.</footer>"
     )

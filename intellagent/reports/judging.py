@@ -2,8 +2,9 @@
 
 A dialog's analysis is kept from an earlier invocation while the dialog is unchanged (its digest) and the
 analysis did not fail; a dialog with nothing to judge (`judgeable`) is recorded under its own status at
-no call. Either way, a dialog whose simulated user was at fault first is set apart (`user_faults`). Each analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray
-worker, see `intellagent.executors`).
+no call. Either way, a dialog whose simulated user was at fault first is set apart (`user_faults`). Each
+analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray worker, see
+`intellagent.executors`).
 """
 
 from __future__ import annotations

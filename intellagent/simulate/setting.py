@@ -3,8 +3,8 @@ dialog graph's runtime context, `DialogDeps`), and what is recorded once it ende
 
 The event's world is made whole for the dialog (`databases`), the chatbot's tools act on that copy, and
 once the dialog ended what it changed is stored with the world's digest, the deterministic checks run
-on what happened, the event's grader grades it, and its simulated user is audited (`audit`). The user role and the grader are the stage's to
-choose (`intellagent.modes`), and are handed in.
+on what happened, the event's grader grades it, and its simulated user is audited (`audit`). The user role
+and the grader are the stage's to choose (`intellagent.modes`), and are handed in.
 """
 
 from __future__ import annotations
