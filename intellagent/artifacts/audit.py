@@ -9,6 +9,7 @@ report keeps a dialog whose user faulted before the chatbot broke a rule out of 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -57,3 +58,10 @@ class UserAudit(BaseModel):
     def first(self) -> UserFault | None:
         """The earliest fault, if any."""
         return min(self.faults, key=lambda fault: fault.turn, default=None)
+
+    def excuses(self, breaches: Iterable[int | None]) -> bool:
+        """Whether the user was at fault before every one of the chatbot's breaches (given by their turns), so
+        that the dialog says nothing of the chatbot. A fault after a breach excuses nothing, and a breach of no
+        known turn cannot be shown to come after the fault, so it stands."""
+        first = self.first
+        return first is not None and all(turn is not None and first.turn < turn for turn in breaches)

@@ -232,12 +232,21 @@ class PassK(BaseModel):
 class TrialFigures(BaseModel):
     """How repeatable the verdicts were, when every event was played more than once (simulate.trials)."""
 
-    trials: int = Field(description="Trials per event.")
-    pass_k: list[PassK] = Field(description="Overall, for k = 1..trials.")
+    trials: int = Field(description="Trials per event: the most any event was played (--trials auto plays some "
+                        "more than others).")
+    fewest: int = Field(default=0, description="The fewest trials of an event (as `trials` unless --trials auto).")
+    pass_k: list[PassK] = Field(description="Overall, for k = 1..trials, each over the events with k trials or more.")
     policies: dict[str, list[PassK]] = Field(description="Per policy id, over the trials that tested it.")
     flipped: int = Field(description="Event × policy pairs on which the trials disagreed.")
     pairs: int = Field(description="Event × policy pairs with two or more trials that tested the policy.")
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
+    flaky: list[str] = Field(default_factory=list, description="Events whose judged trials disagreed (a pass and a "
+                             "fail): their verdict is the luck of the simulation.")
+
+    @property
+    def uneven(self) -> bool:
+        """Whether some events were played more often than others (--trials auto)."""
+        return 0 < self.fewest < self.trials
 
 
 class TauPassK(BaseModel):

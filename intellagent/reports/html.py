@@ -122,6 +122,7 @@ def _trials(figures: TrialFigures) -> str:
     flips = (f"Verdicts flipped on {figures.flipped} of {figures.pairs} event × policy pairs tested in two or "
              f"more trials ({percent(figures.flip_rate)})." if figures.pairs else
              "No policy was tested in two trials of one event, so no flip could be seen.")
+    flaky = (f" Flaky events, whose judged trials disagreed: {', '.join(figures.flaky)}." if figures.flaky else "")
     heads = "".join(f"<th>pass^{k}</th>" for k in range(1, figures.trials + 1))
     rows = "".join(
         f"<tr><td>{_policy_link(pid)}</td>"
@@ -131,8 +132,9 @@ def _trials(figures: TrialFigures) -> str:
     return (
         '<section class="grid two">'
         f'<div class="panel"><h2>Repeated trials: pass^k</h2>'
-        f'<p class="hint">Each event was played {figures.trials} times. pass^k is the chance that all k trials of '
-        f"an event pass (τ-bench's estimate, averaged over events). {escape(flips)}</p>"
+        f'<p class="hint">{_played(figures)} pass^k is the chance that all k trials '
+        f"of an event pass (τ-bench's estimate, averaged over the events with k trials or more). {escape(flips)}"
+        f"{escape(flaky)}</p>"
         f"{pass_k_chart(figures.pass_k)}</div>"
         f'<div class="panel"><h2>pass^k per policy</h2>'
         f'<p class="hint">Over the trials in which the judge found the policy tested; – where no event had k '
@@ -140,6 +142,13 @@ def _trials(figures: TrialFigures) -> str:
         f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
         "</section>"
     )
+
+
+def _played(figures: TrialFigures) -> str:
+    if figures.uneven:
+        return (f"Events were played {figures.fewest} to {figures.trials} times (--trials auto: more trials where the "
+                "verdicts flipped or straddled a gate threshold).")
+    return f"Each event was played {figures.trials} times."
 
 
 def _uncovered(coverage: Coverage) -> str:

@@ -164,7 +164,15 @@ def _repeatability(figures: TrialFigures | None) -> str:
                  f"({percent(figures.flip_rate)})")
     else:
         flips = "no policy was tested in two trials of one event"
-    return f"{figures.trials} trials per event; {curve}; {flips}"
+    flaky = f"; flaky: {', '.join(figures.flaky)}" if figures.flaky else ""
+    return f"{trials_per_event(figures)}; {curve}; {flips}{flaky}"
+
+
+def trials_per_event(figures: TrialFigures) -> str:
+    """How many times each event was played: K, or from the fewest to the most (--trials auto)."""
+    if figures.uneven:
+        return f"{figures.fewest} to {figures.trials} trials per event (--trials auto)"
+    return f"{figures.trials} trials per event"
 
 
 def _detection(calibration: Calibration | None) -> str:

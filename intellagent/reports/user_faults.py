@@ -18,12 +18,11 @@ from intellagent.reports.analysis import RATED
 
 def attributed(dialog: Dialog, analysis: Analysis) -> Analysis:
     """The analysis, as `user_fault` when the dialog's user was at fault before the chatbot broke any rule."""
-    first = dialog.audit.first if dialog.audit else None
-    if first is None or analysis.status not in RATED:
+    audit = dialog.audit
+    if audit is None or analysis.status not in RATED or not audit.excuses(v.turn for v in analysis.violations):
         return analysis
-    if any(violation.turn is None or violation.turn < first.turn for violation in analysis.violations):
-        return analysis
-    return analysis.model_copy(update={"status": "user_fault", "error": fault_line(first)})
+    assert audit.first is not None
+    return analysis.model_copy(update={"status": "user_fault", "error": fault_line(audit.first)})
 
 
 def fault_line(fault: UserFault) -> str:

@@ -127,7 +127,7 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
                 played_id: str, trial: int, usage: Usage, world: DialogWorld | None) -> DialogDeps:
     """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage."""
     config = ctx.config
-    user = dialog_model(trial_user(ctx.llms["user"], trials=config.simulate.trials), seed=config.seed,
+    user = dialog_model(trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1), seed=config.seed,
                         dialog_id=played_id)
     return DialogDeps(
         event=event,
