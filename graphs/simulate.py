@@ -178,9 +178,12 @@ async def run(ctx: RunContext) -> list[Dialog]:
                     {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
                     context=SimulateDeps(items=items, play=play),
                 )
-            if not rounds.grow(artifact.load()):
+            recorded = artifact.load()
+            if not rounds.grow(recorded):
                 break
-            todo = rounds.tasks(artifact.finished())
+            # A dialog that failed in this invocation is not played again by the next round: as in a run of fixed
+            # trials, a resumed run tries it again.
+            todo = rounds.tasks({dialog.id: dialog for dialog in recorded})
     return artifact.finalize()
 
 

@@ -128,3 +128,21 @@ def test_a_rerun_of_auto_trials_plays_nothing_new(tmp_path, run_folder, script):
     first, calls = dialogs(folder), len(script.calls())
     simulate(config, folder, script)
     assert dialogs(folder) == first and len(script.calls()) == calls
+
+
+def test_a_trial_that_failed_to_run_is_not_played_again_by_a_later_round(tmp_path, run_folder, script):
+    attempts = Counter()
+
+    def chatbot(messages, session_id):
+        attempts[session_id] += 1
+        if session_id == "E1-t2":
+            raise ConnectionError("the chatbot's service is down")
+        return "Shall I cancel A1?"
+
+    config = shop_config(tmp_path, simulate={"trials": "auto", "trials_budget": 7}, report={"fail_under": 0.5},
+                         workers=1)
+    script.on(role="user", schema="UserTurn", reply=flipping_user(config.seed))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="critique", schema="GoalPursuit", reply=pursued())
+    simulate(config, run_folder(config, [event("E1"), event("E2")]), script, chatbot=chatbot)
+    assert len(dialogs(tmp_path / "run")) == 7 and attempts["E1-t2"] == 1
