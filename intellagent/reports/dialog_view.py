@@ -27,7 +27,10 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     violated = {v.policy for v in analysis.violations}
     chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested))
                     for pid in ruled_policies(dialog, catalog))
-    headline = analysis.violations[0].reason if analysis.violations else (analysis.error or dialog.reason)
+    # A user_fault dialog is headed by the fault that set it apart, not by a violation that no longer counts.
+    kept_out = analysis.status == "user_fault"
+    headline = (analysis.violations[0].reason if analysis.violations and not kept_out
+                else analysis.error or dialog.reason)
     summary = (
         f'<summary><span class="badge {analysis.status}">{analysis.status.replace("_", " ")}</span>'
         f'<span class="did">{escape(dialog.id)}</span>'
@@ -70,6 +73,8 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
     parts = [f'<section class="verdict {analysis.status}"><h4>Verdict: {analysis.status.replace("_", " ")}</h4>']
     if analysis.error:
         parts.append(f'<p class="prose">{escape(analysis.error)}</p>')
+    if analysis.status == "user_fault" and analysis.violations:
+        parts.append('<p class="sim">The breaches below came after that fault: listed, and counted in no figure.</p>')
     if analysis.judge_error and analysis.judge_error != analysis.error:
         parts.append(f'<p class="prose">The judge gave no verdict ({escape(analysis.judge_error)}); the simulation\'s '
                      "verdict and the checks' findings stand.</p>")
@@ -140,7 +145,7 @@ def _message(dialog_id: str, turn: int, message: Message, violates: list[str], f
                if message.thought else "")
     flag = "".join(f'<span class="chip violated">breaks {escape(pid)}</span>' for pid in violates)
     flag += "".join(f'<span class="chip user_fault">{escape(fault)}</span>' for fault in faults)
-    css = f"msg {message.role}" + (" flagged" if violates or faults else "")
+    css = f"msg {message.role}" + (" flagged" if violates else "") + (" faulted" if faults else "")
     return (
         f'<li class="{css}" id="turn-{escape(dialog_id)}-{turn}">{calls}{thought}'
         f'<div class="bubble"><div class="who">{message.role} <span class="turn">#{turn}</span> {flag}</div>'

@@ -80,3 +80,12 @@ def test_the_html_shows_a_badge_on_the_card_and_a_section_of_faults(faulted):
 def test_a_run_of_unaudited_dialogs_has_no_simulator_figures(config, run_folder, analysis_script):
     report = report_run(config, run_folder, analysis_script).report
     assert report.simulator is None and "simulator faults" not in reliability_line(report)
+
+
+def test_a_user_fault_card_is_headed_by_the_fault_and_marks_its_breaches_uncounted(faulted):
+    html = faulted[1].path("report.html").read_text()
+    card = html.split('id="dialog-S002"')[1].split("</details>")[0]
+    gist = card.split('<span class="gist">')[1].split("</span>")[0]
+    assert gist.startswith("the simulated user spoke as the agent at turn 1")
+    assert "came after that fault: listed, and counted in no figure" in card
+    assert 'class="msg user faulted" id="turn-S002-1"' in card
