@@ -10,8 +10,8 @@
 Each run works one item at a time (`workers: 1`): with items side by side, which of two identical
 requests reaches the model first, and so which dialog's usage counts the call and which the cached
 answer, is the clock's choice. A digest is taken of each artifact as the next run must reproduce it:
-what only the clock decides (times, durations, package versions) is left out, and the machine's
-paths are replaced by names.
+what only the clock or the machine decides (times, durations, package versions, the settings' hash,
+which covers the policy's absolute path) is left out, and the machine's paths are replaced by names.
 When a change alters artifacts on purpose, write the digests anew and commit them with it:
 
     .venv/bin/python -m tests.pipeline.golden_runs
@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DIGESTS = Path(__file__).with_name("golden_artifacts.json")
 REGENERATE = ".venv/bin/python -m tests.pipeline.golden_runs"
 
-# What the clock or the machine decides, not the run's work.
-TIMING_KEYS = frozenset({"started_at", "finished_at", "earlier_s", "duration_s", "invocation_s", "at_s", "versions"})
+# What the clock or the machine decides, not the run's work (the fingerprint hashes absolute paths).
+UNPINNED_KEYS = frozenset({"started_at", "finished_at", "earlier_s", "duration_s", "invocation_s", "at_s", "versions",
+                           "fingerprint"})
 _XML_TIME = re.compile(r' time="[0-9.]+"')
 # The run's length as the HTML report's header shows it.
 _HTML_TIME = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|min|h)\b")
@@ -107,7 +108,7 @@ def _comparable(path: Path, places: dict[str, str]) -> str:
 
 def _untimed(data: Any) -> Any:
     if isinstance(data, dict):
-        return {key: _untimed(value) for key, value in data.items() if key not in TIMING_KEYS}
+        return {key: _untimed(value) for key, value in data.items() if key not in UNPINNED_KEYS}
     if isinstance(data, list):
         return [_untimed(value) for value in data]
     return data

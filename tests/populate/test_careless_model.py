@@ -37,6 +37,10 @@ def clinic_environment(background: str = "background.py") -> dict[str, str]:
 AIRLINE = {"policy": str(ROOT / "policies" / "airline.md"), "schema": "intellagent.db_schemas.airline.schema",
            "tools": "intellagent.db_schemas.airline.tools", "validators": "intellagent.db_schemas.airline.validators",
            "background": "intellagent.db_schemas.airline.background"}
+TELECOM = {"policy": str(ROOT / "policies" / "telecom.md"), "schema": "intellagent.db_schemas.telecom.schema",
+           "tools": "intellagent.db_schemas.telecom.tools", "validators": "intellagent.db_schemas.telecom.validators",
+           "background": "intellagent.db_schemas.telecom.background"}
+DOMAINS = {"airline": lambda: AIRLINE, "telecom": lambda: TELECOM, "clinic": clinic_environment}
 
 
 def config(tmp_path: Path, environment: dict[str, str]) -> Config:
@@ -59,9 +63,9 @@ def populate(cfg: Config, folder: Path, script: ScriptedLLM, count: int) -> list
     return RunFolder(folder).events.load()
 
 
-@pytest.mark.parametrize("domain", ["airline", "clinic"])
+@pytest.mark.parametrize("domain", sorted(DOMAINS))
 def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(tmp_path: Path, domain: str) -> None:
-    cfg = config(tmp_path, AIRLINE if domain == "airline" else clinic_environment())
+    cfg = config(tmp_path, DOMAINS[domain]())
     script = ScriptedLLM().on(reply=careless_answers(seed=11))
     folder = tmp_path / "run"
 

@@ -1,0 +1,105 @@
+"""A whole run of the telecom example with the careless double in every role: whatever it answers, the run
+ends with valid artifacts and honest statuses, every world it made is valid, and the chatbot never reached
+the customer's side of the world."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+import yaml
+
+import intellagent
+from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Report, RunInfo, Scenario
+from intellagent.environment import Environment
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
+from tests.conftest import ROOT, world_file
+from tests.telecom.conftest import USER_TOOLS
+
+SAMPLES = 6
+
+
+def careless_config() -> dict[str, Any]:
+    """configs/telecom.yml as shipped, with every model the scripted double."""
+    data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
+    data["environment"]["policy"] = str(ROOT / "policies/telecom.md")
+    return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
+    folder = tmp_path_factory.mktemp("careless") / "run"
+    script = ScriptedLLM().on(reply=careless_answers(seed=1))
+    return intellagent.evaluate(careless_config(), output=folder, script=script), folder
+
+
+def records(folder: Path, name: str, model: type) -> list[Any]:
+    return [model.model_validate_json(line) for line in (folder / name).read_text().splitlines()]
+
+
+def test_the_run_finishes_and_every_artifact_validates_against_its_model(run) -> None:
+    report, folder = run
+    info = RunInfo.model_validate_json((folder / "run.json").read_text())
+    assert info.status in ("done", "gate_failed") and list(info.stages) == ["describe", "populate", "simulate",
+                                                                            "report"]
+    catalog = PolicyCatalog.model_validate_json((folder / "policies.json").read_text())
+    graph = nx.node_link_graph(json.loads((folder / "graph.json").read_text()), edges="edges")
+    assert sorted(graph.nodes) == [policy.id for policy in catalog.policies]
+    assert report == Report.model_validate_json((folder / "report.json").read_text())
+    assert ET.parse(folder / "junit.xml").getroot().tag == "testsuites"
+    assert (folder / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
+    report, folder = run
+    scenarios = records(folder, "scenarios.jsonl", Scenario)
+    events = records(folder, "events.jsonl", Event)
+    dialogs = records(folder, "dialogs.jsonl", Dialog)
+    analyses = records(folder, "analysis.jsonl", Analysis)
+    assert len(scenarios) == SAMPLES
+    assert [e.id for e in events] == [s.id for s in scenarios if s.status == "ok"]
+    assert [d.id for d in dialogs] == [e.id for e in events if e.status == "ok"] != []
+    assert [a.id for a in analyses] == [d.id for d in dialogs if d.status != "error"]
+    assert all(item.error for item in [*scenarios, *events] if item.status == "error")
+    assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
+    assert report.overall.dialogs == len(dialogs)
+
+
+def test_every_world_populate_made_passes_every_rule_of_the_domain(run, telecom: Environment) -> None:
+    _, folder = run
+    with telecom.session(folder / "events" / "_background.sqlite") as session:
+        background = telecom.dump(session)
+    for event in records(folder, "events.jsonl", Event):
+        if event.status != "ok":
+            continue
+        database = world_file(folder, event.database)
+        with telecom.session(database) as session:
+            assert list(telecom.broken_rows(session, besides=background)) == [], event.id
+        with sqlite3.connect(database) as connection:
+            assert connection.execute("PRAGMA foreign_key_check").fetchall() == [], event.id
+
+
+def test_the_chatbot_called_only_its_own_tools_and_never_changed_a_phone(run, telecom: Environment) -> None:
+    _, folder = run
+    dialogs = records(folder, "dialogs.jsonl", Dialog)
+    called = {call.name for dialog in dialogs for message in dialog.transcript for call in message.tool_calls}
+    assert called and called <= {tool.name for tool in telecom.tools}
+    assert not called & {tool.name for tool in USER_TOOLS}
+    for dialog in dialogs:
+        if dialog.database:
+            changed = json.loads((folder / dialog.database).read_text())["tables"]
+            assert "phones" not in changed, dialog.id
+
+
+def test_the_domains_checks_ran_on_every_dialog_played(run, telecom: Environment) -> None:
+    _, folder = run
+    domain = {check.name for check in telecom.checks}
+    played = [dialog for dialog in records(folder, "dialogs.jsonl", Dialog) if dialog.status != "error"]
+    assert played and all(domain <= set(dialog.checks) for dialog in played)
+    assert all(finding.check in dialog.checks for dialog in played for finding in dialog.findings)
