@@ -19,11 +19,12 @@ def rewrite_dialogs(folder, change) -> None:
     folder.dialogs.path.write_text("".join(d.model_dump_json() + "\n" for d in change(dialogs)))
 
 
-def audit_s002(dialogs):
+def audit_s002(dialogs, fault=FAULT):
+    """Every dialog that ran audited; S002's user at `fault`."""
     for dialog in dialogs:
         if dialog.status == "error":  # a dialog that failed to run is never audited
             continue
-        dialog.audit = UserAudit(faults=[FAULT] if dialog.id == "S002" else [], judged=True)
+        dialog.audit = UserAudit(faults=[fault] if dialog.id == "S002" else [], judged=True)
     return dialogs
 
 
@@ -89,3 +90,13 @@ def test_a_user_fault_card_is_headed_by_the_fault_and_marks_its_breaches_uncount
     assert gist.startswith("the simulated user spoke as the agent at turn 1")
     assert "came after that fault: listed, and counted in no figure" in card
     assert 'class="msg user faulted" id="turn-S002-1"' in card
+
+
+def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(config, run_folder, analysis_script):
+    late = FAULT.model_copy(update={"turn": 5})  # S002 broke P03 at turn 4
+    rewrite_dialogs(run_folder, lambda dialogs: audit_s002(dialogs, late))
+    report = report_run(config, run_folder, analysis_script).report
+    (s002,) = [d for d in report.dialogs if d.id == "S002"]
+    assert s002.status == "fail" and s002.user_faults == [late]
+    assert (report.overall.pass_rate.passed, report.overall.pass_rate.total) == (1, 4)
+    assert report.simulator.kept_out == [] and report.simulator.faulted.count == 1

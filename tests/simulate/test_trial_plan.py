@@ -12,6 +12,8 @@ from intellagent.artifacts import Dialog, Finding, UserAudit, UserFault
 from intellagent.artifacts.tau import TauGrade
 from intellagent.cli import parser
 from intellagent.errors import UsageError
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
 from intellagent.llm.dialog_models import dialog_seed
 from intellagent.simulate.trial_plan import next_round, noise, opening, trial_verdict
 from intellagent.simulate.trials import trial_id
@@ -146,3 +148,13 @@ def test_a_trial_that_failed_to_run_is_not_played_again_by_a_later_round(tmp_pat
     script.on(role="critique", schema="GoalPursuit", reply=pursued())
     simulate(config, run_folder(config, [event("E1"), event("E2")]), script, chatbot=chatbot)
     assert len(dialogs(tmp_path / "run")) == 7 and attempts["E1-t2"] == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_careless_model_leaves_valid_audited_dialogs_within_the_budget(tmp_path, run_folder, seed):
+    config = shop_config(tmp_path, simulate={"trials": "auto", "trials_budget": 6}, report={"fail_under": 0.5})
+    script = ScriptedLLM().on(reply=careless_answers(seed=seed))
+    simulate(config, run_folder(config, [event("E1"), event("E2"), event("E3")]), script)
+    played = dialogs(tmp_path / "run")
+    assert 3 <= len(played) <= 6 and {d.event_id for d in played} == {"E1", "E2", "E3"}
+    assert all(d.audit is not None for d in played if d.status != "error")
