@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from intellagent.artifacts import Dialog, Event
-from intellagent.config import load_config
+from intellagent.config import ReportConfig
 from intellagent.simulate import trial_plan
 from intellagent.simulate.trials import trial_id
 
@@ -81,10 +81,9 @@ def fixed(chances: dict[str, float], k: int, rng: random.Random, fail_under: flo
 
 
 def auto(chances: dict[str, float], budget: int, rng: random.Random, fail_under: float | None) -> Outcome:
-    config = load_config({"name": "bench", "environment": {"policy": __file__, "schema": "x", "tools": "x"},
-                          "report": {"fail_under": fail_under}})
+    gate = ReportConfig(fail_under=fail_under)
     events = [Event(id=event_id, policies=[]) for event_id in chances]
-    limits = {event.id: trial_plan.thresholds(config, event, {}) for event in events}
+    limits = {event.id: trial_plan.thresholds(gate, event, {}) for event in events}
     plan = trial_plan.opening(events, budget)
     verdicts: dict[str, list[bool]] = {}
     while True:

@@ -206,7 +206,7 @@ class TrialRounds:
         total = trial_plan.budget(ctx.config, len(events))
         catalog = ctx.folder.policies.load()
         categories = {policy.id: policy.category for policy in catalog.policies} if catalog else {}
-        limits = {event.id: trial_plan.thresholds(ctx.config, event, categories) for event in events}
+        limits = {event.id: trial_plan.thresholds(ctx.config.report, event, categories) for event in events}
         return cls(events=events, planned=trial_plan.opening(events, total), limits=limits, budget=total)
 
     def tasks(self, done: Mapping[str, Dialog]) -> list[DialogTask]:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.rates import wilson_interval
-from intellagent.config import Config
+from intellagent.config import Config, ReportConfig
 
 OPENING = 2
 """Trials every event starts with, when the budget pays for them: one verdict cannot flip."""
@@ -57,15 +57,14 @@ def trial_verdict(dialog: Dialog) -> bool | None:
     return {"pass": True, "fail": False}.get(dialog.status)
 
 
-def thresholds(config: Config, event: Event, categories: Mapping[str, str]) -> list[float]:
+def thresholds(gate: ReportConfig, event: Event, categories: Mapping[str, str]) -> list[float]:
     """The gate's pass-rate thresholds that an event's verdicts count towards.
 
     Args:
-        config: the run's settings (`report`).
+        gate: the run's report settings.
         event: the event, with its policies.
         categories: each policy's category, by id.
     """
-    gate = config.report
     found = [gate.fail_under] if gate.fail_under is not None else []
     found += [gate.min_policy[policy] for policy in event.policies if policy in gate.min_policy]
     found += [gate.min_category[categories[policy]] for policy in event.policies  # type: ignore[index]

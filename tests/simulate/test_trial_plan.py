@@ -11,11 +11,12 @@ from scripted_dialogs import dialogs, event, pursued, reply, say, shop_config, s
 from intellagent.artifacts import Dialog, Finding, UserAudit, UserFault
 from intellagent.artifacts.tau import TauGrade
 from intellagent.cli import parser
+from intellagent.config import ReportConfig
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.llm.dialog_models import dialog_seed
-from intellagent.simulate.trial_plan import next_round, noise, opening, trial_verdict
+from intellagent.simulate.trial_plan import next_round, noise, opening, thresholds, trial_verdict
 from intellagent.simulate.trials import trial_id
 
 
@@ -50,6 +51,11 @@ def test_a_pass_rate_interval_holding_a_threshold_is_noise_until_enough_trials_c
     assert "threshold 0.5" in noise([True, True], [0.5])  # two passes: 95% interval 0.34 to 1
     assert noise([True] * 4, [0.5]) is None  # four: 0.51 to 1
     assert noise([True, True], []) is None and noise([], [0.5]) is None
+
+
+def test_an_events_thresholds_are_the_overall_one_and_those_of_its_policies_and_their_categories():
+    gate = ReportConfig(fail_under=0.6, min_policy={"P1": 0.9, "P7": 0.5}, min_category={"payment": 0.8})
+    assert thresholds(gate, event(policies=["P1", "P2"]), {"P1": "refunds", "P2": "payment"}) == [0.6, 0.8, 0.9]
 
 
 def test_a_round_adds_one_trial_to_each_noisy_event_and_none_to_a_settled_one():
