@@ -19,7 +19,6 @@ A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded 
 from __future__ import annotations
 
 import operator
-from collections import defaultdict
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -33,13 +32,13 @@ from langgraph.types import Send
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
-from intellagent.context import ItemWork, RunContext, log
+from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
-from intellagent.simulate import trial_plan
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
 from intellagent.simulate.setting import played_dialog, served_world
+from intellagent.simulate.trial_plan import TrialRounds
 from intellagent.simulate.trials import trial_id
 from intellagent.stage import StageItems
 
@@ -156,7 +155,7 @@ async def run(ctx: RunContext) -> list[Dialog]:
     artifact = ctx.folder.dialogs
     done = artifact.finished()
     rounds = TrialRounds.of(ctx, events)
-    todo = rounds.tasks(done)
+    todo = chatbot_tasks(rounds, done)
     mutants = await calibration_mutants(ctx, events)
     limit = ctx.config.calibrate.events_per_mutant
     todo += [DialogTask(event=event, trial=1, mutant=m.record.name) for m in mutants if m.chatbot is not None
@@ -183,48 +182,10 @@ async def run(ctx: RunContext) -> list[Dialog]:
                 break
             # A dialog that failed in this invocation is not played again by the next round: as in a run of fixed
             # trials, a resumed run tries it again.
-            todo = rounds.tasks({dialog.id: dialog for dialog in recorded})
+            todo = chatbot_tasks(rounds, {dialog.id: dialog for dialog in recorded})
     return artifact.finalize()
 
 
-@dataclass
-class TrialRounds:
-    """How many trials each event gets: `simulate.trials` each, or, under `--trials auto`, a plan that grows round
-    by round where the verdicts are noisy (see `simulate.trial_plan`)."""
-
-    events: list[Event]
-    planned: dict[str, int]
-    limits: dict[str, list[float]]
-    budget: int | None = None  # None: a fixed number of trials, no round after the first
-
-    @classmethod
-    def of(cls, ctx: RunContext, events: list[Event]) -> TrialRounds:
-        """The first round of a run's events."""
-        trials = ctx.config.simulate.trials
-        if trials != "auto":
-            return cls(events=events, planned={event.id: trials for event in events}, limits={})
-        total = trial_plan.budget(ctx.config, len(events))
-        catalog = ctx.folder.policies.load()
-        categories = {policy.id: policy.category for policy in catalog.policies} if catalog else {}
-        limits = {event.id: trial_plan.thresholds(ctx.config.report, event, categories) for event in events}
-        return cls(events=events, planned=trial_plan.opening(events, total), limits=limits, budget=total)
-
-    def tasks(self, done: Mapping[str, Dialog]) -> list[DialogTask]:
-        """The chatbot's dialogs of the plan that are not recorded yet."""
-        return [DialogTask(event=event, trial=trial, mutant=None) for event in self.events
-                for trial in range(1, self.planned[event.id] + 1) if trial_id(event.id, trial) not in done]
-
-    def grow(self, dialogs: list[Dialog]) -> bool:
-        """Plan the next round from the dialogs recorded; False when there is none (the plan is final)."""
-        if self.budget is None:
-            return False
-        played: dict[str, list[Dialog]] = defaultdict(list)
-        for dialog in dialogs:
-            if dialog.mutant is None:
-                played[dialog.event_id].append(dialog)
-        grown = trial_plan.next_round(self.planned, played, self.limits, self.budget)
-        if grown == self.planned:
-            return False
-        log.info("--trials auto: one trial more for %s", ", ".join(k for k in grown if grown[k] != self.planned[k]))
-        self.planned = grown
-        return True
+def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog]) -> list[DialogTask]:
+    """The chatbot's dialogs of the trial plan that are not recorded in `done`."""
+    return [DialogTask(event=event, trial=trial, mutant=None) for event, trial in rounds.missing(done)]

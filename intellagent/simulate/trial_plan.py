@@ -12,17 +12,22 @@ deterministic checks' findings, the τ-bench grade, the user's verdict that the 
 whose user was at fault first, that ran out of turns or failed to run has none. The report's judge can still
 rule otherwise; the report names the events whose judged trials flipped.
 
-The plan is a function of the dialogs recorded: each round's decision reads an event's first `planned` trials
-only, so that a resumed run makes the same decisions, finds their dialogs recorded, and plays nothing new.
+`TrialRounds` holds a run's plan as the simulate stage plays it, round by round. The plan is a function of the
+dialogs recorded: each round's decision reads an event's first `planned` trials only, so that a resumed run
+makes the same decisions, finds their dialogs recorded, and plays nothing new.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.rates import wilson_interval
 from intellagent.config import Config, ReportConfig
+from intellagent.context import RunContext, log
+from intellagent.simulate.trials import trial_id
 
 OPENING = 2
 """Trials every event starts with, when the budget pays for them: one verdict cannot flip."""
@@ -104,3 +109,46 @@ def next_round(planned: dict[str, int], played: Mapping[str, list[Dialog]], limi
             grown[event_id] = trials + 1
             spent += 1
     return grown
+
+
+@dataclass
+class TrialRounds:
+    """How many trials each event gets: `simulate.trials` each, or, under `--trials auto`, a plan that grows round
+    by round where the verdicts are noisy (the functions above)."""
+
+    events: list[Event]
+    planned: dict[str, int]
+    limits: dict[str, list[float]]
+    budget: int | None = None  # None: a fixed number of trials, no round after the first
+
+    @classmethod
+    def of(cls, ctx: RunContext, events: list[Event]) -> TrialRounds:
+        """The first round of a run's events."""
+        trials = ctx.config.simulate.trials
+        if trials != "auto":
+            return cls(events=events, planned={event.id: trials for event in events}, limits={})
+        total = budget(ctx.config, len(events))
+        catalog = ctx.folder.policies.load()
+        categories = {policy.id: policy.category for policy in catalog.policies} if catalog else {}
+        limits = {event.id: thresholds(ctx.config.report, event, categories) for event in events}
+        return cls(events=events, planned=opening(events, total), limits=limits, budget=total)
+
+    def missing(self, done: Mapping[str, Dialog]) -> list[tuple[Event, int]]:
+        """The trials of the plan (event, trial number) whose dialog is not in `done`."""
+        return [(event, trial) for event in self.events for trial in range(1, self.planned[event.id] + 1)
+                if trial_id(event.id, trial) not in done]
+
+    def grow(self, dialogs: list[Dialog]) -> bool:
+        """Plan the next round from the dialogs recorded; False when there is none (the plan is final)."""
+        if self.budget is None:
+            return False
+        played: dict[str, list[Dialog]] = defaultdict(list)
+        for dialog in dialogs:
+            if dialog.mutant is None:
+                played[dialog.event_id].append(dialog)
+        grown = next_round(self.planned, played, self.limits, self.budget)
+        if grown == self.planned:
+            return False
+        log.info("--trials auto: one trial more for %s", ", ".join(k for k in grown if grown[k] != self.planned[k]))
+        self.planned = grown
+        return True
