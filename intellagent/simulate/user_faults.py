@@ -43,6 +43,8 @@ _WANTS = re.compile(r"\b(?:wants?|would like|needs?|wish(?:es)?|hopes?|plans?|in
                     re.IGNORECASE)
 # Verbs too plain to name a goal: "wants to be sure" is no request.
 _PLAIN = {"be", "have", "do", "get", "go", "make", "know", "see"}
+# A want the scenario denies ("you do not want to fly before 11am"): saying so again is keeping to it.
+_DENIED = re.compile(r"\b(?:not|never|no longer)\s+$|n't\s+$", re.IGNORECASE)
 _TAKES_BACK = re.compile(
     r"\b(?:(?:do not|don'?t|no longer|not|never) (?:want|need|wish|plan|intend|mean|going|trying) to|"
     r"(?:please )?(?:do not|don'?t)) (\w+)",
@@ -101,7 +103,7 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
         codes: the codes the world holds (see `checks.grounding.CODE`), among those the user said.
     """
     given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False)]
-    goals = {verb.lower() for verb in _WANTS.findall(event.scenario)} - _PLAIN
+    goals = _goals(event.scenario)
     mind_may_change = bool(_MIND_MAY_CHANGE.search(event.scenario))
     faults: list[UserFault] = []
     told: list[str] = []  # what the chatbot said so far
@@ -119,6 +121,17 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
         faults += _message_faults(message, turn, goals, mind_may_change=mind_may_change)
     faults += _ending_faults(dialog)
     return faults
+
+
+def _goals(scenario: str) -> set[str]:
+    """The verbs of what the scenario says its user wants. A verb it also denies is left out: "you want to fly to
+    Seattle; you do not want to fly before 11am" makes "I don't want to fly before 11am" no reversal."""
+    wanted: set[str] = set()
+    denied: set[str] = set()
+    for found in _WANTS.finditer(scenario):
+        negated = _DENIED.search(scenario[max(0, found.start() - 12):found.start()])
+        (denied if negated else wanted).add(found.group(1).lower())
+    return wanted - denied - _PLAIN
 
 
 def _invented(message: str, grounds: Grounds, ids: re.Pattern[str] | None, codes: set[str]) -> Iterator[str]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from intellagent.artifacts import Dialog, Event, Message
 from intellagent.simulate.audit import read_faults
 
-TASK = ("Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one way). You want to fly "
-        "in economy. You have 3 baggages. You do not want insurance.")
+TASK = ("Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one way). You do not want "
+        "to fly before 11am est. You want to fly in economy. You have 3 baggages. You do not want insurance.")
 EVENT = Event(id="0", policies=["P1"], challenge=3, scenario=TASK,
               expected_behaviour="The agent books the cheapest economy flight from JFK to SEA on 2024-05-20.")
 
@@ -26,7 +26,7 @@ def kinds(airline, tau_db, dialog: Dialog) -> list[tuple[str, int]]:
 
 def test_a_user_that_keeps_to_its_task_has_no_fault(airline, tau_db):
     kept = said("Hi, my user id is mia_li_3668. I want a one way flight from New York to Seattle on May 20.",
-                "Economy, please, with 3 bags and no insurance.")
+                "Economy, please, with 3 bags and no insurance. I don't want to fly before 11am.")
     assert kinds(airline, tau_db, kept) == []
 
 
