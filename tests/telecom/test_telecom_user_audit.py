@@ -3,10 +3,9 @@ phone numbers are learnt from the world itself, so a number the user makes up is
 
 from __future__ import annotations
 
-from conftest import DANA, OVERDUE, SUSPENDED
-
 from intellagent.artifacts import Dialog, Event, Message
 from intellagent.simulate.audit import read_faults
+from tests.telecom.conftest import DANA, OVERDUE, SUSPENDED
 
 EVENT = Event(id="1", policies=["P1"], challenge=3,
               scenario=f"You are Dana Whitfield (customer {DANA}). Your line {SUSPENDED} was suspended; you want it "
