@@ -1,8 +1,9 @@
 """LLM calls, tokens and wall time of the populate stage, per event.
 
 Each scenario is populated alone, in a run folder of its own, so that the run's accounting is exactly
-that event's cost. The last lines sum up: calls per event (the common case is plan, constraints and
-values: 3), events within 3 calls, and the facts given up. Usage:
+that event's cost. The last lines sum up: calls per event (the common case is plan, constraints, values
+and the expected outcome: 4), events within 4 calls, the facts given up, and the share of valid events
+with a verified expected outcome. Usage:
 
     python benchmarks/populate_calls.py results/airline/scenarios.jsonl --limit 3
     python benchmarks/populate_calls.py scenarios.jsonl --config configs/airline.yml --llm openai:gpt-4o-mini
@@ -26,7 +27,7 @@ from intellagent.llm import ScriptedLLM
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 
-COMMON_CASE_CALLS = 3
+COMMON_CASE_CALLS = 4
 
 
 async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Path) -> tuple[Event, RunInfo, float]:
@@ -50,7 +51,8 @@ async def measure(scenario: Scenario, *, config_path: str, llm: str, folder: Pat
 
 
 def main() -> None:
-    """Print one line per event: status, repairs, calls per step, tokens in and out, seconds."""
+    """Print one line per event: status, repairs, calls per step, tokens in and out, seconds, whether its expected
+    outcome was verified."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenarios", type=Path, help="a scenarios.jsonl (e.g. a describe run's)")
     parser.add_argument("--config", default="configs/airline.yml", help="the domain's config")
@@ -68,24 +70,27 @@ def main() -> None:
 async def report(scenarios: list[Scenario], *, config_path: str, llm: str, root: Path) -> None:
     """Populate each scenario alone, print its line, then the summary."""
     print(f"{'event':<8}{'status':<8}{'repairs':>8}{'calls':>7}{'in tok':>9}{'out tok':>9}{'seconds':>9}"
-          f"{'given up':>9}  steps")
-    calls, valid, given_up = [], 0, 0
+          f"{'given up':>9}{'outcome':>10}  steps")
+    calls, valid, given_up, verified = [], 0, 0, 0
     for scenario in scenarios:
         event, info, elapsed = await measure(scenario, config_path=config_path, llm=llm, folder=root / scenario.id)
         usage = info.usage
         steps = ", ".join(f"{step.split('/')[-1]} {tally.calls}" for step, tally in usage.steps.items())
         print(f"{event.id:<8}{event.status:<8}{event.repairs:>8}{usage.total.calls:>7}{usage.total.input_tokens:>9}"
-              f"{usage.total.output_tokens:>9}{elapsed:>9.1f}{len(event.dropped):>9}  {steps}", flush=True)
-        if event.error:
-            print(f"        {event.error}", flush=True)
+              f"{usage.total.output_tokens:>9}{elapsed:>9.1f}{len(event.dropped):>9}"
+              f"{'verified' if event.expected else 'none':>10}  {steps}", flush=True)
+        for why in (event.error, event.expected_error):
+            if why:
+                print(f"        {why}", flush=True)
         calls.append(usage.total.calls)
         valid += event.status == "ok"
         given_up += len(event.dropped)
+        verified += event.expected is not None
     if calls:
         common = sum(count <= COMMON_CASE_CALLS for count in calls)
         print(f"\nvalid events: {valid}/{len(calls)}   calls per event: mean {sum(calls) / len(calls):.2f}, "
               f"median {sorted(calls)[len(calls) // 2]}, max {max(calls)}   within {COMMON_CASE_CALLS} calls: "
-              f"{common}/{len(calls)}   facts given up: {given_up}")
+              f"{common}/{len(calls)}   facts given up: {given_up}   verified outcomes: {verified}/{valid}")
 
 
 if __name__ == "__main__":

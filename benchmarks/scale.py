@@ -15,6 +15,8 @@ scenarios it prints:
 - at `--latency`, for each worker count: populate's, simulate's and report's wall time and their
   efficiency, T(1 worker) / (workers × T(workers)), 1.0 being perfect scaling, with the calls of the
   longest dialog, which bound simulate's time when there are about as many workers as dialogs;
+- the framework CPU the expected outcome costs: verifying and storing it, per event (its calls run in
+  a copy of the event's world, the domain's checks over them), and grading a dialog on it, per dialog;
 - the peak resident memory of the process, and the bytes on disk: the background world, then per event and
   per dialog.
 
@@ -45,6 +47,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import intellagent.graphs.populate as populate_graph
+
 from intellagent.artifacts import RunInfo
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import LLM, ScriptedLLM
@@ -52,6 +56,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.populate.background import BACKGROUND
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+from intellagent.simulate.grading import OutcomeGrader
 
 STAGES = ("populate", "simulate", "report")
 
@@ -89,6 +94,7 @@ class StageCPU:
     process: float = 0.0
     double: float = 0.0
     call_path: float = 0.0
+    outcome: float = 0.0
 
     def per_call(self, calls: int) -> tuple[float, float]:
         """The framework's milliseconds per call, and the call path's, the double's share left out of both."""
@@ -126,6 +132,31 @@ def call_path_timed(cpu: StageCPU) -> Iterator[None]:
             setattr(LLM, name, door)
 
 
+@contextlib.contextmanager
+def outcome_timed(cpu: StageCPU) -> Iterator[None]:
+    """Add to `cpu.outcome` the CPU time spent verifying and storing expected outcomes (populate) and grading
+    dialogs on them (simulate); neither awaits, so nothing else runs inside them."""
+    def timed(work: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(work)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return work(*args, **kwargs)
+            finally:
+                cpu.outcome += time.process_time() - started
+        return call
+
+    places = [(populate_graph, "verified"), (populate_graph, "with_outcome"), (OutcomeGrader, "grade")]
+    originals = [getattr(owner, name) for owner, name in places]
+    for (owner, name), work in zip(places, originals, strict=True):
+        setattr(owner, name, timed(work))
+    try:
+        yield
+    finally:
+        for (owner, name), work in zip(places, originals, strict=True):
+            setattr(owner, name, work)
+
+
 def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int | None = None
         ) -> tuple[RunInfo, dict[str, float], dict[str, StageCPU]]:
     """Populate, simulate and report from the described scenarios, one stage at a time: run.json, each
@@ -140,7 +171,8 @@ def run(described: Path, workers: int, latency: float, folder: Path, *, ray: int
         cpu[stage] = StageCPU()
         wall, started = time.perf_counter(), time.process_time()
         alone = workers == 1 and not latency and not ray  # calls never overlap: each can be timed
-        with call_path_timed(cpu[stage]) if alone else contextlib.nullcontext():
+        with call_path_timed(cpu[stage]) if alone else contextlib.nullcontext(), \
+                outcome_timed(cpu[stage]) if alone else contextlib.nullcontext():
             asyncio.run(execute(configured(workers, ray=ray), output=folder, stages=(stage,), script=script,
                                 progress=False))
         seconds[stage] = time.perf_counter() - wall
@@ -184,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"framework CPU per call (and {1000 * double / every:.1f} ms of the double's answering)")
             shares = ["{} {:.1f} ms ({:.1f})".format(stage, *cpu[stage].per_call(calls[stage])) for stage in STAGES]
             print(f"  per call (of which in the call path): {', '.join(shares)}")
+            per_event, per_dialog = cpu["populate"].outcome / max(made, 1), cpu["simulate"].outcome / max(held, 1)
+            print(f"  expected outcome: {1000 * per_event:.2f} ms of CPU per event to verify and store it, "
+                  f"{1000 * per_dialog:.2f} ms per dialog to grade it")
             background = (folder / BACKGROUND).stat().st_size
             events = folder_bytes(folder / RunFolder.event_worlds.name)
             dialogs = folder_bytes(folder / RunFolder.dialog_worlds.name)

@@ -5,23 +5,29 @@
 Each scenario is populated by the run's executor (`EventWork`: in this process, or in a Ray worker, see
 `intellagent.executors`), which runs the event graph; this process records its event:
 
-    plan ─► constrain ─► assign ─► check ─► done
-      │                              │ ▲
-      └─ (nothing to insert, or ─────┘ ├─ loosen     (each rejection: values no rule fixes are generated)
-          populate.lean)               │
+    plan ─► constrain ─► assign ─► check ─► propose ─► verify ─► done
+      │                              │ ▲       ▲            │
+      └─ (nothing to insert, or ─────┘ │       └────────────┘ (a failed call sent back to the model,
+          populate.lean)               │                        at most twice per event)
+                                       ├─ loosen     (each rejection: values no rule fixes are generated)
                                        ├─ repair     (the rejected rows' governed values, at most
                                        │              `max_repairs` times)
                                        ├─ fall_back  (repairs used up: the model's values of a rejected
                                        │              row are given up, then the row itself)
                                        └─ give_up    (nothing left to give up: the event is an error)
 
-plan, constrain, assign and repair are one structured answer each; loosen, fall_back and check make
-no call: check assembles the rows (symbols, references, generated values), validates and inserts them
-into a copy of the background world (one per process, each attempt rolled back), and on success stores
-the event's world as its difference from the background (see `intellagent.environment.worlds`) and
-records the event with its texts made concrete by substitution and the facts given up on the way.
-The work of each step is in `intellagent.populate.event`; whatever the model answers, the event is a
-valid world (at worst the background world alone, with every fact noted as given up). The run's
+plan, constrain, assign, repair and propose are one structured answer each; loosen, fall_back, check and
+verify make no call: check assembles the rows (symbols, references, generated values), validates and
+inserts them into a copy of the background world (one per process, each attempt rolled back), and on
+success stores the event's world as its difference from the background (see
+`intellagent.environment.worlds`) and makes the event with its texts made concrete by substitution and the
+facts given up on the way. Then the event's expected outcome: propose asks the model what a chatbot that
+keeps every sampled rule does in it (or, after a failed run, for a call in place of the one that failed);
+verify runs the calls with the domain's tools in a copy of the event's world and checks what they leave,
+and records the event with its outcome stored beside its world, or with why none could be verified.
+The work of each step is in `intellagent.populate.event` and `intellagent.outcomes`; whatever the model
+answers, the event is a valid world (at worst the background world alone, with every fact noted as given
+up), and its outcome one that ran clean in it, or none. The run's
 scenario source (`intellagent.modes`) builds the world the events start from before the run's first
 call (`prepare`), and may have events ready that need no populating: in τ-bench mode a published task's
 event is τ-bench's initial database, made with no model call.
@@ -47,6 +53,7 @@ from intellagent.artifacts import Event, Scenario
 from intellagent.context import ItemWork, RunContext
 from intellagent.files import JsonlFile
 from intellagent.modes import scenario_source
+from intellagent.outcomes import Failure, Proposal, mended, proposed, verified, with_outcome
 from intellagent.populate import AssembledRow, Assignment, Constraints, Plan, Rejection, fall_back, loosen
 from intellagent.populate.background import BACKGROUND
 from intellagent.populate.event import (
@@ -80,6 +87,8 @@ class EventState(TypedDict, total=False):
     fell_back: bool
     dropped: Annotated[list[str], operator.add]
     event: Event
+    proposal: Proposal
+    failure: Failure | None
 
 
 EventRuntime = Runtime[EventDeps]
@@ -145,15 +154,43 @@ async def give_up(state: EventState, runtime: EventRuntime) -> Update:
     return {"event": failed_event(runtime.context.ctx.folder, state["scenario"], reason, repairs=state["repairs"])}
 
 
+async def propose(state: EventState, runtime: EventRuntime) -> Update:
+    """The event's expected outcome as the model proposes it, or, after a run in which a call failed, that call
+    mended by the model."""
+    deps, event, failure = runtime.context, state["event"], state.get("failure")
+    if failure is None:
+        return {"proposal": await proposed(deps, event)}
+    return {"proposal": await mended(deps, event, state["proposal"], failure.index, failure.reason, failure.results),
+            "failure": None}
+
+
+async def verify(state: EventState, runtime: EventRuntime) -> Update:
+    """The proposal run in a copy of the event's world (no call): the event with its outcome, unless a failed
+    call goes back to the model."""
+    # async although it never awaits, as check: one event's run at a time in the process's copy of the world.
+    deps = runtime.context
+    verdict = verified(deps, state["event"], state["proposal"])
+    if verdict.failure is not None:
+        return {"proposal": verdict.proposal, "failure": verdict.failure}
+    event = with_outcome(deps.env, deps.ctx.folder, state["event"], verdict.proposal, verdict.run,
+                         background=deps.ctx.folder.path(BACKGROUND))
+    return {"proposal": verdict.proposal, "event": event}
+
+
 def route_after_plan(state: EventState, runtime: EventRuntime) -> str:
     """Constrain the planned rows, or check them at once (no rows, or `populate.lean`)."""
     return "constrain" if state["plan"].rows and not runtime.context.lean else "check"
 
 
 def route_after_check(state: EventState) -> str:
-    """Done with an event; else every rejection first tries generated values at no call (a repair may bring
-    back a value that only generation gets right)."""
-    return END if "event" in state else "loosen"
+    """An event made: on to its expected outcome; else every rejection first tries generated values at no call
+    (a repair may bring back a value that only generation gets right)."""
+    return "propose" if "event" in state else "loosen"
+
+
+def route_after_verify(state: EventState) -> str:
+    """A failed call goes back to the model; else the event is done."""
+    return "propose" if state.get("failure") is not None else END
 
 
 def route_after_loosen(state: EventState, runtime: EventRuntime) -> str:
@@ -183,13 +220,15 @@ def build_event_graph() -> CompiledStateGraph[EventState, EventDeps, EventState,
     graph = StateGraph(EventState, context_schema=EventDeps)
     for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
                        ("loosen", loosen_rejected), ("repair", repair), ("fall_back", give_up_facts),
-                       ("give_up", give_up)):
+                       ("give_up", give_up), ("propose", propose), ("verify", verify)):
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", route_after_plan, ["constrain", "check"])
     graph.add_edge("constrain", "assign")
     graph.add_edge("assign", "check")
-    graph.add_conditional_edges("check", route_after_check, [END, "loosen"])
+    graph.add_conditional_edges("check", route_after_check, ["propose", "loosen"])
+    graph.add_edge("propose", "verify")
+    graph.add_conditional_edges("verify", route_after_verify, ["propose", END])
     graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "fall_back"])
     graph.add_conditional_edges("repair", route_after_repair, ["check", "fall_back"])
     graph.add_conditional_edges("fall_back", route_after_fall_back, ["check", "give_up"])
@@ -203,7 +242,7 @@ class EventWork:
     read once per process, and the event graph."""
 
     deps: EventDeps
-    shared_files: ClassVar[tuple[str, ...]] = (BACKGROUND,)
+    shared_files: ClassVar[tuple[str, ...]] = (BACKGROUND, RunFolder.policies.name)
 
     @classmethod
     @asynccontextmanager
@@ -225,8 +264,8 @@ class EventWork:
 
     @staticmethod
     def writes(folder: RunFolder, scenario: Scenario) -> list[str]:
-        """The event's stored world."""
-        return [EventDeps.stored(scenario)]
+        """The event's stored world, and the world its expected calls leave."""
+        return [EventDeps.stored(scenario), RunFolder.expected_worlds.stored(scenario.id)]
 
 
 # ── the stage ───────────────────────────────────────────────────────────────────────────────

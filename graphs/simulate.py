@@ -127,15 +127,16 @@ class DialogWork:
         """One trial of an event, played by the chatbot or by one of its mutants, on the dialog graph."""
         event, trial, mutant = task["event"], task["trial"], task["mutant"]
         return await played_dialog(self.ctx, self.mutants[mutant] if mutant else self.chatbot, event,
-                                   play=run_dialog, user_role=user_role, grader=grader(event),
+                                   play=run_dialog, user_role=user_role, grader=grader(event, self.ctx.folder),
                                    played_id=dialog_id(event.id, trial, mutant), trial=trial, mutant=mutant,
                                    world_server=self.world_server)
 
     @staticmethod
     def reads(folder: RunFolder, task: DialogTask) -> list[str]:
-        """The files of the event's world."""
-        database = task["event"].database
-        return [] if database is None else [folder.relative(path) for path in worlds.files(folder.path(database))]
+        """The files of the event's world, and the world its expected calls leave."""
+        event = task["event"]
+        files = [folder.relative(path) for path in worlds.files(folder.path(event.database))] if event.database else []
+        return files + ([event.expected.world] if event.expected and event.expected.world else [])
 
     @staticmethod
     def writes(folder: RunFolder, task: DialogTask) -> list[str]:

@@ -90,9 +90,12 @@ def parser() -> argparse.ArgumentParser:
                         "the run caught (automatic for the llm_agent chatbot; see calibrate: in the config)")
     p.add_argument("--min-detection", type=float, metavar="RATE",
                    help="exit 1 if the share of mutants caught (0-1) is below RATE (with --calibrate)")
+    p.add_argument("--min-outcome", type=float, metavar="RATE",
+                   help="exit 1 if the outcome pass rate (0-1) is below RATE: the share of graded dialogs that left "
+                        "the world as the event's verified expected outcome does and said every expected output")
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
-                   help="compare --fail-under and the minimums with the pass rate (point) or the low end of its "
-                        "95%% interval (lower_bound)")
+                   help="compare --fail-under, --min-outcome and the minimums with the rate (point) or the low end "
+                        "of its 95%% interval (lower_bound)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
@@ -196,6 +199,7 @@ def _run(args: argparse.Namespace) -> int:
         trials=args.trials,
         calibrate=args.calibrate,
         min_detection=args.min_detection,
+        min_outcome=args.min_outcome,
         tau_data=tau_data,
         tau_tasks=args.tasks,
         executor=args.executor,

@@ -315,6 +315,12 @@ class ReportConfig(_Strict):
         description="Exit 1 when the share of mutants caught is below this (needs --calibrate): the evaluation "
         "itself is not good enough to trust.",
     )
+    min_outcome: float | None = Field(
+        default=None, ge=0, le=1,
+        description="Exit 1 when the outcome pass rate (the graded dialogs whose world ended as the event's verified "
+        "expected outcome leaves it, every expected output said) is below this: a measurement that does not "
+        "depend on the judge.",
+    )
     require_verdict: bool = Field(
         default=True,
         description="Exit 1 when no dialog got a verdict: a run that tested nothing is never a silent pass "
@@ -500,6 +506,7 @@ def apply_overrides(
     trials: int | Literal["auto"] | None = None,
     calibrate: bool | None = None,
     min_detection: float | None = None,
+    min_outcome: float | None = None,
     tau_data: Path | None = None,
     tau_tasks: str | None = None,
     executor: str | None = None,
@@ -518,6 +525,7 @@ def apply_overrides(
         trials: dialogs per event, or `auto` (`simulate.trials`).
         calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
         min_detection: the share of mutants caught under which the run exits 1.
+        min_outcome: the outcome pass rate under which the run exits 1.
         tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
         tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
         executor: where the items run: `local` or `ray` (`executor.type`).
@@ -548,6 +556,8 @@ def apply_overrides(
         data["calibrate"]["enabled"] = calibrate
     if min_detection is not None:
         data["report"]["min_detection"] = min_detection
+    if min_outcome is not None:
+        data["report"]["min_outcome"] = min_outcome
     if tau_data is not None:
         data["tau"]["data"] = Path(tau_data).resolve()
     if tau_tasks is not None:

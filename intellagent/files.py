@@ -299,14 +299,20 @@ class WorldsFolder(ArtifactFile):
 
 
 class Worlds(Artifact[WorldsFolder]):
-    """The catalogue entry of a folder of stored worlds."""
+    """The catalogue entry of a folder of stored worlds, or of one kind of them (`kind`: the worlds named
+    `<id>.<kind>.delta.json` beside the items' own)."""
+
+    def __init__(self, name: str, *, stage: StageName | None = None, frozen: bool = False, kind: str = "") -> None:
+        super().__init__(name, stage=stage, frozen=frozen)
+        self.kind = kind
 
     def on(self, root: Path) -> WorldsFolder:
         return WorldsFolder(self, root / self.name)
 
     def stored(self, item_id: str) -> str:
         """Where an item's world is stored, relative to the run folder."""
-        return f"{self.name}/{item_id}{DELTA_SUFFIX}"
+        kind = f".{self.kind}" if self.kind else ""
+        return f"{self.name}/{item_id}{kind}{DELTA_SUFFIX}"
 
     def whole(self, name: str) -> str:
         """Where a complete database of the folder is, relative to the run folder."""

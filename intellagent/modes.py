@@ -7,8 +7,8 @@ parts the stages ask for, so that each stage reads the same in both modes:
 - the scenario source (`scenario_source`): the scenarios describe writes, and the world populate makes
   their events in;
 - the user role (`user_role`): what the simulated user is told, how it answers, and what its stop means;
-- the grader (`grader`): what a played dialog is graded by, from what its event says a correct chatbot
-  does.
+- the grader (`grader`): what a played dialog's status follows. Every dialog whose event has an expected
+  outcome is also graded against it the same way in both modes (`simulate.grading.OutcomeGrader`).
 
 The source is the run's, from its config. The user role and the grader are chosen per event: a
 published task's event carries its task, so a frozen set of tasks is played and graded as such under
@@ -24,7 +24,8 @@ from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe.source import SampledScenarios, ScenarioSource
 from intellagent.llm import LLM
-from intellagent.simulate.grading import Grader, UserVerdict
+from intellagent.run_folder import RunFolder
+from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
 from intellagent.simulate.users import ScenarioUser, UserRole
 from intellagent.tau.grading import TauGrader
 from intellagent.tau.scenarios import TaskScenarios
@@ -55,6 +56,7 @@ def user_role(event: Event, llm: LLM, *, thoughts: bool) -> UserRole:
     return ScenarioUser(event, llm, thoughts=thoughts)
 
 
-def grader(event: Event) -> Grader:
-    """What the dialogs of `event` are graded by."""
-    return TauGrader() if event.task is not None else UserVerdict()
+def grader(event: Event, folder: RunFolder) -> Grader:
+    """What the dialogs of `event` are graded by: its expected outcome, if it has one, in either mode; their
+    status follows τ-bench's reward for a published task, the user's verdict otherwise."""
+    return OutcomeGrader(folder, TauGrader() if event.task is not None else UserVerdict())

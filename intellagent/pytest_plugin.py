@@ -6,6 +6,7 @@
             chatbot=my_chatbot,                       # a callable, a compiled LangGraph graph, an adapter
             scenarios_from="tests/frozen/airline",   # a frozen test set (intellagent.freeze)
             fail_under=0.8,                          # overall pass rate
+            min_outcome=0.8,                         # dialogs that reached the expected end state
             min_category={"payment": 0.9},           # per category
             baseline="tests/baseline/airline",       # no policy significantly worse than here
         )
@@ -99,6 +100,7 @@ class AdherenceTest:
 
 def failure_message(report: Report, folder: Path) -> str:
     """Why the gate failed, which policies were violated in which dialogs, and where the reports are."""
+    from intellagent.reports.outcomes import what_differed
     from intellagent.reports.summary import reports_line
     from intellagent.reports.text import one_line
     from intellagent.run_folder import RunFolder
@@ -112,6 +114,11 @@ def failure_message(report: Report, folder: Path) -> str:
         for policy in sorted(violated, key=lambda p: (-p.violated, p.id)):
             lines.append(f"  {policy.id} ({policy.violated} of {policy.tested} dialogs): {one_line(policy.text)}")
             lines += [f"    dialog {v.dialog}, turn {v.turn}: {v.reason}" for v in policy.violations]
+    missed = [(d.id, d.outcome.grade) for d in report.dialogs
+              if d.outcome and d.outcome.counted and d.outcome.grade and not d.outcome.grade.passed]
+    if missed:
+        lines.append("dialogs that missed their expected outcome:")
+        lines += [f"  {dialog}: {'; '.join(what_differed(grade))}" for dialog, grade in missed]
     lines.append(reports_line(RunFolder(folder)))
     return "\n".join(lines)
 

@@ -37,6 +37,8 @@ class RunFolder:
     scenarios = Jsonl("scenarios.jsonl", Scenario, stage="describe", frozen=True)
     events = Jsonl("events.jsonl", Event, stage="populate", frozen=True)
     event_worlds = Worlds("events", stage="populate", frozen=True)
+    expected_worlds = Worlds("events", stage="populate", frozen=True, kind="expected")
+    """Each event's expected world, beside its own: what its expected calls change in it."""
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")

@@ -12,6 +12,7 @@ from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, User
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
+from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeGrade
 from intellagent.artifacts.policies import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -41,12 +42,16 @@ __all__ = [
     "Dialog",
     "DialogStatus",
     "Event",
+    "ExpectedCall",
+    "ExpectedOutcome",
     "Finding",
     "Flow",
+    "ForbiddenCall",
     "Message",
     "MutantKind",
     "MutantList",
     "MutantRecord",
+    "OutcomeGrade",
     "Passage",
     "Policy",
     "PolicyCatalog",

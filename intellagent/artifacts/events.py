@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.outcomes import ExpectedOutcome
 from intellagent.artifacts.tau import TauTask
 
 
@@ -38,3 +39,8 @@ class Event(BaseModel):
     task: TauTask | None = Field(
         default=None, description="τ-bench mode: the published task, whose gold actions grade the event's dialogs."
     )
+    expected: ExpectedOutcome | None = Field(
+        default=None, description="What a chatbot that keeps every sampled rule does here, verified by running it; "
+        "None: no outcome could be verified (see `expected_error`), and the event's dialogs are judged without one."
+    )
+    expected_error: str | None = Field(default=None, description="Why the event has no verified outcome.")

@@ -10,9 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts.analysis import AnalysisStatus
+from intellagent.artifacts.analysis import AnalysisStatus, VerdictSource
 from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus
+from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.policies import Passage
 from intellagent.artifacts.rates import Rate, Share
 from intellagent.artifacts.usage import Tally
@@ -48,14 +49,16 @@ class Overall(BaseModel):
 
 
 class PolicyViolationNote(BaseModel):
-    """A dialog in which a policy was broken, why, and who found it (a check, or the judge)."""
+    """A dialog in which a policy was broken, why, and who found it (the expected outcome, a check, or the judge)."""
 
     dialog: str
     turn: int | None = None
     reason: str
-    source: Literal["judge", "check"] = "judge"
+    source: VerdictSource = "judge"
     check: str | None = Field(default=None, description="The deterministic check that found it.")
-    evidence: str | None = Field(default=None, description="The tool call or row at fault, when a check found it.")
+    evidence: str | None = Field(
+        default=None, description="The tool call or row at fault, when a check or the expected outcome found it."
+    )
 
 
 class PolicyResult(BaseModel):
@@ -176,6 +179,7 @@ class Gate(BaseModel):
     min_pass_k: dict[int, float] = Field(default_factory=dict)
     min_detection: float | None = None
     min_tau_pass_k: dict[int, float] = Field(default_factory=dict)
+    min_outcome: float | None = None
     gate_on: str = Field(
         default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
     )
@@ -187,7 +191,17 @@ class Gate(BaseModel):
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k or self.failures)
+                    or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k
+                    or self.min_outcome is not None or self.failures)
+
+
+class DialogOutcome(BaseModel):
+    """A dialog against its event's expected outcome, as this report counts it."""
+
+    counted: bool = Field(description="Whether its grade enters the outcome figures: its event has a verified "
+                          "outcome, and the outcome speaks in it (it ran, and its simulated user was not cut short).")
+    reason: str | None = Field(default=None, description="Why it is not counted.")
+    grade: OutcomeGrade | None = Field(default=None, description="Its grade (dialogs.jsonl's), when it has one.")
 
 
 class DialogResult(BaseModel):
@@ -206,6 +220,10 @@ class DialogResult(BaseModel):
     )
     disputed: list[str] = Field(default_factory=list, description="Policies the judge and a check disagree on.")
     judge_error: str | None = Field(default=None, description="Why the judge gave no verdict (the others stand).")
+    outcome: DialogOutcome | None = Field(
+        default=None, description="How it fared against its event's expected outcome (None: the event was made "
+        "without one being sought, as in runs of older versions)."
+    )
     user_faults: list[UserFault] = Field(default_factory=list, description="What its simulated user did wrong.")
 
 
@@ -328,6 +346,81 @@ class Calibration(BaseModel):
     )
 
 
+class CallScore(BaseModel):
+    """Tool-call precision, recall and F1 over graded dialogs, from their summed counts (never a mean of ratios);
+    a call matches an expected call by tool and arguments."""
+
+    precision: Share = Field(description="Calls matching an expected call (count) among the calls made (total).")
+    recall: Share = Field(description="Expected calls matched (count) among the expected calls (total).")
+    f1: float | None = Field(
+        description="The harmonic mean of the two, 2 × matched / (made + expected); None when no call was made or "
+        "none was expected."
+    )
+
+    @classmethod
+    def of(cls, *, expected: int, made: int, matched: int) -> CallScore:
+        """The score of `matched` calls among `made`, against `expected` ones."""
+        f1 = round(2 * matched / (made + expected), 4) if made and expected else None
+        return cls(precision=Share.of(matched, made), recall=Share.of(matched, expected), f1=f1)
+
+
+class OutcomeGroup(BaseModel):
+    """The graded dialogs of a flow or of a policy (those whose scenario sampled it): how many earned the reward,
+    and their tool calls."""
+
+    id: str
+    name: str
+    pass_rate: Rate = Field(description="Graded dialogs with reward 1.")
+    calls: CallScore
+
+
+class UnverifiedEvent(BaseModel):
+    """An event with no verified expected outcome: its dialogs are judged without one."""
+
+    id: str
+    reason: str
+
+
+class Outcomes(BaseModel):
+    """How close the chatbot came to what a rule-keeping chatbot does: each dialog graded against its event's
+    verified expected outcome, as τ-bench grades a task. A dialog counts (is graded) when its event has an outcome,
+    it has a grade, and the outcome speaks in it: it ran, and its simulated user was not cut short."""
+
+    events: int = Field(description="Events built (status ok).")
+    verified: int = Field(description="Of those, the events with a verified expected outcome.")
+    unverified: list[UnverifiedEvent] = Field(description="The others, each with why it has none.")
+    pass_rate: Rate = Field(
+        description="Graded dialogs with reward 1 (the world ended as the expected calls leave it, and every output "
+        "was said), among the graded dialogs."
+    )
+    end_state: Rate = Field(description="Graded dialogs whose world ended as the expected calls leave it.")
+    forbidden_made: int = Field(description="Graded dialogs in which the chatbot made a write the outcome forbids.")
+    cut_short: int = Field(
+        description="Dialogs on an event with an outcome whose simulated user could not go on, or never spoke: not "
+        "counted."
+    )
+    errors: int = Field(description="Dialogs on an event with an outcome that failed to run: not counted.")
+    progress: float | None = Field(
+        description="Mean over the graded dialogs of the share of expected calls made, in order, before the first "
+        "wrong write (None when none was graded)."
+    )
+    calls: CallScore = Field(description="Over every graded dialog.")
+    tools: dict[str, CallScore] = Field(description="Per tool, by name.")
+    flows: list[OutcomeGroup] = Field(description="Per flow: the graded dialogs that sampled one of its policies.")
+    policies: list[OutcomeGroup] = Field(description="Per policy, in policy id order: the graded dialogs that "
+                                         "sampled it (beside its pass rate in `policies`).")
+    challenge_levels: list[LevelResult] = Field(
+        description="The outcome pass rate of the graded dialogs at or above each challenge level."
+    )
+    pass_k: list[PassK] = Field(
+        default_factory=list, description="With trials: pass^1..pass^K over the rewards of each event's graded trials."
+    )
+    judge_agreement: Share | None = Field(
+        default=None, description="Of the policies the outcome ruled on and the judge tested in one dialog, how often "
+        "the two gave the same verdict (None when they never both ruled)."
+    )
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -343,6 +436,10 @@ class Report(BaseModel):
     trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
     calibration: Calibration | None = Field(default=None, description="Set when the run played mutants.")
     tau: TauScore | None = Field(default=None, description="Set when the run played τ-bench's tasks.")
+    outcomes: Outcomes | None = Field(
+        default=None, description="Each dialog graded against its event's expected outcome (None in reports of "
+        "older versions)."
+    )
     agreement: Share | None = Field(
         default=None,
         description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "

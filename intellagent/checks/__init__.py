@@ -10,8 +10,8 @@ defines, in `intellagent.environment.checks`). Describe maps every check to the 
 the report stage sets their findings beside the LLM judge's verdict.
 """
 
-from intellagent.checks.running import every_check, run_checks
+from intellagent.checks.running import check_trace, every_check, run_checks
 from intellagent.checks.trace import Call, Trace
 from intellagent.environment.checks import Check, check
 
-__all__ = ["Call", "Check", "Trace", "check", "every_check", "run_checks"]
+__all__ = ["Call", "Check", "Trace", "check", "check_trace", "every_check", "run_checks"]

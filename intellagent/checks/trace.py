@@ -15,6 +15,8 @@ from intellagent.checks import identifiers
 from intellagent.environment import database, worlds
 
 if TYPE_CHECKING:
+    from sqlmodel import SQLModel
+
     from intellagent.environment.environment import Environment
 
 
@@ -32,20 +34,21 @@ class Call:
         return f"{self.name}({json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)})"
 
 
-class WorldRows(Mapping[str, list[dict[str, Any]]]):
-    """A database's rows as a dump (table → rows, in key order), each table read when first asked for:
-    most checks read a few tables of a world of thousands of rows, or none."""
+class LazyRows(Mapping[str, list[dict[str, Any]]]):
+    """A world's rows as a dump (table → rows, in key order), each table read when first asked for: most
+    checks read a few tables of a world of thousands of rows, or none. A subclass says how a table is read."""
 
-    def __init__(self, environment: Environment, path: Path) -> None:
+    def __init__(self, environment: Environment) -> None:
         self.environment = environment
-        self.path = path
         self._read: dict[str, list[dict[str, Any]]] = {}
+
+    def _dump(self, table: type[SQLModel]) -> list[dict[str, Any]]:
+        raise NotImplementedError
 
     def __getitem__(self, name: str) -> list[dict[str, Any]]:
         if name not in self._read:
             table = self.environment.table(name)  # KeyError for a table the domain lacks, as a dict would
-            with self.environment.session(self.path) as session:
-                self._read[name] = database.dump(session, [table])[name]
+            self._read[name] = self._dump(table)
         return self._read[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -53,6 +56,18 @@ class WorldRows(Mapping[str, list[dict[str, Any]]]):
 
     def __len__(self) -> int:
         return len(self.environment.tables)
+
+
+class WorldRows(LazyRows):
+    """A database file's rows, each table read in a session of its own when first asked for."""
+
+    def __init__(self, environment: Environment, path: Path) -> None:
+        super().__init__(environment)
+        self.path = path
+
+    def _dump(self, table: type[SQLModel]) -> list[dict[str, Any]]:
+        with self.environment.session(self.path) as session:
+            return database.dump(session, [table])[table.__tablename__]
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,8 @@ class Trace:
         start: the event's database file, which `before` reads, if there is one.
         written: the tables the dialog wrote to, if already known (empty: nothing was written; see
             `changed_tables`).
+        ended: the database as the chatbot left it, as a dump, when there is no file of it (an expected
+            outcome's world, checked where it was made); `after` by default reads `database`.
     """
 
     messages: list[Message]
@@ -75,6 +92,7 @@ class Trace:
     database: Path | None = None
     start: Path | None = None
     written: list[str] | None = None
+    ended: Mapping[str, list[dict[str, Any]]] | None = None
 
     @cached_property
     def calls(self) -> list[Call]:
@@ -85,6 +103,8 @@ class Trace:
     @cached_property
     def after(self) -> Mapping[str, list[dict[str, Any]]]:
         """The dialog's database when it ended, as a dump (the event's if the dialog had none)."""
+        if self.ended is not None:
+            return self.ended
         if self.database is None:
             return self.before
         return WorldRows(self.environment, self.database)
@@ -92,10 +112,10 @@ class Trace:
     @cached_property
     def changed_tables(self) -> list[str]:
         """The tables the dialog wrote to (every table when the event's file is not known)."""
-        if self.database is None:
-            return []
         if self.written is not None:
             return self.written
+        if self.database is None:
+            return []
         if self.start is None:
             return [table.__tablename__ for table in self.environment.tables]
         return list(worlds.changes(self.database, self.start))

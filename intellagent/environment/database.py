@@ -142,11 +142,14 @@ def dump(session: Session, tables: Sequence[type[SQLModel]]) -> dict[str, list[d
     for table in tables:
         if plainly_serialised(table):
             content[table.__tablename__] = [values for values, _ in plain_rows(session, table)]
-        else:
-            columns = list(table.model_fields)  # column order, not the order the ORM happened to load them in
-            content[table.__tablename__] = [_in_order(row.model_dump(mode="json"), columns)
-                                            for row in orm_rows(session, table)]
+        else:  # in column order, not the order the ORM happened to load them in
+            content[table.__tablename__] = [dumped(row) for row in orm_rows(session, table)]
     return content
+
+
+def dumped(row: SQLModel) -> dict[str, Any]:
+    """One row as `dump` gives it: JSON-ready values, in its table's column order."""
+    return _in_order(row.model_dump(mode="json"), list(type(row).model_fields))
 
 
 def orm_rows(session: Session, table: type[SQLModel]) -> Sequence[SQLModel]:

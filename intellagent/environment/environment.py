@@ -179,6 +179,32 @@ class Environment:
         finally:
             session.rollback()
 
+    def broken_changes(self, session: Session, changed: Sequence[SQLModel],
+                       removed: Sequence[Change] = ()) -> list[str]:
+        """Every rule that the rows just added or changed break, and the world rules that they and the rows just
+        removed may have broken; one line each, as `broken_rows` words them. Nothing is changed: repairs a
+        validator makes in place are rolled back.
+
+        Args:
+            session: the database the changes were made in.
+            changed: the rows added or changed, as they are now.
+            removed: the rows removed, each as its table's name and its values as they were.
+        """
+        problems: list[str] = []
+        changes: list[Change] = []
+        try:
+            for row in changed:
+                table = type(row)
+                with session.no_autoflush:
+                    found = broken_rules(row, session, self.row_validators(table))
+                problems += [f"{_shown(row)} breaks {rule}: {message}" for rule, message in found]
+                changes.append((row.__tablename__, {name: getattr(row, name) for name in table.model_fields}))
+            for breach in self.broken_world_rules(session, [*changes, *removed]):
+                problems.append(f"{_shown(breach.row)} breaks {breach.rule}: {breach.message}")
+        finally:
+            session.rollback()
+        return problems
+
     @staticmethod
     def _unknown_rows(session: Session, table: type[SQLModel], known: set[str]) -> Iterator[SQLModel]:
         """The rows of `table` whose canonical dump is not in `known`, in primary-key order; only those are

@@ -107,6 +107,99 @@ def changes_over_base(connection: Connection, *, tables: Iterable[str] | None = 
     return found
 
 
+def changes_over_world(connection: Connection, world: Changes, *, tables: Iterable[str],
+                       shapes: Shapes | None = None) -> Changes:
+    """What the main database of `connection` changes over a world given by its changes over the database
+    attached as `base` (`world`), when only `tables` may differ from that world.
+
+    A world's end state is found as it stands, with no copy of the world it started from: over the common
+    base first, then row by row against the world's own changes (a few rows).
+    """
+    names = set(tables)
+    over_base = changes_over_base(connection, tables=names, shapes=shapes)
+    found: Changes = {}
+    for name in sorted(names):
+        ours, theirs = over_base.get(name), world.get(name)
+        if ours is None and theirs is None:
+            continue
+        shape = ours or theirs
+        assert shape is not None
+        columns, key = shape.columns, shape.key
+        rows, removed = _rebased(connection, name, columns, key, ours, theirs)
+        if rows or removed:
+            found[name] = TableChanges(columns, key, rows, removed)
+    return found
+
+
+def _rebased(connection: Connection, name: str, columns: list[str], key: list[str], ours: TableChanges | None,
+             theirs: TableChanges | None) -> tuple[list[list[Any]], list[list[Any]]]:
+    """The rows one table adds or changes, and the keys it removes, over a world, from both sides' changes over
+    their common base."""
+    where = [columns.index(k) for k in key]
+    their_rows = {tuple(row[i] for i in where): row for row in (theirs.rows if theirs else [])}
+    their_removed = {tuple(values) for values in (theirs.removed if theirs else [])}
+    our_rows = {tuple(row[i] for i in where): row for row in (ours.rows if ours else [])}
+    our_removed = {tuple(values) for values in (ours.removed if ours else [])}
+    rows = [row for k, row in our_rows.items() if their_rows.get(k) != row]
+    removed = [list(k) for k in our_removed - their_removed]
+    # A row the world changed and this one shows as the base has it: restored to the base's row, or gone.
+    for k in (their_rows.keys() | their_removed) - our_rows.keys() - our_removed:
+        held = _rows_at(connection, name, columns, key, [k]).get(k)
+        if held is not None:
+            rows.append(held)
+        elif k not in their_removed:
+            removed.append(list(k))
+    order = [columns.index(k) for k in key]
+    rows.sort(key=lambda row: tuple(row[i] for i in order))
+    removed.sort()
+    return rows, removed
+
+
+def rows_at(connection: Connection, name: str, shape: TableChanges, keys: Iterable[list[Any]], *,
+            schema: str | None = None) -> dict[tuple[Any, ...], list[Any]]:
+    """The rows of table `name` (of `schema`: the main database by default) at these keys, by key, as SQLite
+    holds them; a key with no row is left out."""
+    return _rows_at(connection, name, shape.columns, shape.key, [tuple(k) for k in keys], schema=schema)
+
+
+def _rows_at(connection: Connection, name: str, columns: list[str], key: list[str], keys: list[tuple[Any, ...]], *,
+             schema: str | None = None) -> dict[tuple[Any, ...], list[Any]]:
+    if not keys:
+        return {}
+    shown = _table(name, columns, schema=schema)
+    match = or_(*(and_(*(shown.c[k] == value for k, value in zip(key, values, strict=True))) for values in keys))
+    where = [columns.index(k) for k in key]
+    found = (_jsonable(row) for row in connection.execute(select(*shown.c).where(match)))
+    return {tuple(row[i] for i in where): row for row in found}
+
+
+def stored_changes(delta: Path) -> Changes:
+    """What a stored world changes over the world it stands on, as its delta file holds it.
+
+    Raises:
+        FileNotFoundError: the delta is missing.
+    """
+    return {name: TableChanges(**changed) for name, changed in _read(delta)["tables"].items()}
+
+
+def records(found: Changes) -> dict[str, tuple[str, list[Any] | None]]:
+    """The records a world's changes name, each as `table key` with its table and its row (None: removed), for
+    comparing two worlds' changes over one base record by record."""
+    named: dict[str, tuple[str, list[Any] | None]] = {}
+    for name, changed in found.items():
+        where = [changed.columns.index(k) for k in changed.key]
+        for row in changed.rows:
+            named[record_name(name, [row[i] for i in where])] = (name, row)
+        for values in changed.removed:
+            named[record_name(name, values)] = (name, None)
+    return named
+
+
+def record_name(table: str, key: Iterable[Any]) -> str:
+    """A record as reports name it: its table and its key's values, `reservations 4WQ150`."""
+    return f"{table} {', '.join(str(value) for value in key)}"
+
+
 def save_delta(path: Path, *, base: Path, found: Changes) -> None:
     """Write the delta file `path`: `found` over the world at `base` (a complete database or a delta)."""
     document = {
@@ -204,18 +297,24 @@ def _root_digest(path: Path, version: int, size: int) -> str:
 def _apply(tables: dict[str, dict[str, Any]], target: Path) -> None:
     """Bring the complete database `target` from a delta's base to the delta's world."""
     with connect(target) as connection, connection.begin():
-        for name, changed in tables.items():
-            shown = _table(name, changed["columns"])
-            key = changed["key"]
-            rows = [dict(zip(changed["columns"], _stored(row), strict=True)) for row in changed["rows"]]
-            keys = [dict(zip(key, _stored(values), strict=True)) for values in changed["removed"]]
-            keys += [{k: row[k] for k in key} for row in rows]  # a changed row is replaced whole
-            if keys:
-                match = and_(*(shown.c[k] == bindparam(f"key_{i}") for i, k in enumerate(key)))
-                connection.execute(delete(shown).where(match),
-                                   [{f"key_{i}": values[k] for i, k in enumerate(key)} for values in keys])
-            if rows:
-                connection.execute(insert(shown), rows)
+        apply_changes(connection, {name: TableChanges(**changed) for name, changed in tables.items()})
+
+
+def apply_changes(connection: Connection, found: Changes) -> None:
+    """Bring the main database of `connection` from a world to the one `found` (its changes) makes of it, in the
+    transaction under way."""
+    for name, changed in found.items():
+        shown = _table(name, changed.columns)
+        key = changed.key
+        rows = [dict(zip(changed.columns, _stored(row), strict=True)) for row in changed.rows]
+        keys = [dict(zip(key, _stored(values), strict=True)) for values in changed.removed]
+        keys += [{k: row[k] for k in key} for row in rows]  # a changed row is replaced whole
+        if keys:
+            match = and_(*(shown.c[k] == bindparam(f"key_{i}") for i, k in enumerate(key)))
+            connection.execute(delete(shown).where(match),
+                               [{f"key_{i}": values[k] for i, k in enumerate(key)} for values in keys])
+        if rows:
+            connection.execute(insert(shown), rows)
 
 
 def files(world: Path) -> list[Path]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Event, Scenario
+from intellagent.checks.trace import WorldRows
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.llm import LLM
@@ -45,7 +46,12 @@ if TYPE_CHECKING:
 @dataclass
 class EventDeps:
     """What every event of a run shares (the event graph's runtime context): the domain, the background world,
-    its copy rows are tried in, and the model."""
+    its copy rows are tried in, and the model.
+
+    Attributes:
+        policies: the text of every policy, by id (what an event's expected outcome is proposed against).
+        background_rows: the background world as the domain's checks read it, each table read once.
+    """
 
     ctx: RunContext
     env: Environment
@@ -56,6 +62,8 @@ class EventDeps:
     samples: str
     llm: LLM
     lean: bool
+    policies: dict[str, str]
+    background_rows: WorldRows
 
     @classmethod
     @contextmanager
@@ -75,9 +83,12 @@ class EventDeps:
         # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
         # and the rules restated the plan's symbols ("user_id: U1").
         lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
+        catalog = ctx.folder.policies.load()
+        policies = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
         with ScratchWorld.open(background) as scratch:
             yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
-                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean)
+                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, policies=policies,
+                      background_rows=WorldRows(env, background))
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -175,7 +186,8 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
 
 def failed_event(folder: RunFolder, scenario: Scenario, reason: str, *, repairs: int = 0) -> Event:
     """The record of a scenario whose event could not be made; what the attempt left in the run folder (its
-    stored world) is removed."""
+    stored worlds) is removed."""
     folder.path(EventDeps.stored(scenario)).unlink(missing_ok=True)
+    folder.path(RunFolder.expected_worlds.stored(scenario.id)).unlink(missing_ok=True)
     return Event(id=scenario.id, status="error", error=reason, policies=scenario.policies,
                  challenge=scenario.challenge, repairs=repairs)

@@ -1,19 +1,22 @@
 """How far the instrument can be trusted: whether it catches rules broken on purpose, and whether its judges agree.
 
 - **Detection.** A mutant is caught when one of its dialogs with a verdict records a violation of a
-  policy it breaks. Detection is the share of mutants caught among those with such a dialog, overall
+  policy it breaks, whoever found it: its event's expected outcome, a check or the judge. Detection is
+  the share of mutants caught among those with such a dialog, overall
   and per policy (a mutant counts for every policy it breaks), with 95% Wilson intervals.
 - **False alarms.** On the chatbot under test, the tests of the mutated policies (a dialog with a
   verdict × a mutated policy it tested) that record a violation. The chatbot may really break those
   rules, so this bounds the instrument's false alarms from above.
-- **Agreement.** Of the policies that a deterministic check enforced and the judge tested in one
-  dialog, the share on which both gave the same verdict; over every dialog with a verdict, the
-  mutants' too, since it measures the instrument and not the chatbot.
+- **Agreement.** Of the policies that a deterministic source ruled on and the judge tested in one
+  dialog, the share on which both gave the same verdict, per source (a check, the expected outcome);
+  over every dialog with a verdict, the mutants' too, since it measures the instrument and not the
+  chatbot.
 """
 
 from __future__ import annotations
 
 from intellagent.artifacts import Analysis, Dialog, MutantRecord
+from intellagent.artifacts.analysis import VerdictSource
 from intellagent.artifacts.report import Calibration, MutantResult, PolicyDetection, Rate, Share
 from intellagent.reports.analysis import RATED
 
@@ -77,9 +80,20 @@ def _false_alarms(mutated: set[str], dialogs: list[Dialog], analyses: dict[str, 
     return Share.of(alarms, tests)
 
 
-def agreement(analyses: list[Analysis]) -> Share | None:
-    """How often the judge and the checks agreed where both ruled on a policy; None when they never did."""
-    rated = [analysis for analysis in analyses if analysis.status in RATED]
-    agreed = sum(len(analysis.agreed) for analysis in rated)
-    compared = agreed + sum(len(analysis.disputed) for analysis in rated)
+def agreement(analyses: list[Analysis], source: VerdictSource = "check") -> Share | None:
+    """How often the judge and a deterministic source (the checks, or the expected outcome) agreed where both ruled
+    on a policy; None when they never did."""
+    agreed = compared = 0
+    for analysis in analyses:
+        if analysis.status not in RATED:
+            continue
+        ruled = analysis.decided if source == "outcome" else analysis.checked
+        # The policies the judge's verdict was set beside a deterministic one's, of this source or another.
+        for policy in set(analysis.agreed + analysis.disputed).intersection(ruled):
+            compared += 1
+            agreed += _broken(analysis, policy, "judge") == _broken(analysis, policy, source)
     return Share.of(agreed, compared) if compared else None
+
+
+def _broken(analysis: Analysis, policy: str, source: VerdictSource) -> bool:
+    return any(v.policy == policy and v.source == source for v in analysis.violations)

@@ -146,14 +146,20 @@ class _Bar:
 
 def group_bars(groups: list[GroupResult], *, label: str) -> str:
     """A horizontal bar per group: its pass rate over policy tests, with the 95% interval as a whisker."""
+    return rate_bars([(group.name, group.pass_rate) for group in groups], label=label)
+
+
+def rate_bars(rates: list[tuple[str, Rate]], *, label: str, empty: str = "not tested") -> str:
+    """A horizontal bar per named rate, with its 95% interval as a whisker (`empty`: the value of one counted
+    over nothing)."""
     bars = []
-    for group in groups:
-        rate, title = group.pass_rate, _rate_title(group.name, group.pass_rate)
+    for name, rate in rates:
+        title = _rate_title(name, rate)
         if rate.rate is None:
-            bars.append(_Bar(group.name, title, "not tested"))
+            bars.append(_Bar(name, title, empty))
         else:
             value = f"{percent(rate.rate)} ({rate.passed}/{rate.total})"
-            bars.append(_Bar(group.name, title, value, filled=rate.rate, colour=_rate_colour(rate.rate),
+            bars.append(_Bar(name, title, value, filled=rate.rate, colour=_rate_colour(rate.rate),
                              whisker=(rate.low or 0, rate.high or 0)))
     return _bar_chart(bars, label=label)
 

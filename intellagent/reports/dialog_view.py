@@ -12,6 +12,7 @@ from html import escape
 
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.outcome_view import outcome_panel
 from intellagent.reports.text import one_line
 from intellagent.reports.verdicts import ruled_policies
 
@@ -41,7 +42,7 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     return (
         f'<details class="dialog" id="dialog-{escape(dialog.id)}" data-status="{analysis.status}">{summary}'
         f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
-        f"{_verdict(dialog, analysis, catalog)}</div>"
+        f"{_verdict(dialog, analysis, catalog)}</div>{outcome_panel(dialog, artifacts.event(dialog.event_id))}"
         f'<h4>Transcript</h4><ol class="transcript">{_transcript(dialog, analysis)}</ol></div></details>'
     )
 
@@ -116,9 +117,10 @@ def _violation(dialog: Dialog, violation: Violation, catalog: PolicyCatalog, *, 
     where = (f'<a href="#turn-{escape(dialog.id)}-{violation.turn}">turn {violation.turn}</a>: '
              if violation.turn is not None else "")
     found = (f'<span class="tag check">check {escape(violation.check or "")}</span>' if violation.source == "check"
-             else '<span class="tag judge">judge</span>')
+             else f'<span class="tag {violation.source}">{violation.source}</span>')
     if disputed:
-        found += ' <span class="tag disputed" title="the judge and a check disagree on this policy">disputed</span>'
+        found += (' <span class="tag disputed" title="the judge disagrees with a check or the outcome on this policy">'
+                  "disputed</span>")
     evidence = violation.call or violation.row
     shown = f'<code class="evidence">{escape(evidence)}</code>' if evidence else ""
     return (f'<li><a class="chip violated" href="#policy-{escape(violation.policy)}">{escape(violation.policy)}</a> '

@@ -1,4 +1,8 @@
-"""The quality gate: the run fails (exit 1) when a pass rate is below its minimum or a policy got worse."""
+"""The quality gate: the run fails (exit 1) when a pass rate is below its minimum or a policy got worse.
+
+The outcome pass rate (`report.min_outcome`) is the one minimum that no judge's reading enters: the share
+of graded dialogs that left the world as the event's verified expected outcome does.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
     Args:
         report: the run's report, compared with its baseline already when one is set.
         settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_pass_k`, `min_tau_pass_k`,
-            `min_detection`, `gate_on`, `baseline`, `significance`.
+            `min_detection`, `min_outcome`, `gate_on`, `baseline`, `significance`.
     """
     failures = []
     if settings.require_verdict and not report.overall.pass_rate.total:
@@ -51,6 +55,8 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         else:
             failures += below("detection of seeded violations", report.calibration.detection,
                               settings.min_detection, "report.min_detection", "mutants caught")
+    if settings.min_outcome is not None:
+        failures += _outcome_shortfall(report, settings.min_outcome, gate_on=settings.gate_on)
     if report.baseline is not None:
         for change in report.baseline.policies:
             if change.significantly_worse:
@@ -66,6 +72,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         min_pass_k=dict(settings.min_pass_k),
         min_detection=settings.min_detection,
         min_tau_pass_k=dict(settings.min_tau_pass_k),
+        min_outcome=settings.min_outcome,
         gate_on=settings.gate_on,
         baseline=str(settings.baseline) if settings.baseline is not None else None,
         passed=not failures,
@@ -126,3 +133,13 @@ def _tau_shortfall(report: Report, k: int, minimum: float, *, gate_on: str) -> l
     if gate_on == "point" and figure.value < minimum:
         return [f"{shown} is below {setting} {minimum:g}"]
     return []
+
+
+def _outcome_shortfall(report: Report, minimum: float, *, gate_on: str) -> list[str]:
+    outcomes = report.outcomes
+    if outcomes is None or not outcomes.pass_rate.total:
+        verified = f"{outcomes.verified} of {counted(outcomes.events, 'event')}" if outcomes else "no event"
+        return [f"--min-outcome {minimum:g} is set, but no dialog was graded against a verified expected outcome "
+                f"({verified} had one; the reasons are in events.jsonl)"]
+    return shortfall("outcome pass rate", outcomes.pass_rate, minimum, setting="--min-outcome", unit="graded dialogs",
+                     gate_on=gate_on)

@@ -34,6 +34,7 @@ from intellagent.reports.charts import (
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
+from intellagent.reports.outcome_view import outcome_headline, outcome_section
 from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent
@@ -53,6 +54,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _nothing_judged(report, artifacts) if not report.overall.pass_rate.total else "",
         _headline(report),
         _tau(report.tau) if report.tau else "",
+        outcome_section(report.outcomes) if report.outcomes else "",
         _charts(report),
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
@@ -106,6 +108,7 @@ def _headline(report: Report) -> str:
         _card("Pass rate", percent(rate.rate),
               f"{_interval(rate)} · {rate.passed} of {rate.total} dialogs with a verdict",
               status_bar(overall.by_status) + f'<p class="legend">{legend}</p>', "hero"),
+        _card("Outcome pass rate", *outcome_headline(report.outcomes)),
         _card("Policies tested", percent(coverage.share),
               f"{coverage.tested} of {coverage.total} · {len(coverage.never_tested)} never tested"),
         _card("Strong pairs tested together", percent(pairs.share),
@@ -318,9 +321,11 @@ def _policy_table(report: Report) -> str:
     options = "".join(f'<option value="{escape(c)}">{escape(CATEGORY_LABELS.get(c, c))}</option>' for c in categories)
     heads = [("id", "Policy", "text"), ("text", "Rule", "text"), ("category", "Category", "text"),
              ("flows", "Flows", "text"), ("challenge", "Challenge", "num"), ("sampled", "Sampled", "num"),
-             ("tested", "Tested", "num"), ("violated", "Violated", "num"), ("rate", "Pass rate", "num")]
+             ("tested", "Tested", "num"), ("violated", "Violated", "num"), ("rate", "Pass rate", "num"),
+             ("outcome", "Outcome", "num")]
     header = "".join(f'<th data-key="{key}" data-type="{kind}" tabindex="0">{label}</th>' for key, label, kind in heads)
-    rows = "".join(_policy_row(policy) for policy in worst_first(report.policies))
+    outcomes = {group.id: group.pass_rate for group in report.outcomes.policies} if report.outcomes else {}
+    rows = "".join(_policy_row(policy, outcomes.get(policy.id)) for policy in worst_first(report.policies))
     return (
         '<section class="panel" id="policies"><h2>Policies, worst first</h2>'
         '<div class="controls"><input type="search" id="policy-filter" placeholder="Filter policies…" '
@@ -334,7 +339,9 @@ def _policy_table(report: Report) -> str:
     )
 
 
-def _policy_row(policy: PolicyResult) -> str:
+def _policy_row(policy: PolicyResult, outcome: Rate | None) -> str:
+    """A policy's row: its rule, counts and pass rate, and beside it the outcome pass rate of the graded dialogs
+    that sampled it."""
     rate = policy.pass_rate
     state = "violated" if policy.violated else "held" if policy.tested else "untested"
     reasons: dict[str, str] = {}
@@ -357,20 +364,29 @@ def _policy_row(policy: PolicyResult) -> str:
         (policy.tested, str(policy.tested)),
         (policy.violated, f"{policy.violated} <span class=\"links\">{links}</span>" if policy.violated else "0"),
         ("" if rate.rate is None else rate.rate, shown),
+        ("" if outcome is None or outcome.rate is None else outcome.rate, _outcome_cell(outcome)),
     ]
     tds = "".join(f'<td data-v="{escape(str(value))}">{html}</td>' for value, html in cells)
     return (f'<tr id="policy-{escape(policy.id)}" data-category="{escape(policy.category)}" '
             f'data-state="{state}">{tds}</tr>')
 
 
+def _outcome_cell(rate: Rate | None) -> str:
+    if rate is None or rate.rate is None:
+        return '<span class="muted">not graded</span>'
+    return (f"<b>{percent(rate.rate)}</b> <span class=\"muted\">{rate.passed}/{rate.total} · "
+            f"{percent(rate.low)}–{percent(rate.high)}</span>")
+
+
 def _checked_by(policy: PolicyResult) -> str:
-    """The mark of a policy that deterministic checks enforce, and of one the judge and a check disputed."""
+    """The mark of a policy that deterministic checks enforce, and of one on which the judge disagreed with a check or
+    the outcome."""
     marks = ""
     if policy.checks:
         marks += f' <span class="tag check" title="enforced by {escape(", ".join(policy.checks))}">checked</span>'
     if policy.disputed:
-        marks += (f' <span class="tag disputed" title="the judge and a check disagreed in {policy.disputed} '
-                  f'dialog{"s" * (policy.disputed != 1)}">disputed</span>')
+        marks += (' <span class="tag disputed" title="the judge disagreed with a check or the outcome in '
+                  f'{counted(policy.disputed, "dialog")}">disputed</span>')
     return marks
 
 

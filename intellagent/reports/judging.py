@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
+from intellagent.artifacts import Analysis, Dialog, ExpectedOutcome, PolicyCatalog
 from intellagent.context import RunContext
 from intellagent.files import JsonlFile
 from intellagent.llm import AnswerInvalid
@@ -26,28 +26,30 @@ from intellagent.run_folder import RunFolder
 
 @dataclass
 class AnalysisWork:
-    """Analysing dialogs, as any executor runs them (see `intellagent.executors`): the judge and the policies it
-    judges by, read once per process."""
+    """Analysing dialogs, as any executor runs them (see `intellagent.executors`): the judge, the policies it
+    judges by and the events' expected outcomes, read once per process."""
 
     ctx: RunContext
     catalog: PolicyCatalog | None
-    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name,)
+    outcomes: dict[str, ExpectedOutcome] = field(default_factory=dict)
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name, RunFolder.events.name)
 
     @classmethod
     @asynccontextmanager
     async def open(cls, ctx: RunContext, given: None = None) -> AsyncIterator[AnalysisWork]:
         """The work of the stage (without policies, the stage stops with the reason before any dialog)."""
-        yield cls(ctx=ctx, catalog=ctx.folder.policies.load())
+        yield cls(ctx=ctx, catalog=ctx.folder.policies.load(), outcomes=expected_outcomes(ctx.folder))
 
     async def do(self, dialog: Dialog) -> Analysis:
-        """The dialog's analysis: the judge's verdicts combined with the checks' findings, set apart as
+        """The dialog's analysis: the judge's verdicts combined with the outcome's and the checks', set apart as
         `user_fault` when its simulated user was at fault first."""
         assert self.catalog is not None
+        expected = self.outcomes.get(dialog.event_id)
         try:
             judged = await analyse(self.ctx.llms["analysis"], dialog, self.catalog)
         except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
-            return attributed(dialog, combine(dialog, self.catalog, None, judge_error=str(error)))
-        return attributed(dialog, combine(dialog, self.catalog, judged))
+            return attributed(dialog, combine(dialog, self.catalog, None, judge_error=str(error), expected=expected))
+        return attributed(dialog, combine(dialog, self.catalog, judged, expected=expected))
 
     @staticmethod
     def reads(folder: RunFolder, dialog: Dialog) -> list[str]:
@@ -58,6 +60,12 @@ class AnalysisWork:
     def writes(folder: RunFolder, dialog: Dialog) -> list[str]:
         """Nothing: the analysis is the item."""
         return []
+
+
+def expected_outcomes(folder: RunFolder) -> dict[str, ExpectedOutcome]:
+    """The verified expected outcome of each event that has one, by event id (the last one written wins)."""
+    latest = {event.id: event.expected for event in folder.events.load()}
+    return {event_id: expected for event_id, expected in latest.items() if expected is not None}
 
 
 def to_judge(dialogs: list[Dialog], analyses: JsonlFile[Analysis]) -> tuple[list[Analysis], list[Dialog]]:

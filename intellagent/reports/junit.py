@@ -4,9 +4,12 @@ A policy fails when any dialog with a verdict violated it (the message lists eve
 that no such dialog tested is skipped, so never-tested policies stay visible instead of passing. A
 dialog that could not go on is an `<error>` case of its own, one whose simulated user was at fault first
 (`user_fault`) is a skipped case with the fault, and the quality gate is a case too: it
-fails exactly when the run exits 1, so the CI's test view and the job's status always agree. A run
-that aborts still writes the file, with the abort as an error. Times are the dialogs' own: a policy's
-is the time of the dialogs that tested it, the suite's the run's.
+fails exactly when the run exits 1, so the CI's test view and the job's status always agree. Each
+dialog whose event sought an expected outcome is a case of `<suite>.outcomes`: failed, with what
+differed, when it missed the outcome; skipped, with the reason, when it is not graded (its event has no
+verified outcome, or the outcome does not speak in it). A run that aborts still writes the file, with
+the abort as an error. Times are the dialogs' own: a policy's is the time of the dialogs that tested it,
+the suite's the run's.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from intellagent.artifacts.report import PolicyResult, PolicyViolationNote, Report
+from intellagent.artifacts.report import DialogOutcome, PolicyResult, PolicyViolationNote, Report
+from intellagent.reports.outcomes import what_differed
 from intellagent.reports.text import one_line
 
 # Characters XML 1.0 cannot hold at all, even escaped; a model's answer may contain them.
@@ -37,6 +41,8 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
               for d in report.dialogs if d.status == "error"]
     cases += [_kept_out_case(report.name, d.id, d.error or "its simulated user was at fault", took.get(d.id, 0.0))
               for d in report.dialogs if d.status == "user_fault"]
+    cases += [_outcome_case(report.name, d.id, d.outcome, took.get(d.id, 0.0))
+              for d in report.dialogs if d.outcome is not None]
     gate = report.gate
     if gate is not None and gate.is_set:
         cases.append(_gate_case(report.name, gate.failures))
@@ -44,6 +50,9 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
                   **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
                   "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
                   "coverage": "" if report.coverage.share is None else report.coverage.share}
+    if report.outcomes is not None:
+        rate = report.outcomes.pass_rate.rate
+        properties["outcome_pass_rate"] = "" if rate is None else rate
     return _document(report.name, cases, properties, report.overall.usage.duration_s or 0.0)
 
 
@@ -90,6 +99,21 @@ def _kept_out_case(suite: str, name: str, reason: str, seconds: float) -> ET.Ele
     return case
 
 
+def _outcome_case(suite: str, dialog: str, outcome: DialogOutcome, seconds: float) -> ET.Element:
+    """A dialog against its expected outcome: passed, failed with what differed, or skipped with why not graded."""
+    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.outcomes"), "name": _clean(dialog),
+                                   "time": _time(seconds)})
+    grade = outcome.grade
+    if not outcome.counted or grade is None:
+        ET.SubElement(case, "skipped", {"message": _clean(one_line(f"not graded: {outcome.reason}"))})
+    elif not grade.passed:
+        differed = what_differed(grade)
+        failure = ET.SubElement(case, "failure", {"type": "OutcomeMissed",
+                                                  "message": _clean(one_line(f"reward 0: {differed[0]}"))})
+        failure.text = _clean("\n".join(differed))
+    return case
+
+
 def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
@@ -115,9 +139,10 @@ def _case(suite: str, policy: PolicyResult, seconds: float) -> ET.Element:
 
 
 def _evidence(note: PolicyViolationNote) -> str:
-    """One line per violation: where, who found it, why, and the call or row at fault."""
+    """One line per violation: where, who found it (the outcome, a check, the judge), why, and the call or row at
+    fault."""
     where = f"{note.dialog} turn {note.turn}" if note.turn is not None else note.dialog
-    found = f"check {note.check}" if note.source == "check" else "judge"
+    found = f"check {note.check}" if note.source == "check" else note.source
     evidence = f" [{note.evidence}]" if note.evidence else ""
     return f"{where} ({found}): {note.reason}{evidence}"
 

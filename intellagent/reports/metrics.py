@@ -12,6 +12,7 @@ from datetime import datetime
 
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, STAGES, Analysis, Dialog, Event, Policy, RunInfo
 from intellagent.artifacts.report import (
+    DialogOutcome,
     DialogResult,
     GroupResult,
     LevelResult,
@@ -29,6 +30,8 @@ from intellagent.reports.analysis import RATED
 from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.levels import rate_by_level
+from intellagent.reports.outcomes import dialog_outcome, outcome_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
@@ -61,6 +64,8 @@ def build_report(
     rated = [analysis for analysis in ordered if analysis.status in RATED]
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
     policies = [policy_result(p, artifacts, rated) for p in artifacts.catalog.policies]
+    outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
+                for d in artifacts.dialogs}
     return Report(
         name=name,
         overall=Overall(
@@ -86,9 +91,11 @@ def build_report(
         trials=trial_figures(artifacts.dialogs, rated),
         calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
         tau=tau_score(artifacts.events, artifacts.dialogs),
+        outcomes=outcome_figures(artifacts, analyses, outcomes),
         agreement=agreement(analyses),
         simulator=simulator_faults(artifacts.dialogs, by_id),
-        dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id)) for d in artifacts.dialogs],
+        dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
+                 for d in artifacts.dialogs],
     )
 
 
@@ -127,14 +134,7 @@ def worst_first(policies: list[PolicyResult]) -> list[PolicyResult]:
 
 def challenge_levels(rated: list[Analysis], challenge: dict[str, int]) -> list[LevelResult]:
     """Pass rate of the dialogs at or above each challenge level, from the lowest level seen to the highest."""
-    if not rated:
-        return []
-    scores = [challenge[a.id] for a in rated]
-    levels = []
-    for level in range(min(scores), max(scores) + 1):
-        group = [a for a in rated if challenge[a.id] >= level]
-        levels.append(LevelResult(level=level, pass_rate=Rate.of(sum(a.status == "pass" for a in group), len(group))))
-    return levels
+    return rate_by_level([(challenge[a.id], a.status == "pass") for a in rated])
 
 
 def run_usage(usage: UsageReport, info: RunInfo | None, *, now: datetime) -> RunUsage:
@@ -193,7 +193,9 @@ def _group(
     )
 
 
-def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> DialogResult:
+def _dialog_result(
+    dialog: Dialog, analysis: Analysis, event: Event | None, outcome: DialogOutcome | None
+) -> DialogResult:
     return DialogResult(
         id=dialog.id,
         status=analysis.status,
@@ -206,5 +208,6 @@ def _dialog_result(dialog: Dialog, analysis: Analysis, event: Event | None) -> D
         given_up=event.dropped if event else [],
         disputed=analysis.disputed,
         judge_error=analysis.judge_error,
+        outcome=outcome,
         user_faults=dialog.audit.faults if dialog.audit else [],
     )

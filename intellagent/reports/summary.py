@@ -8,7 +8,9 @@ from typing import Protocol
 from intellagent.artifacts import FAULT_LABELS
 from intellagent.artifacts.report import (
     Calibration,
+    CallScore,
     Coverage,
+    Outcomes,
     Report,
     SimulatorFaults,
     TauFailure,
@@ -16,6 +18,7 @@ from intellagent.artifacts.report import (
     TrialFigures,
 )
 from intellagent.reports.metrics import worst_first
+from intellagent.reports.outcomes import NOT_SOUGHT, why_ungraded
 from intellagent.reports.text import counted, one_line, percent
 from intellagent.run_folder import RunFolder
 
@@ -50,6 +53,8 @@ def summary_text(result: Reported) -> str:
         lines.append(f"no dialog for {' and '.join(lost)} (the reasons are in scenarios.jsonl and events.jsonl)")
     if report.tau is not None:
         lines += tau_lines(report.tau)
+    if report.outcomes is not None:
+        lines.append(outcome_line(report.outcomes))
     lines += [
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
@@ -122,6 +127,38 @@ def _first_reason(failure: TauFailure) -> str:
     return "the database ended otherwise"
 
 
+def outcome_line(outcomes: Outcomes) -> str:
+    """The outcome grade in one line: graded dialogs that reached the expected outcome, tool-call precision, recall
+    and F1, and what was not graded."""
+    rate = outcomes.pass_rate
+    if rate.total:
+        parts = [f"outcome: {rate.passed} of {counted(rate.total, 'graded dialog')} reached the expected outcome "
+                 f"({percent(rate.rate)}, 95% CI {percent(rate.low)}–{percent(rate.high)})",
+                 f"tool calls {call_scores(outcomes.calls)}"]
+        if outcomes.progress is not None:
+            parts.append(f"mean progress {outcomes.progress:.2f}")
+        if outcomes.forbidden_made:
+            parts.append(f"{outcomes.forbidden_made} made a forbidden write")
+    else:
+        parts = [f"outcome: {why_ungraded(outcomes)}"]
+    if outcomes.unverified and outcomes.verified:
+        parts.append(f"{counted(len(outcomes.unverified), 'event')} without a verified outcome")
+    reasons = sorted({event.reason for event in outcomes.unverified} - {NOT_SOUGHT})
+    if reasons:
+        parts[-1] += f" ({one_line(reasons[0], 90)}{'; …' if len(reasons) > 1 else ''})"
+    apart = [f"{n} {why}" for n, why in ((outcomes.cut_short, "cut short by the simulated user"),
+                                           (outcomes.errors, "failed to run")) if n]
+    if apart:
+        parts.append(f"{' and '.join(apart)}, not counted")
+    return "; ".join(parts)
+
+
+def call_scores(score: CallScore) -> str:
+    """Tool-call precision, recall and F1 as two-decimal figures ("–" where undefined)."""
+    figures = (("P", score.precision.rate), ("R", score.recall.rate), ("F1", score.f1))
+    return " ".join(f"{name} {'–' if value is None else f'{value:.2f}'}" for name, value in figures)
+
+
 def uncovered_line(coverage: Coverage) -> str:
     """The passages of the policy document no policy comes from, by their lines."""
     where = ", ".join(str(p.first_line) if p.first_line == p.last_line else f"{p.first_line}-{p.last_line}"
@@ -138,6 +175,10 @@ def reliability_line(report: Report) -> str:
     if report.agreement is not None:
         agreement = report.agreement
         parts.append(f"judge and checks agreed on {agreement.count} of {agreement.total} policy verdicts "
+                     f"({percent(agreement.rate)})")
+    if report.outcomes is not None and report.outcomes.judge_agreement is not None:
+        agreement = report.outcomes.judge_agreement
+        parts.append(f"judge and outcome agreed on {agreement.count} of {agreement.total} policy verdicts "
                      f"({percent(agreement.rate)})")
     if report.trials is None and report.calibration is None:
         parts[0] = "not measured; " + parts[0]

@@ -47,8 +47,8 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
     return TrialFigures(
         trials=trials,
         fewest=min(played.values()),
-        pass_k=_curve(overall, trials),
-        policies={policy: _curve(events, trials) for policy, events in sorted(per_policy.items())},
+        pass_k=pass_k_curve(overall, trials),
+        policies={policy: pass_k_curve(events, trials) for policy, events in sorted(per_policy.items())},
         flipped=flipped,
         pairs=len(pairs),
         flip_rate=round(flipped / len(pairs), 4) if pairs else None,
@@ -56,8 +56,13 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
     )
 
 
-def _curve(outcomes: dict[str, list[bool]], trials: int) -> list[PassK]:
-    """pass^k for k = 1..trials, each the mean over the events with at least k trials."""
+def pass_k_curve(outcomes: dict[str, list[bool]], trials: int) -> list[PassK]:
+    """pass^k for k = 1..trials, each the mean over the events with at least k trials.
+
+    Args:
+        outcomes: per event, whether each of its trials passed.
+        trials: the most trials an event had.
+    """
     curve = []
     for k in range(1, trials + 1):
         estimates = [pass_hat_k(len(held), sum(held), k) for held in outcomes.values() if len(held) >= k]

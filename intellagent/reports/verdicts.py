@@ -1,20 +1,32 @@
-"""One verdict per policy per dialog, from the deterministic checks and the LLM judge, neither overruling the other.
+"""One verdict per policy per dialog, from the expected outcome, the deterministic checks and the LLM judge, none
+overruling another.
 
+Where the event has a verified expected outcome, it rules on the sampled policies that require or forbid a
+write (see `outcome_verdicts`: a forbidden write made, an expected write made otherwise or never made).
 A check's finding is a violation of every policy the check enforces (describe's mapping) that the
 dialog's scenario sampled, with its evidence; a check that reads every chatbot message (`every_dialog`)
 rules on its policies in every dialog, passed or broken. The judge rules on the scenario's policies.
-Where a check enforces a policy and the judge tested it, they may disagree (the check found a breach
-the judge calls held, or the reverse): both violations are kept and the policy is marked disputed;
-where they gave the same verdict it is marked agreed, which the report counts as the two judges'
-agreement. When the judge's answer failed, the simulation's verdict stands beside the checks'
-findings, with the failure recorded.
+Where the outcome or a check rules on a policy and the judge tested it, they may disagree (a breach the
+judge calls held, or the reverse): every violation is kept and the policy is marked disputed; where the
+judge gave the same verdict as each of them it is marked agreed, which the report counts as the judges'
+agreement, per source. An outcome and a check that disagree are no dispute: they rule on different
+things (the end state, the conversation's trace), and the breach either found stands. When the judge's
+answer failed, the simulation's verdict stands beside the outcome's and the checks' findings, with the
+failure recorded.
 """
 
 from __future__ import annotations
 
-from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, PolicyCatalog, Violation
+from typing import get_args
+
+from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, ExpectedOutcome, PolicyCatalog, Violation
+from intellagent.artifacts.analysis import VerdictSource
 from intellagent.reports.analysis import dialog_digest
+from intellagent.reports.outcome_verdicts import outcome_ruling
 from intellagent.reports.text import one_line
+
+SOURCES: tuple[VerdictSource, ...] = get_args(VerdictSource)
+"""The sources of a verdict, strongest first: a dialog's violations of one policy are listed in this order."""
 
 
 def ruled_policies(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
@@ -46,28 +58,40 @@ def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str]) 
 
 
 def combine(
-    dialog: Dialog, catalog: PolicyCatalog, judged: Analysis | None, judge_error: str | None = None
+    dialog: Dialog,
+    catalog: PolicyCatalog,
+    judged: Analysis | None,
+    judge_error: str | None = None,
+    *,
+    expected: ExpectedOutcome | None = None,
 ) -> Analysis:
-    """The dialog's analysis from the checks and the judge's analysis (None when the judge's answer failed)."""
+    """The dialog's analysis from its event's expected outcome (None: the event has no verified one), the checks,
+    and the judge's analysis (None when the judge's answer failed)."""
     ruled = ruled_policies(dialog, catalog)
+    decided, by_outcome = outcome_ruling(dialog, expected)
     checked, by_checks = _check_violations(dialog, catalog, ruled)
+    broken_by_outcome = {v.policy for v in by_outcome}
     broken_by_checks = {v.policy for v in by_checks}
     # An every-dialog check tested its policies whether or not it found a breach; a check that needs an
-    # action tested nothing when the action never came, so its silence is not a pass.
+    # action tested nothing when the action never came, so its silence is not a pass. The outcome tested
+    # what it decided: a write made, or one the chatbot had its chance to make.
     passed_everywhere = _ruled_everywhere(dialog, catalog)
+    ruled_without_judge = set(decided) | broken_by_checks | passed_everywhere
     if judged is None:
-        tested = broken_by_checks | passed_everywhere
-        violations = by_checks
+        tested = ruled_without_judge
+        violations = by_outcome + by_checks
         disputed: list[str] = []
         agreed: list[str] = []
         status = _standing(dialog, violations)
     else:
         by_judge = judged.violations
         broken_by_judge = {v.policy for v in by_judge}
-        tested = set(judged.tested) | broken_by_checks | passed_everywhere
-        violations = by_checks + by_judge
-        compared = [p for p in checked if p in judged.tested]
-        disputed = [p for p in compared if (p in broken_by_checks) != (p in broken_by_judge)]
+        tested = set(judged.tested) | ruled_without_judge
+        violations = by_outcome + by_checks + by_judge
+        compared = [p for p in ruled if p in judged.tested and (p in checked or p in decided)]
+        disputed = [p for p in compared
+                    if (p in checked and (p in broken_by_checks) != (p in broken_by_judge))
+                    or (p in decided and (p in broken_by_outcome) != (p in broken_by_judge))]
         agreed = [p for p in compared if p not in disputed]
         status = "fail" if violations else "pass"
     return Analysis(
@@ -75,8 +99,9 @@ def combine(
         status=status,
         error=judge_error if status == "incomplete" else None,
         tested=[p for p in ruled if p in tested],
-        violations=sorted(violations, key=lambda v: (ruled.index(v.policy), v.source != "check")),
+        violations=sorted(violations, key=lambda v: (ruled.index(v.policy), SOURCES.index(v.source))),
         checked=checked,
+        decided=decided,
         disputed=disputed,
         agreed=agreed,
         judge_error=judge_error,

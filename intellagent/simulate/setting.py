@@ -158,7 +158,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
                                   written=list(found))
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
-    return grader.grade(environment, event, played, start=files.start, end=files.played)
+    return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 
 
 def user_thoughts(ctx: RunContext) -> bool:

@@ -8,7 +8,8 @@ side. Rounds go on until no event is noisy or `simulate.trials_budget` dialogs o
 A settled verdict costs one or two dialogs; the budget goes where the verdict is luck.
 
 The verdict of a trial is read where the simulate stage stands, from the dialog alone (`trial_verdict`): the
-deterministic checks' findings, the τ-bench grade, the user's verdict that the critique confirmed; a dialog
+deterministic checks' findings, the grade against the expected outcome, the τ-bench grade, the user's verdict
+that the critique confirmed; a dialog
 whose user was at fault first, that ran out of turns or failed to run has none. The report's judge can still
 rule otherwise; the report names the events whose judged trials flipped.
 
@@ -57,6 +58,8 @@ def trial_verdict(dialog: Dialog) -> bool | None:
         return None
     if dialog.findings:
         return False
+    if dialog.grade is not None:  # graded against the event's verified expected outcome: the strongest source
+        return dialog.grade.passed
     if dialog.tau is not None:
         return dialog.tau.reward >= 1
     return {"pass": True, "fail": False}.get(dialog.status)

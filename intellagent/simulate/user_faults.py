@@ -26,10 +26,11 @@ import re
 from collections.abc import Iterator
 
 from intellagent.artifacts import Dialog, Event, Message, UserFault
+from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.checks.builtin import SENTENCE_END, UNDER_WAY
 from intellagent.checks.grounding import Grounds
 from intellagent.simulate.turns import AGENT_SPEAK
-from intellagent.simulate.users import GAVE_UP, ended_by_user
+from intellagent.simulate.users import ended_by_user
 
 QUOTED = 160
 """Characters of a message quoted as evidence."""
@@ -161,7 +162,7 @@ def _message_faults(message: Message, turn: int, goals: set[str], *, mind_may_ch
 def _ending_faults(dialog: Dialog) -> list[UserFault]:
     """A user that could not go on, or that ended the conversation while the chatbot was still on its request."""
     end = len(dialog.transcript)
-    if dialog.reason.startswith(GAVE_UP):
+    if dialog.reason.startswith(USER_CUT_SHORT):
         return [UserFault(kind="gave_up", turn=end, evidence=dialog.reason)]
     if not ended_by_user(dialog.status, dialog.reason) or _vetted(dialog):
         return []

@@ -15,7 +15,9 @@ from typing import Any, Literal, NamedTuple, Protocol
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import DialogStatus, Event
+from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.llm import LLM
+from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import render
 from intellagent.simulate.transcript import known_rows
 from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
@@ -40,8 +42,6 @@ class Outcome(NamedTuple):
     reason: str
 
 
-GAVE_UP = "the simulated user could not go on"
-"""How the reason of a dialog begins whose simulated user could not write a turn of its own."""
 USER_ENDED = "the user ended the conversation"
 """The reason of a dialog its user ended without a verdict (τ-bench's stop token): its grade decides it."""
 
@@ -49,7 +49,7 @@ USER_ENDED = "the user ended the conversation"
 def gave_up(why: str) -> Outcome:
     """The end of a dialog whose simulated user could not go on: the simulator failed, not the chatbot, so the
     dialog is `incomplete` and what the chatbot did so far is judged (the audit records the user's fault)."""
-    return Outcome("incomplete", f"{GAVE_UP}: {why}")
+    return Outcome("incomplete", f"{USER_CUT_SHORT}: {why}")
 
 
 def ended_by_user(status: DialogStatus, reason: str) -> bool:
@@ -135,12 +135,17 @@ class ScenarioUser:
 
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
-    """The user agent's instructions (its situation, what it knows, what the chatbot should do) and the
-    conversation so far as one text, so that a small model never mistakes whose turn it is."""
+    """The user agent's instructions (its situation, what it knows and the details the expected outcome needs of
+    it, what the chatbot should do) and the conversation so far as one text, so that a small model never
+    mistakes whose turn it is."""
+    known = known_rows(event.user_rows)
+    facts = customer_facts(event)
+    if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there
+        known += "\n\n" + note("simulate/user_needed", facts="\n".join(f"- {fact}" for fact in facts))
     return render(
         "simulate/user",
         scenario=event.scenario,
-        known=known_rows(event.user_rows),
+        known=known,
         expected_behaviour=event.expected_behaviour,
         conversation="\n".join(view),
         thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.environment.environment import TauDocument
+from intellagent.environment.worlds import Changes
 from intellagent.errors import failure_reason
 from intellagent.imports import user_code
 
@@ -46,7 +47,8 @@ DIFF_LINES = 12
 class TauGrader:
     """Grades a τ-bench task's dialog as τ-bench does: its status is the task's reward."""
 
-    def grade(self, environment: Environment, event: Event, played: Dialog, *, start: Path, end: Path) -> Dialog:
+    def grade(self, environment: Environment, event: Event, played: Dialog, *, start: Path, end: Path,
+              changes: Changes | None = None) -> Dialog:
         """`played` with its τ-bench grade, and, unless it failed to run, the grade as its status and reason.
 
         A grade that cannot be computed (a config without the domain's τ-bench module, say) makes the

@@ -7,7 +7,9 @@ policies cannot be named is judged on every policy (and graded as τ-bench grade
 
 Every task starts from τ-bench's own initial database: no model is asked anything for its event. The
 task set's data is loaded once, by the domain's τ-bench module, into one database that all the tasks'
-events share (each dialog plays on its own copy, as with any event).
+events share (each dialog plays on its own copy, as with any event). A task's gold actions and outputs
+are its event's expected outcome, replayed once on a copy of that database, so that its dialogs are graded
+against it as any event's are, beside τ-bench's own grade.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from intellagent.artifacts import Event, PolicyCatalog, Scenario, TauTask
 from intellagent.config import Config, TauConfig
 from intellagent.context import RunContext, log
 from intellagent.environment import worlds
+from intellagent.errors import failure_reason
 from intellagent.imports import DomainCodeError, user_code
 from intellagent.llm import LLMError
+from intellagent.outcomes import replayed_outcome
+from intellagent.populate.scratch import ScratchWorld
 from intellagent.prompt_files import render
 from intellagent.run_folder import RunFolder
 from intellagent.tau.tasks import TASKS_FILE, read_tau_tasks, select_tasks, task_id
@@ -91,9 +96,14 @@ class TaskScenarios:
         task_database(self.ctx)
 
     def ready_events(self, scenarios: list[Scenario]) -> list[Event]:
-        """Each task's event, on the task set's database (no model call, nothing to fail)."""
+        """Each task's event, on the task set's database, with its gold actions as its expected outcome (replayed
+        once, no model call)."""
         database, digest = task_database(self.ctx)
-        return [task_event(scenario, database, digest) for scenario in scenarios]
+        events = [task_event(scenario, database, digest) for scenario in scenarios]
+        if not events:
+            return events
+        with ScratchWorld.open(self.ctx.folder.path(database)) as scratch:
+            return [gold_outcome(self.ctx, scratch, event) for event in events]
 
 
 def played_tasks(settings: TauConfig) -> list[TauTask]:
@@ -172,6 +182,19 @@ def task_database(ctx: RunContext) -> tuple[str, str]:
             raise
         os.replace(partial, path)
     return TAU_DATABASE, worlds.root_digest(path)
+
+
+def gold_outcome(ctx: RunContext, scratch: ScratchWorld, event: Event) -> Event:
+    """A task's event with its gold actions and outputs as its expected outcome, replayed on `scratch`, a copy of
+    the task set's database; a replay the domain's code breaks leaves the event without one, and says why."""
+    assert event.task is not None
+    calls = [(action.name, action.kwargs) for action in event.task.replayed]
+    try:
+        expected = replayed_outcome(ctx.environment, scratch, ctx.folder, event, calls, event.task.outputs)
+    except Exception as error:  # the domain's tools or τ-bench module failed: the event is graded by its hash alone
+        return event.model_copy(update={"expected_error": f"the gold actions could not be replayed: "
+                                                          f"{failure_reason(error)}"})
+    return event.model_copy(update={"expected": expected})
 
 
 def task_event(scenario: Scenario, database: str, digest: str) -> Event:

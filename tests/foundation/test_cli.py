@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 OPTIONS = ["--config", "--output", "--llm", "--chatbot-llm", "--samples", "--seed", "--workers", "--max-cost",
            "--replay", "--fresh", "--fail-under", "--baseline", "--trials", "--gate-on", "--calibrate",
-           "--min-detection", "--debug", "--help", "--version"]
+           "--min-detection", "--min-outcome", "--debug", "--help", "--version"]
 
 
 def test_help_documents_every_option():

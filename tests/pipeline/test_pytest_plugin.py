@@ -83,6 +83,16 @@ def test_a_threshold_failure_names_the_reason_the_policy_the_dialog_and_the_repo
     assert "Traceback" not in result.stdout.str()
 
 
+def test_a_minimum_outcome_reaches_the_gate_of_a_check(project: pytest.Pytester) -> None:
+    project.makepyfile(test_shop=adherence_test("min_outcome=0.9"))
+    result = run_pytest(project)
+
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*policy adherence gate failed for shop:", "*  - *--min-outcome 0.9*"])
+    report = json.loads((report_folder(project, "test_shop_policies") / "report.json").read_text())
+    assert report["gate"]["min_outcome"] == 0.9
+
+
 def test_a_policy_worse_than_in_the_baseline_fails_the_check(project: pytest.Pytester) -> None:
     # Two dialogs cannot reach the default 5% level of the test behind "significantly worse".
     write_config(project.path / "shop.yml", report={"significance": 0.5})

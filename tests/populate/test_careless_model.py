@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from intellagent.artifacts import Event, Scenario
 from intellagent.config import Config, load_config
-from intellagent.environment import load_environment
+from intellagent.environment import Environment, load_environment
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -25,7 +26,7 @@ from tests.conftest import ROOT, world_file
 
 CLINIC = Path(__file__).resolve().parent / "clinic"
 SCENARIOS = 40
-MAX_CALLS_PER_EVENT = 5  # plan, constraints, values and at most two repairs
+MAX_CALLS_PER_EVENT = 8  # plan, constraints, values and at most two repairs; the outcome and at most two repairs
 
 
 def clinic_environment(background: str = "background.py") -> dict[str, str]:
@@ -63,13 +64,27 @@ def populate(cfg: Config, folder: Path, script: ScriptedLLM, count: int) -> list
     return RunFolder(folder).events.load()
 
 
-@pytest.mark.parametrize("domain", sorted(DOMAINS))
-def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(tmp_path: Path, domain: str) -> None:
-    cfg = config(tmp_path, DOMAINS[domain]())
+@dataclass
+class CarelessRun:
+    """A domain populated by the careless double."""
+
+    config: Config
+    folder: Path
+    script: ScriptedLLM
+    events: list[Event]
+
+
+@pytest.fixture(scope="module", params=sorted(DOMAINS))
+def careless_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CarelessRun:
+    tmp_path = tmp_path_factory.mktemp(f"careless-{request.param}")
+    cfg = config(tmp_path, DOMAINS[request.param]())
     script = ScriptedLLM().on(reply=careless_answers(seed=11))
     folder = tmp_path / "run"
+    return CarelessRun(cfg, folder, script, populate(cfg, folder, script, SCENARIOS))
 
-    events = populate(cfg, folder, script, SCENARIOS)
+
+def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(careless_run: CarelessRun) -> None:
+    cfg, folder, script, events = careless_run.config, careless_run.folder, careless_run.script, careless_run.events
 
     ok = [event for event in events if event.status == "ok"]
     assert len(events) == SCENARIOS and len(ok) >= 0.95 * SCENARIOS
@@ -83,6 +98,30 @@ def test_a_careless_model_still_gets_a_valid_world_for_nearly_every_scenario(tmp
             assert list(env.broken_rows(session, besides=background)) == [], event.id
         with sqlite3.connect(database) as connection:
             assert connection.execute("PRAGMA foreign_key_check").fetchall() == [], event.id
+
+
+def test_a_careless_model_gets_each_event_a_verified_outcome_or_the_reason_it_has_none(
+    careless_run: CarelessRun,
+) -> None:
+    assert_outcomes_verified_or_explained(careless_run.events, careless_run.folder,
+                                          load_environment(careless_run.config.environment))
+
+
+def assert_outcomes_verified_or_explained(events: list[Event], folder: Path, env: Environment) -> None:
+    """Every valid event has an outcome whose calls ran clean and whose world keeps every rule, or the reason it
+    has none; and some have one, some have not (the double's calls name rows that exist, or do not)."""
+    ok = [event for event in events if event.status == "ok"]
+    for event in ok:
+        expected = event.expected
+        if expected is None:
+            assert event.expected_error, event.id
+            continue
+        assert event.expected_error is None
+        assert all(not (call.result or "").startswith("Error") for call in expected.calls), event.id
+        if expected.world is not None:
+            with env.session(world_file(folder, expected.world)) as session:
+                assert list(env.broken_rows(session)) == [], event.id
+    assert any(event.expected is None for event in ok) and any(event.expected is not None for event in ok)
 
 
 def test_given_up_facts_are_recorded_on_the_event(tmp_path: Path) -> None:

@@ -52,14 +52,15 @@ def test_columns_no_answer_governs_are_filled_in_the_shape_of_existing_rows(shop
     assert item["position"] == 0
 
 
-def test_an_event_whose_rows_validate_costs_three_calls(shop_run: ShopRun, script) -> None:
+def test_an_event_whose_rows_validate_costs_three_calls_and_its_outcomes(shop_run: ShopRun, script) -> None:
     shop_run.populate(script_order(script))
 
-    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues"]
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues",
+                                                                "ExpectedOutcomeProposal"]
     assert shop_run.events()["S001"].repairs == 0
 
 
-def test_a_lean_event_costs_the_plan_alone_and_keeps_its_valid_values(tmp_path: Path, script) -> None:
+def test_a_lean_event_costs_the_plan_and_its_outcome_alone_and_keeps_its_valid_values(tmp_path: Path, script) -> None:
     plan = order_plan()
     del plan["scenario"], plan["expected_behaviour"]  # not asked: the scenario's own texts are kept
     plan["rows"][0]["values"]["quantity"] = 99  # more than any stock: rejected, then generated again
@@ -68,8 +69,8 @@ def test_a_lean_event_costs_the_plan_alone_and_keeps_its_valid_values(tmp_path: 
     run = start_run(shop_config(tmp_path, populate={"lean": "yes"}), tmp_path / "run", [ORDER_SCENARIO])
     run.populate(script)
 
-    (asked,) = script.requests
-    assert asked.schema == "SymbolicPlan"
+    asked, outcome = script.requests
+    assert (asked.schema, outcome.schema) == ("SymbolicPlan", "ExpectedOutcomeProposal")
     assert "scenario" not in asked.body["response_format"]["json_schema"]["schema"]["properties"]
     event = run.events()["S001"]
     (order,) = run.new_rows("S001", "shop_orders")
@@ -196,7 +197,7 @@ def test_resume_populates_only_the_scenarios_without_an_event(tmp_path: Path, sc
 
     run.populate(script)
 
-    assert [request.schema for request in script.requests[before:]] == ["SymbolicPlan"]
+    assert [request.schema for request in script.requests[before:]] == ["SymbolicPlan", "ExpectedOutcomeProposal"]
     lines = (run.folder / "events.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["S001", "S002"]
 
@@ -212,14 +213,16 @@ def test_an_event_that_failed_in_an_outage_is_populated_again_on_resume(tmp_path
     assert len((run.folder / "events.jsonl").read_text().splitlines()) == 1
 
 
-def test_a_scenario_that_needs_no_rows_gets_the_background_world_after_one_call(tmp_path: Path, script) -> None:
+def test_a_scenario_that_needs_no_rows_gets_the_background_world_after_one_call_and_its_outcomes(
+    tmp_path: Path, script
+) -> None:
     run = start_run(shop_config(tmp_path), tmp_path / "run", [QUESTION_SCENARIO])
     script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": [],
                                             "scenario": "", "expected_behaviour": ""})
     run.populate(script)
 
     event = run.events()["S002"]
-    assert len(script.requests) == 1
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "ExpectedOutcomeProposal"]
     assert event.status == "ok" and event.user_rows == {} and event.scenario == QUESTION_SCENARIO.description
     background = run.folder / "events" / "_background.sqlite"
     assert json.loads((run.folder / "events" / "S002.delta.json").read_text())["tables"] == {}  # nothing of its own
@@ -302,7 +305,8 @@ def test_a_rejected_value_that_no_rule_fixes_is_generated_again_without_a_call(s
     orders["values"]["status"] = "pending"  # not a status of this shop, and no rule is about it
     shop_run.populate(script)
 
-    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues"]
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues",
+                                                                "ExpectedOutcomeProposal"]
     (order,) = shop_run.new_rows("S001", "shop_orders")
     assert order["status"] in ("open", "shipped")
     assert order["placed_at"] == "2024-03-01T10:00:00"  # the governed value stays
@@ -316,7 +320,8 @@ def test_a_rule_that_only_restates_a_rejected_value_does_not_keep_it(shop_run: S
     constraints["constraints"]["shop_orders_1"].append({"column": "status", "rule": "pending"})
     shop_run.populate(script)
 
-    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues"]
+    assert [request.schema for request in script.requests] == ["SymbolicPlan", "RowConstraints", "RowValues",
+                                                                "ExpectedOutcomeProposal"]
     (order,) = shop_run.new_rows("S001", "shop_orders")
     assert order["status"] in ("open", "shipped")
     assert order["placed_at"] == "2024-03-01T10:00:00"  # a real rule's value stays

@@ -19,11 +19,11 @@ from intellagent.environment import Environment, load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from tests.conftest import world_file
-from tests.populate.test_careless_model import populate
+from tests.populate.test_careless_model import assert_outcomes_verified_or_explained, populate
 from tests.store import config, environment
 
 SCENARIOS = 50
-MAX_CALLS_PER_EVENT = 5  # plan, constraints, values and at most two repairs
+MAX_CALLS_PER_EVENT = 8  # plan, constraints, values and at most two repairs; the outcome and at most two repairs
 
 AGREEING = {
     "a line's variant is one of its product": """
@@ -106,6 +106,10 @@ def test_references_agree_in_every_row_of_every_event(careless: Run, holds: str)
     for event_id, world in careless.worlds():
         with sqlite3.connect(world) as connection:
             assert connection.execute(AGREEING[holds]).fetchall() == [], event_id
+
+
+def test_each_event_has_a_verified_outcome_or_the_reason_it_has_none(careless: Run) -> None:
+    assert_outcomes_verified_or_explained(careless.events, careless.folder, careless.environment)
 
 
 def test_every_line_repeats_its_variants_options_and_price(careless: Run) -> None:

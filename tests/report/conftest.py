@@ -1,9 +1,11 @@
-"""Fixtures of the report tests: the shop run of `shop_run`, before and after its report stage."""
+"""Fixtures of the report tests: the shop run of `shop_run`, before and after its report stage, and the run of
+`outcome_run`, whose dialogs are graded against expected outcomes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import outcome_run
 import pytest
 from shop_run import answer_for, make_run, report_run, write_config
 
@@ -50,3 +52,24 @@ def shop_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, Ru
     folder = make_run(config, base / "run")
     return report_run(config, folder, ScriptedLLM().on(role="analysis", reply=answer_for)), folder
 
+
+
+@pytest.fixture
+def outcome_folder(config: Config, tmp_path: Path) -> RunFolder:
+    """The run of `outcome_run`, not yet reported."""
+    return outcome_run.make_run(config, tmp_path / "outcomes")
+
+
+@pytest.fixture
+def outcome_script() -> ScriptedLLM:
+    """The scripted judge of `outcome_run`'s dialogs."""
+    return ScriptedLLM().on(role="analysis", schema="DialogAnalysis", reply=outcome_run.answer_for)
+
+
+@pytest.fixture(scope="module")
+def outcome_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, RunFolder]:
+    """The run of `outcome_run` after its report stage, shared by the tests of a module that only read it."""
+    base = tmp_path_factory.mktemp("outcomes")
+    config = load_config(write_config(base))
+    folder = outcome_run.make_run(config, base / "run")
+    return report_run(config, folder, ScriptedLLM().on(role="analysis", reply=outcome_run.answer_for)), folder

@@ -18,8 +18,8 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def browser(shop_report) -> Iterator[object]:
-    # The report is made first: Playwright's sync API keeps an event loop running while it is open.
+def browser(shop_report, outcome_report) -> Iterator[object]:
+    # The reports are made first: Playwright's sync API keeps an event loop running while it is open.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -121,4 +121,16 @@ def test_on_a_phone_nothing_is_wider_than_the_screen_and_a_dialog_opens_on_tap(s
     card = page.locator("#dialog-S002")
     card.locator("summary").tap()
     assert card.get_attribute("open") is not None and card.locator(".transcript").is_visible()
+    context.close()
+
+
+def test_the_outcome_section_and_a_graded_card_fit_a_phone_and_run_no_markup(outcome_report, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(outcome_report[1].path("report.html").as_uri() + "#dialog-S003")
+    card = page.locator("#dialog-S003")
+    assert card.get_attribute("open") is not None and card.locator(".outcome-check").is_visible()
+    assert page.locator("#outcomes").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("typeof window.__pwned") == "undefined" and page.locator("img").count() == 0
     context.close()

@@ -7,6 +7,7 @@ import pytest
 from shop_run import make_run, report_run
 
 from intellagent.artifacts import UserAudit, UserFault
+from intellagent.reports.outcomes import KEPT_OUT
 from intellagent.reports.summary import reliability_line
 
 # S002 broke P03 at turn 4; its user spoke as the agent at turn 1, before it.
@@ -100,3 +101,17 @@ def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(conf
     assert s002.status == "fail" and s002.user_faults == [late]
     assert (report.overall.pass_rate.passed, report.overall.pass_rate.total) == (1, 4)
     assert report.simulator.kept_out == [] and report.simulator.faulted.count == 1
+
+
+def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_folder, outcome_script):
+    def audit_s001(dialogs):  # S001 earned the outcome's reward; its user narrated at turn 1
+        for dialog in dialogs:
+            faults = [FAULT.model_copy(update={"kind": "narrated"})] if dialog.id == "S001" else []
+            dialog.audit = UserAudit(faults=faults, judged=True) if dialog.status != "error" else None
+        return dialogs
+
+    rewrite_dialogs(outcome_folder, audit_s001)
+    report = report_run(config, outcome_folder, outcome_script).report
+    (s001,) = [d for d in report.dialogs if d.id == "S001"]
+    assert s001.status == "user_fault" and not s001.outcome.counted and s001.outcome.reason == KEPT_OUT
+    assert (report.outcomes.pass_rate.passed, report.outcomes.pass_rate.total) == (1, 4)  # (2, 5) with S001

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from scripted_dialogs import dialogs, event, pursued, reply, say, shop_config, simulate, stop, verdict
 
-from intellagent.artifacts import Dialog, Finding, UserAudit, UserFault
+from intellagent.artifacts import Dialog, Finding, OutcomeGrade, UserAudit, UserFault
 from intellagent.artifacts.tau import TauGrade
 from intellagent.cli import parser
 from intellagent.config import ReportConfig
@@ -36,6 +36,11 @@ def test_a_trial_whose_user_faulted_first_or_that_ran_out_of_turns_or_failed_has
     fault = UserAudit(faults=[UserFault(kind="narrated", turn=1, evidence="The customer says")])
     assert trial_verdict(played("pass", audit=fault)) is None
     assert trial_verdict(played("incomplete")) is None and trial_verdict(played("error")) is None
+
+
+def test_a_trial_graded_against_its_expected_outcome_is_that_grade_whatever_the_user_said():
+    missed = OutcomeGrade(reward=0.0, state_match=False, expected_calls=1, made_calls=0, matched_calls=0, progress=0.0)
+    assert trial_verdict(played("pass", grade=missed)) is False
 
 
 def test_a_tau_trial_is_its_reward():

@@ -1,0 +1,167 @@
+"""What a correct chatbot does in an event, and how close a dialog came to it.
+
+Every event carries an expected outcome (`Event.expected`): the tool calls a chatbot that keeps every
+sampled rule makes, the writes it must not make, and the facts it must tell the user. It is proposed by a
+model and verified by running it with the domain's own tools on a copy of the event's world, whose end
+state is stored beside the event's. A τ-bench task's gold actions and outputs are an expected outcome of
+the same kind. Every dialog played on an event with one is graded against it (`Dialog.grade`) by one
+grader, whichever way the outcome was made.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field, computed_field
+
+
+def call_text(tool: str, arguments: dict[str, Any]) -> str:
+    """A call as one line, as reports cite it: name(key=value, ...), values as JSON."""
+    shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    return f"{tool}({shown})"
+
+
+def canonical(value: Any) -> str:
+    """A value as calls are compared: its JSON text with keys in order (so `1` and `1.0` differ, as τ-bench's
+    grade has them)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def call_key(tool: str, arguments: dict[str, Any]) -> str:
+    """A call in canonical form: two calls match when their keys are equal, whatever order their arguments were
+    given in."""
+    return tool + canonical(arguments)
+
+
+class ExpectedCall(BaseModel):
+    """A call a rule-keeping chatbot makes in the event, as verified on a copy of its world."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    writes: bool = Field(description="Whether the tool may change the world (a read establishes what a write needs).")
+    policies: list[str] = Field(
+        default_factory=list, description="The sampled policies that require this call (none: a read a write needs)."
+    )
+    result: str | None = Field(default=None, description="What the tool returned when the outcome was verified.")
+
+    def text(self) -> str:
+        """The call as one line."""
+        return call_text(self.tool, self.arguments)
+
+
+class ForbiddenCall(BaseModel):
+    """A write the sampled rules forbid in this event: the cancellation a rule refuses, the compensation a rule
+    withholds."""
+
+    tool: str
+    arguments: dict[str, Any] | None = Field(
+        default=None,
+        description="The arguments that make the call forbidden (a call matches when it has every one of them); "
+        "None: any call of the tool.",
+    )
+    policies: list[str] = Field(description="The sampled policies that forbid it.")
+    reason: str = Field(default="", description="Why, in one line.")
+
+    def forbids(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether a call of `tool` with `arguments` is this forbidden write: the tool, and every argument it
+        names with the same value (compared as calls are, canonical)."""
+        if tool != self.tool:
+            return False
+        return self.arguments is None or all(
+            name in arguments and canonical(arguments[name]) == canonical(value)
+            for name, value in self.arguments.items()
+        )
+
+    def text(self) -> str:
+        """The forbidden call as one line (`tool(…)` for any call of the tool)."""
+        return f"{self.tool}(…)" if self.arguments is None else call_text(self.tool, self.arguments)
+
+
+class ExpectedOutcome(BaseModel):
+    """What a chatbot that keeps every sampled rule does in the event, verified by running it."""
+
+    calls: list[ExpectedCall] = Field(default_factory=list, description="In the order they are made.")
+    forbidden: list[ForbiddenCall] = Field(default_factory=list)
+    outputs: list[str] = Field(
+        default_factory=list, description="Facts the chatbot must tell the user; a reply must contain each one."
+    )
+    world: str | None = Field(
+        default=None,
+        description="The world the expected calls leave, relative to the run: its difference from the event's "
+        "(events/<id>.expected.delta.json); None when the calls change nothing.",
+    )
+    digest: str | None = Field(default=None, description="sha256 of that world's rows.")
+    touched: list[str] = Field(
+        default_factory=list, description="The records the expected calls change, as `table key` (the reward compares "
+        "these and the ones the dialog changed)."
+    )
+    dropped: list[str] = Field(
+        default_factory=list,
+        description="Proposed calls that were not kept, each with why (an error the repair did not mend, a world "
+        "that broke a rule, a call the rules forbid).",
+    )
+    repairs: int = Field(default=0, description="Calls sent back to the model with their error before verification.")
+
+
+class OutcomeGrade(BaseModel):
+    """A dialog graded against its event's expected outcome.
+
+    The counts are kept beside the ratios so that a report sums them per tool or per flow rather than
+    averaging ratios.
+    """
+
+    reward: float = Field(
+        description="1.0 when the world ended as the expected calls leave it (on the records either changed) and "
+        "every output was said; else 0.0."
+    )
+    state_match: bool = Field(description="The world ended as the expected calls leave it.")
+    outputs: dict[str, bool] = Field(default_factory=dict, description="Each expected output: whether a reply said it.")
+    forbidden_made: list[str] = Field(
+        default_factory=list, description="Forbidden writes the chatbot made (that ran without an error), as calls."
+    )
+    missed: list[str] = Field(default_factory=list, description="Expected writes the chatbot did not make, as calls.")
+    missed_reads: list[str] = Field(
+        default_factory=list, description="Expected look-ups the chatbot did not make; they never cost the reward."
+    )
+    unexpected: list[str] = Field(
+        default_factory=list, description="Writes the chatbot made that no expected call makes (an attempt that "
+        "returned an error changed nothing and is not one)."
+    )
+    diff: list[str] = Field(default_factory=list, description="Records whose end state differs from the expected one.")
+    expected_calls: int = Field(description="Calls in the expected outcome.")
+    made_calls: int = Field(
+        description="Calls the chatbot made on the dialog's world (a tool that does not act on it, as thinking, is "
+        "not counted unless an expected call is of it)."
+    )
+    matched_calls: int = Field(description="Calls of the chatbot that match an expected call by tool and arguments.")
+    tools: dict[str, list[int]] = Field(
+        default_factory=dict, description="Per tool: [expected, made, matched], for precision and recall per tool."
+    )
+    progress: float = Field(
+        description="The share of the expected calls made, in order, before the chatbot's first wrong write."
+    )
+
+    @property
+    def passed(self) -> bool:
+        """Whether the reward is 1."""
+        return self.reward == 1.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def precision(self) -> float | None:
+        """Matched calls among the calls made (None when none was made)."""
+        return self.matched_calls / self.made_calls if self.made_calls else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def recall(self) -> float | None:
+        """Matched calls among the expected ones (None when none was expected)."""
+        return self.matched_calls / self.expected_calls if self.expected_calls else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def f1(self) -> float | None:
+        """The harmonic mean of precision and recall (None when either is undefined or both are 0)."""
+        p, r = self.precision, self.recall
+        return None if p is None or r is None or p + r == 0 else 2 * p * r / (p + r)

@@ -1,0 +1,181 @@
+"""The answers a model gives about an event's expected outcome: the proposal, and a call in place of one that
+failed when it was run.
+
+Each can only name what exists: a call is one of the domain's tools that act on its world, with that tool's
+own arguments (a union discriminated by the tool's name, each member the tool's arguments model); a
+forbidden call is one of its writing tools; a policy is one of the event's sampled ids. The tools' part is
+the same for every event of a run and is made once per domain; the sampled ids differ per event, so they
+are one definition the JSON schema of each event's answer adds (`SAMPLED`), and checked after parsing,
+with no model made per event.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, WithJsonSchema, create_model
+from pydantic_core import InitErrorDetails
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment, Tool
+
+# Bounds, so that a small model cannot write on until it runs out of tokens.
+MAX_CALLS = 6
+MAX_FORBIDDEN = 3
+MAX_OUTPUTS = 4
+MAX_CALL_POLICIES = 3
+OUTPUT_LENGTH = 80
+REASON_LENGTH = 160
+
+SAMPLED = "SampledPolicy"
+"""The definition, in an answer's JSON schema, of the policy ids the event samples."""
+
+_MARK = "x-sampled-policy"
+_SAMPLED_ID = Annotated[str, WithJsonSchema({"type": "string", _MARK: True})]
+
+_CLOSED = ConfigDict(extra="forbid")
+
+
+def world_tools(environment: Environment) -> list[Tool]:
+    """The tools that act on the world (they take its session): the only ones an expected call may make. A
+    tool that neither reads nor changes the world (a calculator, a note, a hand-over) leaves no trace a
+    grade could check."""
+    return [tool for tool in environment.tools if tool.session_parameter is not None]
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What every event's answers of one domain share: their models, and their JSON schemas with the sampled
+    ids left as a reference to `SAMPLED`."""
+
+    proposal: type[BaseModel]
+    mend: type[BaseModel]
+    proposal_schema: dict[str, Any]
+    mend_schema: dict[str, Any]
+
+
+# Once per domain: a model class made per event is never freed. Keyed by the environment itself (a run loads one).
+@lru_cache(maxsize=8)
+def _parts(environment: Environment) -> _Parts:
+    calls = [_call_model(tool) for tool in world_tools(environment)]
+    call: Any = calls[0] if len(calls) == 1 else Annotated[typing.Union[tuple(calls)], Field(discriminator="tool")]  # noqa: UP007
+    writes = tuple(tool.name for tool in world_tools(environment) if tool.writes)
+    fields: dict[str, Any] = {
+        "calls": (list[call], Field(max_length=MAX_CALLS, description="The calls a chatbot that keeps every rule "
+                                    "makes here, in order: the changes, and the look-ups they need first.")),
+    }
+    if writes:
+        fields["forbidden"] = (list[_forbidden_model(writes)], Field(
+            max_length=MAX_FORBIDDEN, description="Changes the rules forbid here: calls the chatbot must not make."))
+    fields["outputs"] = (list[Annotated[str, StringConstraints(max_length=OUTPUT_LENGTH)]], Field(
+        max_length=MAX_OUTPUTS, description="Short facts the chatbot must tell the user (an amount, a date, a name), "
+        "each as a reply would contain it; none if it need not state any."))
+    proposal = create_model("ExpectedOutcomeProposal", __config__=_CLOSED, **fields)
+    mend = create_model("MendedCall", __config__=_CLOSED, call=(call | None, Field(
+        description="The call to make in place of the one that failed, or null to leave it out.")))
+    return _Parts(proposal, mend, _referring(proposal.model_json_schema()), _referring(mend.model_json_schema()))
+
+
+def _call_model(tool: Tool) -> type[BaseModel]:
+    return create_model(
+        f"{_title(tool.name)}Call",
+        __config__=_CLOSED,
+        tool=(Literal[tool.name], ...),  # type: ignore[valid-type]
+        arguments=(tool.arguments_model, ...),
+        policies=(list[_SAMPLED_ID], Field(default_factory=list, max_length=MAX_CALL_POLICIES, description=(
+            "The sampled rules that require this call; none for a look-up a later call needs."))),
+    )
+
+
+def _forbidden_model(writes: tuple[str, ...]) -> type[BaseModel]:
+    return create_model(
+        "ForbiddenCall",
+        __config__=_CLOSED,
+        tool=(Literal[writes], Field(description="The tool that must not be called.")),  # type: ignore[valid-type]
+        arguments=(dict[str, Any] | None, Field(description="The arguments that make the call forbidden; null: any "
+                                               "call of the tool.")),
+        policy=(_SAMPLED_ID, Field(description="The sampled rule that forbids it.")),
+        reason=(str, Field(max_length=REASON_LENGTH, description="Why, in one line.")),
+    )
+
+
+def _referring(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with every sampled id's place referring to the `SAMPLED` definition each event adds."""
+    if schema.get(_MARK):
+        return {"$ref": f"#/$defs/{SAMPLED}"}
+    return {key: _referring(value) if isinstance(value, dict) else
+            [_referring(item) if isinstance(item, dict) else item for item in value] if isinstance(value, list) else
+            value for key, value in schema.items()}
+
+
+class _EventAnswer:
+    """An answer of one event: the domain's model, with the event's sampled ids as the only policies allowed."""
+
+    __name__: str
+
+    def __init__(self, model: type[BaseModel], schema: dict[str, Any], policies: tuple[str, ...]) -> None:
+        self.__name__ = model.__name__
+        self._model = model
+        self._schema = schema
+        self.policies = policies
+
+    def model_json_schema(self) -> dict[str, Any]:
+        """The JSON schema of the answer."""
+        schema = copy.deepcopy(self._schema)  # the reader may change what it is given
+        sampled = {"enum": list(self.policies), "type": "string"} if self.policies else {"not": {}}
+        schema["$defs"] = dict(sorted({**schema.get("$defs", {}), SAMPLED: sampled}.items()))
+        return schema
+
+    def model_validate_json(self, text: str | bytes) -> Any:
+        """The answer in `text`, checked.
+
+        Raises:
+            ValidationError: the answer is not JSON, leaves the schema, or names a policy the event does not sample.
+        """
+        answer = self._model.model_validate_json(text)
+        problems: list[InitErrorDetails] = [
+            {"type": "literal_error", "loc": where, "input": named,
+             "ctx": {"expected": ", ".join(repr(policy) for policy in self.policies) or "no policy"}}
+            for where, named in _policies_named(answer) if named not in self.policies]
+        if problems:
+            raise ValidationError.from_exception_data(self.__name__, problems, input_type="json")
+        return answer
+
+
+def proposal_schema(environment: Environment, policies: tuple[str, ...]) -> _EventAnswer:
+    """The schema of an event's proposed outcome (see `ExpectedOutcomeProposal`), its policies the event's."""
+    parts = _parts(environment)
+    return _EventAnswer(parts.proposal, parts.proposal_schema, policies)
+
+
+def mend_schema(environment: Environment, policies: tuple[str, ...]) -> _EventAnswer:
+    """The schema of a call in place of one that failed (see `MendedCall`), its policies the event's."""
+    parts = _parts(environment)
+    return _EventAnswer(parts.mend, parts.mend_schema, policies)
+
+
+def _policies_named(answer: BaseModel) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Every policy id an answer names, with where."""
+    calls = getattr(answer, "calls", None)
+    if calls is None:  # a mended call
+        call = getattr(answer, "call", None)
+        yield from ((("call", "policies", i), policy) for i, policy in enumerate(call.policies if call else []))
+        return
+    for i, call in enumerate(calls):
+        yield from ((("calls", i, "policies", j), policy) for j, policy in enumerate(call.policies))
+    for i, forbidden in enumerate(getattr(answer, "forbidden", [])):
+        yield ("forbidden", i, "policy"), forbidden.policy
+
+
+def given_arguments(call: BaseModel) -> dict[str, Any]:
+    """The arguments a proposed call gives, as the model wrote them (no default added for one it left out)."""
+    return call.arguments.model_dump(mode="json", exclude_unset=True, by_alias=True)  # type: ignore[attr-defined]
+
+
+def _title(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))

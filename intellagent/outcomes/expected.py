@@ -1,0 +1,101 @@
+"""An event's expected outcome made final: its calls as they ran, the facts to state that the event bears out,
+and the world the calls leave, stored beside the event's as its changes over it.
+
+The expected world is `events/<id>.expected.delta.json`, a delta over the event's own world, so that a
+dialog's world (a delta over the same world) is graded by comparing the two deltas' records. A published
+task's gold actions make an outcome of the same kind, replayed once on the task set's database
+(`replayed_outcome`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
+from intellagent.environment import worlds
+from intellagent.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+    from intellagent.outcomes.proposal import Proposal
+    from intellagent.outcomes.verification import Run
+    from intellagent.populate.scratch import ScratchWorld
+
+SHOWN_DROPS = 3
+"""Dropped calls an event's `expected_error` quotes."""
+
+
+def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Proposal, run: Run | None, *,
+                 background: Path) -> Event:
+    """The event with its verified outcome stored, or, when none remains, with why (`expected_error`).
+
+    Args:
+        proposal: the proposal as its runs left it.
+        run: its last run, which went clean (None when the model gave no proposal).
+        background: the world the event's own stands on, whose digest the expected world's is taken over.
+    """
+    if proposal.error is not None or run is None:
+        return _without(folder, event, proposal.error or "no proposal")
+    if proposal.proposed and not proposal.calls:
+        shown = "; ".join(proposal.dropped[:SHOWN_DROPS])
+        more = f"; and {len(proposal.dropped) - SHOWN_DROPS} more" if len(proposal.dropped) > SHOWN_DROPS else ""
+        return _without(folder, event, f"no proposed call could be verified: {shown}{more}")
+    assert event.database is not None
+    calls = [ExpectedCall(tool=call.tool, arguments=call.arguments, writes=env.tool(call.tool).writes,
+                          policies=call.policies, result=result)
+             for call, result in zip(proposal.calls, run.results, strict=True)]
+    sources = [*run.results, json.dumps(event.user_rows, ensure_ascii=False), event.scenario, env.policy]
+    outputs = [output for output in proposal.outputs if said(output, sources)]
+    unfounded = [f'output "{output}": no call\'s result, row of the event, the scenario or the policy holds it'
+                 for output in proposal.outputs if output not in outputs]
+    world, touched = store_world(folder, event.id, base=folder.path(event.database), changes=run.world)
+    digest = worlds.digest(run.over_background, background) if run.world else event.digest
+    expected = ExpectedOutcome(calls=calls, forbidden=proposal.forbidden, outputs=outputs, world=world, digest=digest,
+                               touched=touched, dropped=[*proposal.dropped, *unfounded], repairs=proposal.repairs)
+    return event.model_copy(update={"expected": expected, "expected_error": None})
+
+
+def replayed_outcome(env: Environment, scratch: ScratchWorld, folder: RunFolder, event: Event,
+                     calls: Sequence[tuple[str, dict[str, Any]]], outputs: list[str]) -> ExpectedOutcome:
+    """The outcome of calls known to be right (a published task's gold actions): replayed as they are on the
+    event's world, a complete database that `scratch` is a copy of, with no model and no check."""
+    with scratch.attempt() as session:
+        scratch.written()
+        results = [env.call_tool(session, name, arguments) for name, arguments in calls]
+        changes = scratch.changes(tables=scratch.written())
+    assert event.database is not None
+    base = folder.path(event.database)
+    world, touched = store_world(folder, event.id, base=base, changes=changes)
+    known = {tool.name: tool.writes for tool in env.tools}
+    return ExpectedOutcome(
+        calls=[ExpectedCall(tool=name, arguments=arguments, writes=known.get(name, True), result=result)
+               for (name, arguments), result in zip(calls, results, strict=True)],
+        outputs=outputs, world=world, digest=worlds.digest(changes, base), touched=touched)
+
+
+def store_world(folder: RunFolder, event_id: str, *, base: Path, changes: worlds.Changes) -> tuple[str | None,
+                                                                                                   list[str]]:
+    """Store the world the expected calls leave, as its changes over the event's world `base`; its name in the
+    run folder (None when they change nothing: no file) and the records they change."""
+    name = RunFolder.expected_worlds.stored(event_id)
+    path = folder.path(name)
+    if not changes:
+        path.unlink(missing_ok=True)
+        return None, []
+    worlds.save_delta(path, base=base, found=changes)
+    return name, list(worlds.records(changes))
+
+
+def said(output: str, texts: Iterable[str]) -> bool:
+    """Whether one of `texts` contains `output`, as τ-bench matches an output to a reply: ignoring case, and the
+    text's commas ("1000" is in "$1,000")."""
+    wanted = output.lower()
+    return any(wanted in text.lower().replace(",", "") for text in texts)
+
+
+def _without(folder: RunFolder, event: Event, reason: str) -> Event:
+    folder.path(RunFolder.expected_worlds.stored(event.id)).unlink(missing_ok=True)
+    return event.model_copy(update={"expected": None, "expected_error": reason})

@@ -1,0 +1,131 @@
+"""A dialog graded against its event's expected outcome, the same way whichever mode made the outcome.
+
+- The **reward** is τ-bench's: 1 when the world ended as the expected calls leave it and every expected
+  output appears in a reply (ignoring case and the reply's commas), else 0. Both worlds are stored as their
+  changes over the event's world, so "ended the same" is "the two deltas hold the same records": compared
+  record by record, with no database made whole, and exactly what comparing the whole worlds would say.
+- **Forbidden writes made**: the writes the sampled rules forbid that the chatbot made and that ran (an
+  attempt the tool refused changed nothing).
+- **Tool calls**, as FlowBench scores them: a call of the chatbot matches an expected call when the tool and
+  the arguments (canonical JSON) are the same and it ran without an error; each expected call is matched
+  once at most. Precision is matched among the calls made, recall matched among the calls expected; the
+  counts are kept per tool so that a report sums them rather than averaging ratios.
+- **Progress**: the share of the expected calls matched before the chatbot's first wrong write (one that
+  ran and matches no expected call still unmatched, or a forbidden one); look-ups that match nothing are
+  not wrong, only unneeded.
+- What went wrong, by name: the expected writes and look-ups missed, the writes no expected call makes, and
+  the records whose end state differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from intellagent.artifacts import ExpectedOutcome, OutcomeGrade, ToolCall
+from intellagent.artifacts.outcomes import call_key, call_text
+from intellagent.environment import worlds
+from intellagent.outcomes.expected import said
+
+if TYPE_CHECKING:
+    from intellagent.environment import Environment
+
+DIFF_LINES = 12
+"""Records a grade names as differing: enough to see what went wrong without copying a world into it."""
+
+
+def grade(environment: Environment, expected: ExpectedOutcome, expected_world: worlds.Changes, *,
+          calls: Sequence[ToolCall], replies: Sequence[str], world: worlds.Changes) -> OutcomeGrade:
+    """A dialog graded against an expected outcome.
+
+    Args:
+        environment: the domain, whose tools say which calls write.
+        expected: the event's expected outcome.
+        expected_world: what the expected calls change in the event's world (the outcome's stored world).
+        calls: the chatbot's tool calls in order; those it only reported are left out, as nothing ran, and so
+            are those of tools that do not act on the world (thinking, arithmetic) unless the outcome expects one.
+        replies: the chatbot's messages to the user.
+        world: what the dialog changed in the event's world.
+    """
+    writes = {tool.name for tool in environment.tools if tool.writes}
+    aside = {tool.name for tool in environment.tools if tool.session_parameter is None}
+    aside -= {call.tool for call in expected.calls}  # a published task's gold may hand the user over
+    ran = [call for call in calls if not call.reported and call.name not in aside]
+    matched, progress = _matched(expected, ran, writes)
+    keys = {call_key(call.tool, call.arguments) for call in expected.calls}
+    made_writes = [call for call in ran if not call.failed and call.name in writes]
+    differ = _differences(expected_world, world)
+    outputs = {output: said(output, replies) for output in expected.outputs}
+    state_match = not differ
+    counts: dict[str, list[int]] = {}
+    for call in expected.calls:
+        counts.setdefault(call.tool, [0, 0, 0])[0] += 1
+    for call in ran:
+        counts.setdefault(call.name, [0, 0, 0])[1] += 1
+    for position in matched.values():
+        counts[expected.calls[position].tool][2] += 1
+    missed = [call for position, call in enumerate(expected.calls) if position not in matched.values()]
+    return OutcomeGrade(
+        reward=1.0 if state_match and all(outputs.values()) else 0.0,
+        state_match=state_match,
+        outputs=outputs,
+        forbidden_made=[call_text(call.name, call.arguments) for call in made_writes
+                        if any(item.forbids(call.name, call.arguments) for item in expected.forbidden)],
+        missed=[call.text() for call in missed if call.writes],
+        missed_reads=[call.text() for call in missed if not call.writes],
+        unexpected=[call_text(call.name, call.arguments) for call in made_writes
+                    if call_key(call.name, call.arguments) not in keys],
+        diff=differ[:DIFF_LINES] + ([f"... and {len(differ) - DIFF_LINES} more"] if len(differ) > DIFF_LINES else []),
+        expected_calls=len(expected.calls),
+        made_calls=len(ran),
+        matched_calls=len(matched),
+        tools=dict(sorted(counts.items())),
+        progress=progress / len(expected.calls) if expected.calls else 1.0,
+    )
+
+
+def _matched(expected: ExpectedOutcome, ran: list[ToolCall], writes: set[str]) -> tuple[dict[int, int], int]:
+    """Which expected call each call of the chatbot matched (call's position → expected call's), each expected
+    call once at most; and how many were matched before the first wrong write."""
+    waiting: dict[str, list[int]] = {}
+    for position, call in enumerate(expected.calls):
+        waiting.setdefault(call_key(call.tool, call.arguments), []).append(position)
+    matched: dict[int, int] = {}
+    progress: int | None = None
+    for position, call in enumerate(ran):
+        if call.failed:
+            continue  # it changed nothing, and matched nothing
+        open_positions = waiting.get(call_key(call.name, call.arguments))
+        forbidden = any(item.forbids(call.name, call.arguments) for item in expected.forbidden)
+        if open_positions and not forbidden:
+            matched[position] = open_positions.pop(0)
+        elif call.name in writes and progress is None:
+            progress = len(matched)
+    return matched, len(matched) if progress is None else progress
+
+
+def _differences(expected: worlds.Changes, actual: worlds.Changes) -> list[str]:
+    """The records whose end state differs between two worlds' changes over one world, one line each."""
+    ours, theirs = worlds.records(expected), worlds.records(actual)
+    columns = {name: changed.columns for name, changed in (*expected.items(), *actual.items())}
+    lines = []
+    for name in sorted(ours.keys() | theirs.keys()):
+        if name not in theirs:
+            done = "removed" if ours[name][1] is None else "written"
+            lines.append(f"{name}: {done} by the expected calls, not by the chatbot")
+        elif name not in ours:
+            done = "removed" if theirs[name][1] is None else "written"
+            lines.append(f"{name}: {done} by the chatbot, not by the expected calls")
+        elif ours[name] != theirs[name]:
+            (table, wanted), (_, found) = ours[name], theirs[name]
+            lines.append(f"{name}: {_columns(columns[table], wanted, found)}")
+    return lines
+
+
+def _columns(columns: list[str], wanted: list[Any] | None, found: list[Any] | None) -> str:
+    if wanted is None:
+        return "removed by the expected calls, kept by the chatbot"
+    if found is None:
+        return "removed by the chatbot, kept by the expected calls"
+    return ", ".join(column for column, one, other in zip(columns, wanted, found, strict=True) if one != other)
+

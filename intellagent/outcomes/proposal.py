@@ -1,0 +1,187 @@
+"""An event's expected outcome as the model proposes it, and a failed call as the model mends it.
+
+One call per event proposes the outcome (step `populate/outcome`): the calls a chatbot that keeps every
+sampled rule makes, the writes the rules forbid, the facts it must state. The prompt shows the scenario,
+its expected behaviour, the sampled policies, the event's own rows and the rows they refer to, and the
+tools that act on the world; the answer's schema admits only those tools with their own arguments (see
+`answer`). A call that fails when the outcome is run goes back to the model once, with what went wrong
+(step `populate/outcome_repair`, at most `MAX_REPAIRS` per event); what the model cannot mend is dropped,
+with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel
+
+from intellagent.artifacts import Event, ForbiddenCall
+from intellagent.llm import LLMError
+from intellagent.outcomes.answer import given_arguments, mend_schema, proposal_schema, world_tools
+from intellagent.prompt_files import render
+
+if TYPE_CHECKING:
+    from intellagent.populate.event import EventDeps
+
+MAX_REPAIRS = 2
+"""Failed calls sent back to the model per event, in all."""
+
+MAX_REFERENCED = 8
+"""Rows the event's rows refer to, shown beside them."""
+
+RESULT_CHARACTERS = 400
+"""What a repair prompt shows of each call's result."""
+
+
+@dataclass(frozen=True)
+class ProposedCall:
+    """A call of the proposed outcome.
+
+    Attributes:
+        mended: the model gave it in place of a call that failed; it is not sent back again.
+    """
+
+    tool: str
+    arguments: dict[str, Any]
+    policies: list[str] = field(default_factory=list)
+    mended: bool = False
+
+    def text(self) -> str:
+        """The call as one line, as reports cite it."""
+        shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in self.arguments.items())
+        return f"{self.tool}({shown})"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The outcome the model proposed, as repairs and drops have left it.
+
+    Attributes:
+        calls: the calls still kept, in order.
+        forbidden: the writes the rules forbid here.
+        outputs: the facts the chatbot must state.
+        dropped: each call given up, with why.
+        repairs: calls sent back to the model so far.
+        proposed: how many calls the model proposed at first.
+        error: why the model gave no usable proposal.
+    """
+
+    calls: list[ProposedCall] = field(default_factory=list)
+    forbidden: list[ForbiddenCall] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    repairs: int = 0
+    proposed: int = 0
+    error: str | None = None
+
+    @classmethod
+    def from_answer(cls, answer: BaseModel) -> Proposal:
+        """The proposal an answer gives (see `answer.ExpectedOutcomeProposal`)."""
+        calls = [_proposed(call) for call in answer.calls]  # type: ignore[attr-defined]
+        forbidden = [ForbiddenCall(tool=item.tool, arguments=item.arguments, policies=[item.policy],
+                                   reason=item.reason.strip()) for item in getattr(answer, "forbidden", [])]
+        outputs = list(dict.fromkeys(output.strip() for output in answer.outputs if output.strip()))  # type: ignore[attr-defined]
+        return cls(calls=calls, forbidden=forbidden, outputs=outputs, proposed=len(calls))
+
+    def dropping(self, index: int, reason: str) -> Proposal:
+        """The proposal without its call at `index`, noted with `reason`."""
+        call = self.calls[index]
+        return replace(self, calls=self.calls[:index] + self.calls[index + 1:],
+                       dropped=[*self.dropped, f"{call.text()}: {reason}"])
+
+    def answered(self) -> str:
+        """The calls kept, as the model's answer gave them (for a repair's conversation)."""
+        return json.dumps({"calls": [{"tool": call.tool, "arguments": call.arguments, "policies": call.policies}
+                                     for call in self.calls],
+                           "forbidden": [forbidden.model_dump(exclude={"reason"}) for forbidden in self.forbidden],
+                           "outputs": self.outputs}, ensure_ascii=False)
+
+
+def _proposed(call: BaseModel, *, mended: bool = False) -> ProposedCall:
+    return ProposedCall(tool=call.tool, arguments=given_arguments(call),  # type: ignore[attr-defined]
+                        policies=list(dict.fromkeys(call.policies)), mended=mended)  # type: ignore[attr-defined]
+
+
+async def proposed(deps: EventDeps, event: Event) -> Proposal:
+    """The model's proposal of the event's expected outcome (one call); an answer that never fits its schema is a
+    proposal with its error."""
+    schema = proposal_schema(deps.env, tuple(event.policies))
+    try:
+        answer = await deps.llm.answer(outcome_messages(deps, event), schema, step="populate/outcome")
+    except LLMError as error:
+        return Proposal(error=f"the proposal failed: {error}")
+    return Proposal.from_answer(answer)
+
+
+async def mended(deps: EventDeps, event: Event, proposal: Proposal, index: int, reason: str,
+                 results: list[str]) -> Proposal:
+    """The proposal with its call at `index`, which failed with `reason`, replaced by the model's answer (one
+    call), or dropped when the model leaves it out or cannot answer.
+
+    Args:
+        results: what each call up to the failed one returned when the outcome was run.
+    """
+    shown = "\n".join(f"{number}. {call.text()} returned: {_cut(result)}"
+                      for number, (call, result) in enumerate(zip(proposal.calls, results, strict=False), start=1))
+    messages = [*outcome_messages(deps, event), AIMessage(proposal.answered()),
+                *render("populate/outcome_repair", results=shown, number=str(index + 1), error=_cut(reason))]
+    sent = replace(proposal, repairs=proposal.repairs + 1)
+    try:
+        answer = await deps.llm.answer(messages, mend_schema(deps.env, tuple(event.policies)),
+                                       step="populate/outcome_repair")
+    except LLMError as error:
+        return sent.dropping(index, f"{reason} (its repair failed: {error})")
+    if answer.call is None:  # type: ignore[attr-defined]
+        return sent.dropping(index, f"{reason} (left out when sent back)")
+    calls = list(sent.calls)
+    calls[index] = _proposed(answer.call, mended=True)  # type: ignore[attr-defined]
+    return replace(sent, calls=calls)
+
+
+def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
+    """The proposal's prompt: the world's description, then the event and the tools."""
+    policies = "\n".join(f"- {policy_id}: {deps.policies.get(policy_id, '')}".rstrip() for policy_id in event.policies)
+    return deps.messages("outcome", scenario=event.scenario, expected_behaviour=event.expected_behaviour,
+                         policies=policies or "(none named)", rows=_rows_text(deps, event), tools=_tools_text(deps))
+
+
+def _rows_text(deps: EventDeps, event: Event) -> str:
+    """The event's own rows, then the rows they refer to (at most `MAX_REFERENCED`), one JSON line each."""
+    own = event.user_rows
+    referenced: dict[str, list[dict[str, Any]]] = {}
+    for table_name, rows in own.items():
+        table = deps.tables[table_name]
+        for row in rows:
+            for foreign_key in table.foreign_keys:
+                match = {target: row.get(column) for column, target in zip(foreign_key.columns,
+                                                                           foreign_key.target_columns, strict=True)}
+                if None in match.values() or _among(own.get(foreign_key.target, []), match):
+                    continue
+                found = deps.world.matching(foreign_key.target, match)[:1]
+                listed = referenced.setdefault(foreign_key.target, [])
+                if found and found[0] not in listed and sum(map(len, referenced.values())) < MAX_REFERENCED:
+                    listed.append(found[0])
+    blocks = [f"{name}:\n" + "\n".join(f"- {json.dumps(row, ensure_ascii=False, default=str)}" for row in rows)
+              for name, rows in (*own.items(), *referenced.items()) if rows]
+    return "\n".join(blocks) or "(no rows of its own: the scenario plays on the world as it is)"
+
+
+def _among(rows: list[dict[str, Any]], match: dict[str, Any]) -> bool:
+    return any(all(row.get(column) == value for column, value in match.items()) for row in rows)
+
+
+def _tools_text(deps: EventDeps) -> str:
+    """Each tool an expected call may make: its name and arguments, whether it changes the world, what it does."""
+    lines = []
+    for tool in world_tools(deps.env):
+        arguments = ", ".join(tool.parameters.get("properties", {}))
+        kind = "changes the world" if tool.writes else "looks up"
+        lines.append(f"- {tool.name}({arguments}) [{kind}]: {tool.description.splitlines()[0]}")
+    return "\n".join(lines)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= RESULT_CHARACTERS else text[:RESULT_CHARACTERS] + "…"
