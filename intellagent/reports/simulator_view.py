@@ -40,8 +40,9 @@ def simulator_section(report: Report) -> str:
     return (
         '<section class="panel" id="simulated-user"><h2>Simulated user</h2>'
         f'<p class="hint">The simulated user was at fault in {faulted.count} of {faulted.total} dialogs '
-        f"({percent(faulted.rate)}): it made up a fact, reversed its goal, stopped before the chatbot answered, "
-        "could not go on, narrated, spoke as the agent, or (the judge's one question) did not pursue its goal. "
+        f"({percent(faulted.rate)}). The audit looks for a fact the user made up, a goal it reversed, a stop before "
+        "the chatbot answered, a user that could not go on, narration, the agent's part played, and (the judge's "
+        "one question) a goal not pursued. "
         f"{kept} of those dialogs are kept out of every figure of the chatbot, since the user failed before the "
         "chatbot broke any rule; a fault after the chatbot's first violation excuses nothing, and the dialog "
         f'counts as a failure.{unanswered}</p><p class="chips">{kinds}</p>{table}</section>'
