@@ -29,7 +29,7 @@ from intellagent.llm import UsageReport
 from intellagent.run_folder import RunFolder
 from intellagent.runner import run
 
-STEPS = ("task", "flows", "policies", "uncovered", "checks", "graph", "scenario", "refine")
+STEPS = ("task", "flows", "policies", "uncovered", "checks", "sop", "assertions", "graph", "scenario", "refine")
 
 
 def benchmark_config(args: argparse.Namespace) -> Config:

@@ -1,12 +1,14 @@
 """The describe stage: policy document → flows → policies → policy graph → scenarios.
 
-    start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks       writes policies.json
-      │                                     │
+    start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks ─► prepare_programs
+                                  ═► procedure (one per flow) ═╗
+                                  ═► compile (one per batch)  ═╩► programs     writes policies.json
+      │                                                               │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │
       └─ graph.json exists ───────────────────────────────────────────► plan
     plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
-    (═► fans out with Send: one task per flow, per block of policies, per scenario to write)
+    (═► fans out with Send: one task per flow, per batch or block of policies, per scenario to write)
 
 The scenarios come from the run's scenario source (`intellagent.modes`): by default a plan of sampled
 policy sets, each tried again with another candidate set while its scenario fails, and a set sampled
@@ -35,6 +37,7 @@ from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe import Described
+from intellagent.describe.assertions import batches, compiled_batch
 from intellagent.describe.check_map import mapped_checks
 from intellagent.describe.coverage import covered
 from intellagent.describe.extraction import (
@@ -45,7 +48,11 @@ from intellagent.describe.extraction import (
     task_description,
 )
 from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
+from intellagent.describe.procedures import flow_procedure
+from intellagent.describe.programs import BatchResult, ProcedureResult, with_programs
 from intellagent.describe.source import ScenarioSource
+from intellagent.describe.vocabulary import Vocabulary
+from intellagent.describe.workflows import reading
 from intellagent.llm import LLMError
 from intellagent.modes import scenario_source
 from intellagent.progress import StageProgress
@@ -60,11 +67,17 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 class State(TypedDict, total=False):
     document: str
+    reading: str  # the document as the prompts show it: its flowcharts read step by step
     task_description: str
     flows: list[Flow]
     extracted: Annotated[dict[str, list[PolicyAnswer]], _merge]  # flow id → its policies
     failures: Annotated[dict[str, str], _merge]  # flow id → why its extraction failed
     catalog: PolicyCatalog
+    vocabulary: Vocabulary
+    procedure_flows: list[Flow]  # the flows whose procedure to read, one call each
+    batches: list[tuple[str, ...]]  # policies compiled into assertions together, one call per batch
+    procedures: Annotated[list[ProcedureResult], operator.add]
+    compiled: Annotated[list[BatchResult], operator.add]
     blocks: list[tuple[str, ...]]  # policies scored together, one call per block
     scores: Annotated[list[BlockScores], operator.add]
     graph: nx.Graph
@@ -78,6 +91,14 @@ class State(TypedDict, total=False):
 class FlowTask(TypedDict):
     document: str
     flow: Flow
+
+
+class ProgramTask(TypedDict):
+    reading: str
+    catalog: PolicyCatalog
+    vocabulary: Vocabulary
+    flow: Flow | None  # the flow whose procedure to read, or None
+    batch: tuple[str, ...]  # the policies to compile into assertions (none with a flow)
 
 
 class BlockTask(TypedDict):
@@ -98,6 +119,7 @@ class DescribeDeps:
     Attributes:
         source: where the scenarios come from.
         extracting: the bar of the policy extraction, one item per flow.
+        programs: the bar of the procedures and assertions, one item per flow and per batch of policies.
         scoring: the bar of the graph's scoring calls, one per block of policies.
         items: the scenarios, recorded in scenarios.jsonl as each is written or fails.
     """
@@ -105,6 +127,7 @@ class DescribeDeps:
     ctx: RunContext
     source: ScenarioSource[Any, Any]
     extracting: StageProgress
+    programs: StageProgress
     scoring: StageProgress
     items: StageItems[Scenario]
 
@@ -135,19 +158,20 @@ def route_start(state: State) -> str:
 
 async def describe_task(state: State, runtime: DescribeRuntime) -> Update:
     """The chatbot's task and domain, in a few sentences."""
-    return {"task_description": await task_description(runtime.context.ctx.llms["policies"], state["document"])}
+    shown = reading(state["document"])
+    return {"reading": shown, "task_description": await task_description(runtime.context.ctx.llms["policies"], shown)}
 
 
 async def extract_flows(state: State, runtime: DescribeRuntime) -> Update:
     """The families of conversation the document covers."""
-    flows = await extracted_flows(runtime.context.ctx.llms["policies"], state["document"])
+    flows = await extracted_flows(runtime.context.ctx.llms["policies"], state["reading"])
     runtime.context.extracting.set_total(len(flows))
     return {"flows": flows}
 
 
 def route_flows(state: State) -> list[Send]:
     """One policy extraction per flow, in parallel."""
-    return [Send("policies", FlowTask(document=state["document"], flow=flow)) for flow in state["flows"]]
+    return [Send("policies", FlowTask(document=state["reading"], flow=flow)) for flow in state["flows"]]
 
 
 async def extract_policies(task: FlowTask, runtime: DescribeRuntime) -> Update:
@@ -175,15 +199,67 @@ async def cover_document(state: State, runtime: DescribeRuntime) -> Update:
     """The passages of the document no policy came from, read again in one call; those still uncovered listed."""
     ctx = runtime.context.ctx
     catalog = await covered(ctx.llms["policies"], state["catalog"], state["document"],
-                            similarity=ctx.config.describe.merge_similarity)
+                            similarity=ctx.config.describe.merge_similarity, shown=state["reading"])
     return {"catalog": catalog}
 
 
 async def map_checks(state: State, runtime: DescribeRuntime) -> Update:
-    """Which policies each deterministic check enforces (one call); policies.json is written here."""
+    """Which policies each deterministic check enforces (one call)."""
     ctx = runtime.context.ctx
     catalog = await mapped_checks(ctx.llms["policies"], state["catalog"], every_check(ctx.environment))
-    ctx.folder.policies.save(catalog)
+    return {"catalog": catalog}
+
+
+def prepare_programs(state: State, runtime: DescribeRuntime) -> Update:
+    """The domain's names, the flows whose procedures to read and the batches of policies to compile into
+    assertions (none of either when switched off)."""
+    ctx, settings = runtime.context.ctx, runtime.context.ctx.config.describe
+    vocabulary = Vocabulary.of(ctx.environment)
+    compiled = batches(state["catalog"], settings.assertion_batch) if settings.assertions and vocabulary.tools else []
+    flows = state["catalog"].flows if settings.procedures else []
+    runtime.context.programs.set_total(len(flows) + len(compiled))
+    return {"vocabulary": vocabulary, "batches": compiled, "procedure_flows": flows}
+
+
+def route_programs(state: State) -> str | list[Send]:
+    """One procedure call per flow and one assertion call per batch, side by side (none when both are off)."""
+    common = {"reading": state["reading"], "catalog": state["catalog"], "vocabulary": state["vocabulary"]}
+    sends = [Send("procedure", ProgramTask(**common, flow=flow, batch=())) for flow in state["procedure_flows"]]
+    sends += [Send("compile", ProgramTask(**common, flow=None, batch=batch)) for batch in state["batches"]]
+    return sends or "programs"
+
+
+async def read_procedure(task: ProgramTask, runtime: DescribeRuntime) -> Update:
+    """One flow's procedure; a failed call leaves the flow without one, noted."""
+    flow = task["flow"]
+    assert flow is not None
+    try:
+        procedure, notes = await flow_procedure(runtime.context.ctx.llms["policies"], task["reading"],
+                                                task["catalog"], flow, task["vocabulary"])
+    except LLMError as error:
+        runtime.context.programs.advance(error=True)
+        return {"procedures": [ProcedureResult(flow.id, None, [f"{flow.id}: its procedure was not read: {error}"])]}
+    runtime.context.programs.advance()
+    return {"procedures": [ProcedureResult(flow.id, procedure, notes)]}
+
+
+async def compile_batch(task: ProgramTask, runtime: DescribeRuntime) -> Update:
+    """One batch of policies compiled into assertions; a failed call leaves them without any, noted."""
+    batch = task["batch"]
+    try:
+        assertions, notes = await compiled_batch(runtime.context.ctx.llms["policies"], task["reading"],
+                                                 task["catalog"], batch, task["vocabulary"])
+    except LLMError as error:
+        runtime.context.programs.advance(error=True)
+        return {"compiled": [BatchResult(batch, [], [f"assertions: {', '.join(batch)} not compiled: {error}"])]}
+    runtime.context.programs.advance()
+    return {"compiled": [BatchResult(batch, assertions, notes)]}
+
+
+def programs(state: State, runtime: DescribeRuntime) -> Update:
+    """The procedures and assertions put into the catalog; policies.json is written here."""
+    catalog = with_programs(state["catalog"], state.get("procedures", []), state.get("compiled", []))
+    runtime.context.ctx.folder.policies.save(catalog)
     return {"catalog": catalog}
 
 
@@ -288,6 +364,10 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_node("merge", merge_policies)
     graph.add_node("cover", cover_document)
     graph.add_node("checks", map_checks)
+    graph.add_node("prepare_programs", prepare_programs)
+    graph.add_node("procedure", read_procedure)
+    graph.add_node("compile", compile_batch)
+    graph.add_node("programs", programs)
     graph.add_node("prepare_scoring", prepare_scoring)
     graph.add_node("score", score_block)
     graph.add_node("assemble", assemble)
@@ -302,7 +382,11 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_edge("policies", "merge")
     graph.add_edge("merge", "cover")
     graph.add_edge("cover", "checks")
-    graph.add_edge("checks", "prepare_scoring")
+    graph.add_edge("checks", "prepare_programs")
+    graph.add_conditional_edges("prepare_programs", route_programs, ["procedure", "compile", "programs"])
+    graph.add_edge("procedure", "programs")
+    graph.add_edge("compile", "programs")
+    graph.add_edge("programs", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
     graph.add_edge("assemble", "plan")
@@ -317,7 +401,7 @@ async def run(ctx: RunContext) -> Described:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed, and
     return them."""
     deps = DescribeDeps(ctx=ctx, source=scenario_source(ctx), extracting=ctx.progress.stage("policies", 0),
-                        scoring=ctx.progress.stage("graph", 0),
+                        programs=ctx.progress.stage("programs", 0), scoring=ctx.progress.stage("graph", 0),
                         items=StageItems(ctx, stage="describe", artifact=ctx.folder.scenarios))
     # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
     # than a dozen.

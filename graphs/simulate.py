@@ -32,6 +32,8 @@ from langgraph.types import Send
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
+from intellagent.checks import Check, Trace
+from intellagent.checks.assertions import compiled_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.modes import grader, user_role
@@ -107,21 +109,25 @@ def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateSta
 @dataclass
 class DialogWork:
     """Playing dialogs, as any executor runs them (see `intellagent.executors`): the chatbot under test, the
-    mutants a calibrated run plays, and the MCP server of the dialogs' worlds, set up once per process."""
+    mutants a calibrated run plays, the MCP server of the dialogs' worlds, and the compiled assertions in force
+    that check every dialog, set up once per process."""
 
     ctx: RunContext
     chatbot: Chatbot
     mutants: dict[str, Chatbot]
     world_server: WorldServer | None
-    shared_files: ClassVar[tuple[str, ...]] = ()
+    compiled: list[Check[Trace]]
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name, RunFolder.assertions.name)
 
     @classmethod
     @asynccontextmanager
     async def open(cls, ctx: RunContext, given: dict[str, Chatbot]) -> AsyncIterator[DialogWork]:
         """The work of the stage; `given` is the mutants' chatbots, by name."""
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
+        catalog = ctx.folder.policies.load()
+        compiled = compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
         async with served_world(ctx, [chatbot, *given.values()]) as world_server:
-            yield cls(ctx=ctx, chatbot=chatbot, mutants=given, world_server=world_server)
+            yield cls(ctx=ctx, chatbot=chatbot, mutants=given, world_server=world_server, compiled=compiled)
 
     async def do(self, task: DialogTask) -> Dialog:
         """One trial of an event, played by the chatbot or by one of its mutants, on the dialog graph."""
@@ -129,7 +135,7 @@ class DialogWork:
         return await played_dialog(self.ctx, self.mutants[mutant] if mutant else self.chatbot, event,
                                    play=run_dialog, user_role=user_role, grader=grader(event, self.ctx.folder),
                                    played_id=dialog_id(event.id, trial, mutant), trial=trial, mutant=mutant,
-                                   world_server=self.world_server)
+                                   world_server=self.world_server, compiled=self.compiled)
 
     @staticmethod
     def reads(folder: RunFolder, task: DialogTask) -> list[str]:

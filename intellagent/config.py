@@ -152,6 +152,14 @@ class DescribeConfig(_Strict):
         le=1,
         description="Word-sequence similarity from which two extracted policies are one rule (1: exact only).",
     )
+    procedures: bool = Field(
+        default=True, description="Read each flow's procedure (its steps and their order): one call per flow."
+    )
+    assertions: bool = Field(
+        default=True,
+        description="Compile the policies into assertions a program checks after every dialog: one call per batch.",
+    )
+    assertion_batch: int = Field(default=6, ge=1, description="Policies compiled into assertions per call.")
 
     @model_validator(mode="after")
     def _ordered_range(self) -> DescribeConfig:

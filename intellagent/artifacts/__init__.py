@@ -1,13 +1,26 @@
 """The artifacts a run writes, one typed model per file: the contract between the stages.
 
-describe → policies.json, graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.delta.json;
-simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
+describe → policies.json (with the flows' procedures and the compiled assertions), graph.json,
+scenarios.jsonl; populate → events.jsonl, events/<id>.delta.json and assertions.json (the assertions in
+force); simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
 report → analysis.jsonl, report.json, report.html, junit.xml. `intellagent.run_folder` names each file
 once, with its model. The models stand on nothing else of the library: what they hold of the LLM
 accounting (`usage`) and of τ-bench (`tau`) is defined here too.
 """
 
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
+from intellagent.artifacts.assertions import (
+    Assertion,
+    AssertionsInForce,
+    BoundAssertion,
+    Condition,
+    ConfirmationAssertion,
+    DiscardedAssertion,
+    ForbiddenAssertion,
+    OrderAssertion,
+    PreconditionAssertion,
+    SameEntity,
+)
 from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
@@ -23,6 +36,7 @@ from intellagent.artifacts.policies import (
     Policy,
     PolicyCatalog,
 )
+from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopStep, StepKind
 from intellagent.artifacts.report import Report
 from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
@@ -34,32 +48,47 @@ __all__ = [
     "CATEGORY_LABELS",
     "FAULT_LABELS",
     "STAGES",
+    "STEP_KINDS",
     "Analysis",
     "AnalysisStatus",
+    "Assertion",
+    "AssertionsInForce",
+    "BoundAssertion",
     "Category",
     "ChallengeLevels",
+    "Condition",
+    "ConfirmationAssertion",
     "CritiqueExchange",
     "Dialog",
     "DialogStatus",
+    "DiscardedAssertion",
     "Event",
     "ExpectedCall",
     "ExpectedOutcome",
     "Finding",
     "Flow",
+    "ForbiddenAssertion",
     "ForbiddenCall",
     "Message",
     "MutantKind",
     "MutantList",
     "MutantRecord",
+    "OrderAssertion",
     "OutcomeGrade",
     "Passage",
     "Policy",
     "PolicyCatalog",
+    "PreconditionAssertion",
     "Report",
     "RunInfo",
     "RunStatus",
+    "SameEntity",
     "Scenario",
+    "SopEdge",
+    "SopGraph",
+    "SopStep",
     "StageInfo",
+    "StepKind",
     "Tally",
     "TauAction",
     "TauGrade",

@@ -6,6 +6,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.assertions import Assertion, AssertionsInForce
+from intellagent.artifacts.procedures import SopGraph
+
 Category = Literal[
     "authentication",
     "data_privacy",
@@ -56,6 +59,7 @@ class Flow(BaseModel):
     id: str = Field(description="F1, F2, ...")
     name: str
     description: str = ""
+    sop: SopGraph | None = Field(default=None, description="Its procedure: steps and their order (None: not read).")
 
 
 class Policy(BaseModel):
@@ -118,11 +122,24 @@ class PolicyCatalog(BaseModel):
     challenge_levels: ChallengeLevels | None = Field(
         default=None, description="The levels the scenarios were sampled at (written when they are planned)."
     )
+    assertions: list[Assertion] = Field(
+        default_factory=list,
+        description="What a program can decide of the policies, compiled into typed assertions (see "
+        "`artifacts.assertions`); each runs as the check `compiled <id>`.",
+    )
 
     def listing(self, policy_ids: list[str] | None = None) -> str:
         """Policies (all, or the given ones), one per line as `id: text`, the way prompts cite them."""
         wanted = [p.id for p in self.policies] if policy_ids is None else policy_ids
         return "\n".join(f"{pid}: {self.policy(pid).text}" for pid in wanted)
+
+    def assertions_in_force(self, review: AssertionsInForce | None) -> list[Assertion]:
+        """The compiled assertions that run after the dialogs: those `review` (assertions.json) keeps, or every one
+        when there is no review (a run folder made before it was written)."""
+        if review is None:
+            return list(self.assertions)
+        kept = set(review.in_force)
+        return [assertion for assertion in self.assertions if assertion.id in kept]
 
     def policy(self, policy_id: str) -> Policy:
         """The policy with this id (KeyError if none)."""

@@ -61,6 +61,11 @@ class PolicyViolationNote(BaseModel):
     )
 
 
+Backing = Literal["outcome", "check", "assertion"]
+"""What program backs a policy's verdict: a verified expected outcome, a hand-written check (the framework's or
+the domain's), or an assertion compiled from the policy's text."""
+
+
 class PolicyResult(BaseModel):
     """One policy: what it says, how often it was sampled and tested, and how it held up."""
 
@@ -77,6 +82,10 @@ class PolicyResult(BaseModel):
     violations: list[PolicyViolationNote] = Field(description="The dialogs that broke it, with the reason.")
     checks: list[str] = Field(default_factory=list, description="Deterministic checks that enforce it.")
     disputed: int = Field(default=0, description="Dialogs in which the judge and a check disagreed on it.")
+    backed_by: list[Backing] = Field(
+        default_factory=list,
+        description="The programs that back its verdict, strongest first (none: the judge alone decides it).",
+    )
 
 
 class GroupResult(BaseModel):
@@ -421,6 +430,52 @@ class Outcomes(BaseModel):
     )
 
 
+class AssertionResult(BaseModel):
+    """A compiled assertion: what it says, whether it ran, and in how many dialogs it found a breach."""
+
+    id: str
+    policy: str
+    kind: str
+    rationale: str = Field(description="The policy's words it encodes.")
+    text: str = Field(description="The assertion in one line.")
+    in_force: bool = Field(description="False: a verified expected outcome broke it, and it was discarded.")
+    discarded: str | None = Field(default=None, description="Why it was discarded: the event and the finding.")
+    dialogs: int = Field(default=0, description="Dialogs with a verdict it ran on, whose scenario sampled its policy.")
+    breached: int = Field(default=0, description="Of those, the dialogs in which it found a breach.")
+
+
+class StepDeviation(BaseModel):
+    """Where a dialog left its flow's procedure: a step missing, two steps in the wrong order, an extra step."""
+
+    dialog: str
+    kind: Literal["missing", "wrong_order", "extra"]
+    step: str = Field(description="The step at fault, as `call <tool>` or `confirm` (the user's yes).")
+    turn: int | None = Field(default=None, description="The transcript index where it shows.")
+    detail: str = Field(description="What happened, in one line.")
+
+
+class FlowOrder(BaseModel):
+    """How the dialogs of one flow kept to its procedure (the steps a program can see: calls, handovers, yeses)."""
+
+    id: str
+    name: str
+    steps: int = Field(description="Steps of its procedure.")
+    dialogs: int = Field(description="Dialogs with a verdict whose scenario sampled a policy of the flow.")
+    followed: Share = Field(description="Of those, the dialogs with no step missing, out of order or extra.")
+    deviations: list[StepDeviation] = Field(default_factory=list)
+
+
+class ProgramFigures(BaseModel):
+    """What programs decide in this run: the policies whose verdict a program backs, the compiled assertions, and
+    the dialogs read against their flows' procedures."""
+
+    backed: Share = Field(description="Policies whose verdict some program backs, out of all policies.")
+    sources: dict[str, int] = Field(description="Policies backed per kind of program: outcome, check, assertion.")
+    assertions: list[AssertionResult] = Field(default_factory=list)
+    outcomes: int = Field(default=0, description="Verified expected outcomes the assertions were read against.")
+    flows: list[FlowOrder] = Field(default_factory=list, description="Per flow with a procedure.")
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -449,3 +504,6 @@ class Report(BaseModel):
         default=None, description="The audit of the simulated user (None when no dialog was audited)."
     )
     dialogs: list[DialogResult]
+    programs: ProgramFigures | None = Field(
+        default=None, description="What programs decide: policies backed, compiled assertions, procedures followed."
+    )

@@ -4,9 +4,9 @@ of changes and of work under way that the tool calls bear out."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from intellagent.artifacts import Finding
+from intellagent.artifacts import Finding, Message
 from intellagent.checks.grounding import CODE, Grounds
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
@@ -53,20 +53,34 @@ def writes_are_valid(trace: Trace) -> Iterator[Finding]:
 def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
     """A tool marked as needing confirmation is called only after the chatbot stated the action and the
     customer explicitly agreed to it in their last message."""
-    needs = {tool.name for tool in trace.environment.tools if tool.confirm}
+    return unconfirmed_calls(trace, {tool.name for tool in trace.environment.tools if tool.confirm})
+
+
+def unconfirmed_calls(trace: Trace, tools: set[str]) -> Iterator[Finding]:
+    """A finding for every call of one of `tools` that did not come right after the chatbot stated an action
+    and the customer said an explicit yes (an attempt counts, even one the tool refused)."""
     for call in trace.calls:
-        if call.name not in needs:  # an attempt counts, even one the tool refused
+        if call.name not in tools:
             continue
         replied = trace.last_before(call.turn, "user")
         reply = trace.messages[replied] if replied is not None else None
-        # What the customer agreed to is the chatbot message just before; message 0 is the chatbot's
-        # greeting, which states no action.
-        stated = replied is not None and (trace.last_before(replied, "chatbot") or 0) > 0
-        agreed = reply is not None and _AGREEMENT.search(reply.content) and not _REFUSAL.search(reply.content)
-        if not (stated and agreed):
+        if not (replied is not None and explicit_yes(trace.messages, replied)):
             said = f'the customer last said "{reply.content[:120]}"' if reply else "the customer had said nothing"
             yield Finding(message=f"{call.name} was called without an explicit yes: {said}", turn=call.turn,
                           call=call.shown())
+
+
+def explicit_yes(messages: Sequence[Message], index: int) -> bool:
+    """Whether the user message at `index` of a transcript is an explicit yes to an action the chatbot stated
+    just before it.
+
+    What the customer agreed to is the chatbot message just before; message 0 is the chatbot's greeting,
+    which states no action.
+    """
+    reply = messages[index]
+    stated = next((i for i in range(index - 1, -1, -1) if messages[i].role == "chatbot"), 0) > 0
+    return (reply.role == "user" and stated and bool(_AGREEMENT.search(reply.content))
+            and not _REFUSAL.search(reply.content))
 
 
 @check(category="knowledge_extraction", every_dialog=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,7 +35,7 @@ def _event_rows(environment: Environment, path: Path, version: int) -> WorldRows
 
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
-    written: list[str] | None = None,
+    written: list[str] | None = None, compiled: Sequence[Check] = (),
 ) -> tuple[list[str], list[Finding]]:
     """The names of the checks that ran on a dialog, and their findings.
 
@@ -48,11 +49,13 @@ def run_checks(
         database: the dialog's database, as the chatbot left it.
         written: the tables the dialog wrote to, when already known (none: the checks need not read the
             dialog's database again); by default the checks find them out.
+        compiled: the run's compiled assertions in force, as checks (`checks.assertions`), run after the
+            domain's.
     """
     rows = _event_rows(environment, before, before.stat().st_mtime_ns) if before is not None else {}
     trace = Trace(messages=messages, environment=environment, before=rows, database=database, start=before,
                   written=written)
-    return check_trace(trace, every_check(environment))
+    return check_trace(trace, [*every_check(environment), *compiled])
 
 
 def check_trace(trace: Trace, checks: list[Check]) -> tuple[list[str], list[Finding]]:

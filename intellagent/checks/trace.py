@@ -33,6 +33,11 @@ class Call:
         """The call as one line, as findings cite it."""
         return f"{self.name}({json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)})"
 
+    @property
+    def failed(self) -> bool:
+        """Whether the tool refused or failed: what it returned is an `Error: …` observation."""
+        return (self.result or "").startswith("Error")
+
 
 class LazyRows(Mapping[str, list[dict[str, Any]]]):
     """A world's rows as a dump (table → rows, in key order), each table read when first asked for: most

@@ -36,16 +36,19 @@ class CoveringRule(BaseModel):
     flow: str
 
 
-async def covered(llm: LLM, catalog: PolicyCatalog, document: str, *, similarity: float) -> PolicyCatalog:
+async def covered(llm: LLM, catalog: PolicyCatalog, document: str, *, similarity: float,
+                  shown: str | None = None) -> PolicyCatalog:
     """The catalog with the rules of the passages no policy came from, read again in one call aimed at them,
     and the passages still uncovered listed. A failed call is noted, and the passages are listed as they are.
 
     Args:
         similarity: word-sequence ratio from which a rule read is one the catalog already has.
+        shown: the document as the prompt shows it, when not as given (its flowcharts read step by step);
+            the passages are always the document's own.
     """
     spans = uncovered(document, [policy.text for policy in catalog.policies])
     if spans:
-        messages = render("describe/uncovered", **prompt_values(document, catalog, spans))
+        messages = render("describe/uncovered", **prompt_values(document, catalog, spans, shown=shown))
         try:
             answer = await llm.answer(messages, covering_schema(catalog, len(spans)), step="describe/uncovered")
         except LLMError as error:
@@ -66,13 +69,15 @@ def covering_schema(catalog: PolicyCatalog, passages_read: int) -> type[BaseMode
     )
 
 
-def prompt_values(document: str, catalog: PolicyCatalog, spans: list[Span]) -> dict[str, str]:
-    """What the aimed extraction's prompt shows: the passages, numbered with their lines, the flows, the categories."""
-    shown = [f"[{number}] ({f'line {b}' if b == a + 1 else f'lines {a + 1}-{b}'})\n{passage_text(document, (a, b))}"
-             for number, (a, b) in enumerate(spans, start=1)]
+def prompt_values(document: str, catalog: PolicyCatalog, spans: list[Span], *, shown: str | None = None
+                  ) -> dict[str, str]:
+    """What the aimed extraction's prompt shows: the document (as `shown`, if given), the passages, numbered with
+    their lines, the flows, the categories."""
+    numbered = [f"[{number}] ({f'line {b}' if b == a + 1 else f'lines {a + 1}-{b}'})\n{passage_text(document, (a, b))}"
+                for number, (a, b) in enumerate(spans, start=1)]
     return {
-        "policy": document,
-        "passages": "\n\n".join(shown),
+        "policy": shown or document,
+        "passages": "\n\n".join(numbered),
         "flows": "\n".join(f"- {flow.id}: {flow.name}" for flow in catalog.flows),
         "categories": ", ".join(CATEGORIES),
     }

@@ -1,4 +1,5 @@
-"""The report's charts, drawn as inline SVG: no library, no network, readable without JavaScript.
+"""The report's charts, drawn as inline SVG: no plotting library, no network, readable without JavaScript (a
+procedure's layers are laid out by networkx).
 
 Every label passes through `escape`, since policy texts and names come from a model.
 """
@@ -6,10 +7,14 @@ Every label passes through `escape`, since policy texts and names come from a mo
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
+import networkx as nx
+
+from intellagent.artifacts import SopGraph
 from intellagent.artifacts.report import (
     GroupCoverage,
     GroupResult,
@@ -248,3 +253,49 @@ def status_bar(by_status: dict[str, int]) -> str:
             parts.append(f'<span class="seg {escape(status)}" style="flex:{count}" '
                          f'title="{escape(f"{count} {status}")}"></span>')
     return f'<div class="stack">{"".join(parts)}</div>'
+
+
+# The colours of a procedure's steps, by kind: what a program sees (calls, handovers, yeses) stands out.
+STEP_COLOURS = {"call": ACCENT, "handoff": FAIL, "confirm": PASS, "ask": MUTED, "tell": MUTED}
+STEP_W, STEP_H, LAYER_GAP, ROW_GAP = 168, 40, 44, 16
+
+
+def procedure_graph(procedure: SopGraph, *, name: str) -> str:
+    """A flow's procedure as a left-to-right layered drawing: one column per layer of its steps (networkx's
+    topological generations: a step stands right of every step that comes before it), an arrow per order,
+    dashed where a condition holds it (shown on hover)."""
+    if not procedure.steps:
+        return '<p class="empty">No steps.</p>'
+    graph = nx.DiGraph()
+    graph.add_nodes_from(step.id for step in procedure.steps)
+    graph.add_edges_from((edge.before, edge.after) for edge in procedure.edges)
+    order = {step.id: number for number, step in enumerate(procedure.steps)}
+    layers = [sorted(members, key=order.__getitem__) for members in nx.topological_generations(graph)]
+    tallest = max(len(members) for members in layers)
+    width = len(layers) * (STEP_W + LAYER_GAP) - LAYER_GAP + 16
+    height = tallest * (STEP_H + ROW_GAP) - ROW_GAP + 16
+    box = {member: (8 + column * (STEP_W + LAYER_GAP),
+                    8 + ((tallest - len(members)) / 2 + row) * (STEP_H + ROW_GAP))
+           for column, members in enumerate(layers) for row, member in enumerate(members)}
+    marker = f"arrow-{re.sub(r'[^A-Za-z0-9_-]', '', name)}"
+    body = [f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            f'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#6b7385"/></marker></defs>']
+    for edge in procedure.edges:
+        (x1, y1), (x2, y2) = box[edge.before], box[edge.after]
+        dash = ' stroke-dasharray="5 4"' if edge.condition else ""
+        title = f"{edge.before} before {edge.after}" + (f", when {edge.condition}" if edge.condition else "")
+        body.append(f'<line x1="{x1 + STEP_W:.1f}" y1="{y1 + STEP_H / 2:.1f}" x2="{x2:.1f}" y2="{y2 + STEP_H / 2:.1f}" '
+                    f'stroke="#6b7385" stroke-width="1.5"{dash} marker-end="url(#{marker})">'
+                    f"<title>{escape(title)}</title></line>")
+    for step in procedure.steps:
+        x, y = box[step.id]
+        colour = STEP_COLOURS[step.kind]
+        title = f"{step.id} {step.label()}" + (f" — {step.text}" if step.tool and step.text else "") + (
+            f" (from {', '.join(step.policies)})" if step.policies else "")
+        body.append(f'<g><title>{escape(title)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{STEP_W}" '
+                    f'height="{STEP_H}" rx="7" fill="#fff" stroke="{colour}" stroke-width="2"/>'
+                    f'<text x="{x + 8:.1f}" y="{y + 16:.1f}" class="node">{escape(step.id)} · {escape(step.kind)}'
+                    "</text>"
+                    f'<text x="{x + 8:.1f}" y="{y + 31:.1f}" class="label">'
+                    f"{escape(one_line(step.tool or step.text or step.kind, 24))}</text></g>")
+    return _svg(width, height, body, f"Procedure of {name}", "chart procedure")

@@ -17,6 +17,7 @@ from intellagent.artifacts.report import (
     Calibration,
     Coverage,
     PolicyResult,
+    ProgramFigures,
     Rate,
     Report,
     TauFailure,
@@ -35,6 +36,7 @@ from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcome_view import outcome_headline, outcome_section
+from intellagent.reports.program_view import backing_tag, backing_text, programs_section
 from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent
@@ -59,6 +61,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
         _calibration(report.calibration, artifacts) if report.calibration else "",
+        programs_section(report.programs, artifacts) if report.programs else "",
         simulator_section(report) if report.simulator else "",
         _policy_table(report),
         _dialogs(report, artifacts, analyses),
@@ -111,6 +114,7 @@ def _headline(report: Report) -> str:
         _card("Outcome pass rate", *outcome_headline(report.outcomes)),
         _card("Policies tested", percent(coverage.share),
               f"{coverage.tested} of {coverage.total} · {len(coverage.never_tested)} never tested"),
+        *([_programs_card(report.programs)] if report.programs else []),
         _card("Strong pairs tested together", percent(pairs.share),
               f"{pairs.tested} of {pairs.total} pairs of weight ≥ {pairs.threshold:g}"),
         _card("Policies violated", str(len(violated)),
@@ -119,6 +123,12 @@ def _headline(report: Report) -> str:
               f"{escape(cost)}{this_time}"),
     ]
     return f'<section class="cards">{"".join(cards)}</section>'
+
+
+def _programs_card(programs: ProgramFigures) -> str:
+    backed = programs.backed
+    return _card("Program-backed verdicts", percent(backed.rate),
+                 f"{backed.count} of {backed.total} policies · {escape(backing_text(programs))}")
 
 
 def _trials(figures: TrialFigures) -> str:
@@ -356,7 +366,7 @@ def _policy_row(policy: PolicyResult, outcome: Rate | None) -> str:
                  f"{percent(rate.low)}–{percent(rate.high)}</span>")
     cells = [
         (policy.id, f'<span class="chip {state}">{escape(policy.id)}</span>'),
-        (policy.text, escape(policy.text) + _checked_by(policy)),
+        (policy.text, escape(policy.text) + _checked_by(policy) + backing_tag(policy)),
         (policy.category, escape(CATEGORY_LABELS.get(policy.category, policy.category))),
         (" ".join(policy.flows), escape(", ".join(policy.flows))),
         (policy.challenge, str(policy.challenge)),

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import AssertionsInForce, Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
 
@@ -17,7 +17,8 @@ T = TypeVar("T", Scenario, Event, Dialog)
 
 @dataclass
 class RunArtifacts:
-    """The artifacts of describe, populate and simulate, plus run.json.
+    """The artifacts of describe, populate and simulate, plus run.json (`assertions`: assertions.json, which an
+    older run folder lacks).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog.
@@ -31,6 +32,7 @@ class RunArtifacts:
     info: RunInfo | None
     mutants: list[MutantRecord] = field(default_factory=list)
     mutant_dialogs: list[Dialog] = field(default_factory=list)
+    assertions: AssertionsInForce | None = None
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -66,6 +68,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
+        assertions=folder.assertions.load(),
     )
 
 

@@ -49,11 +49,19 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
     properties = {"dialogs": report.overall.dialogs,
                   **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
                   "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
-                  "coverage": "" if report.coverage.share is None else report.coverage.share}
+                  "coverage": "" if report.coverage.share is None else report.coverage.share,
+                  **program_properties(report)}
     if report.outcomes is not None:
         rate = report.outcomes.pass_rate.rate
         properties["outcome_pass_rate"] = "" if rate is None else rate
     return _document(report.name, cases, properties, report.overall.usage.duration_s or 0.0)
+
+
+def program_properties(report: Report) -> dict[str, object]:
+    """The share of policies whose verdict a program backs, as a suite property (none in a report without it)."""
+    if report.programs is None:
+        return {}
+    return {"program_backed": "" if report.programs.backed.rate is None else report.programs.backed.rate}
 
 
 def aborted_junit(name: str, reason: str) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, STAGES, Analysis, Dialog, Event, Policy, RunInfo
 from intellagent.artifacts.report import (
+    Backing,
     DialogOutcome,
     DialogResult,
     GroupResult,
@@ -32,6 +33,7 @@ from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.levels import rate_by_level
 from intellagent.reports.outcomes import dialog_outcome, outcome_figures
+from intellagent.reports.programs import backing, program_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
@@ -63,7 +65,8 @@ def build_report(
     ordered = [by_id[dialog.id] for dialog in artifacts.dialogs]
     rated = [analysis for analysis in ordered if analysis.status in RATED]
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
-    policies = [policy_result(p, artifacts, rated) for p in artifacts.catalog.policies]
+    backed = backing(artifacts.catalog, artifacts.assertions, rated)
+    policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
     outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
                 for d in artifacts.dialogs}
     return Report(
@@ -96,11 +99,14 @@ def build_report(
         simulator=simulator_faults(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
+        programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
     )
 
 
-def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]) -> PolicyResult:
-    """How one policy fared: sampled into scenarios, tested by dialogs with a verdict, violated."""
+def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis], *,
+                  backed_by: list[Backing] | None = None) -> PolicyResult:
+    """How one policy fared: sampled into scenarios, tested by dialogs with a verdict, violated; and the programs
+    that back its verdict (`backed_by`, strongest first)."""
     tested = [a for a in rated if policy.id in a.tested]
     notes = [
         PolicyViolationNote(dialog=a.id, turn=v.turn, reason=v.reason, source=v.source, check=v.check,
@@ -124,6 +130,7 @@ def policy_result(policy: Policy, artifacts: RunArtifacts, rated: list[Analysis]
         violations=notes,
         checks=sorted(name for name, ids in artifacts.catalog.checks.items() if policy.id in ids),
         disputed=sum(policy.id in a.disputed for a in rated),
+        backed_by=backed_by or [],
     )
 
 

@@ -11,6 +11,7 @@ from intellagent.artifacts.report import (
     CallScore,
     Coverage,
     Outcomes,
+    ProgramFigures,
     Report,
     SimulatorFaults,
     TauFailure,
@@ -19,6 +20,7 @@ from intellagent.artifacts.report import (
 )
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcomes import NOT_SOUGHT, why_ungraded
+from intellagent.reports.program_view import backing_text
 from intellagent.reports.text import counted, one_line, percent
 from intellagent.run_folder import RunFolder
 
@@ -61,6 +63,8 @@ def summary_text(result: Reported) -> str:
     ]
     if coverage.uncovered:
         lines.append(uncovered_line(coverage))
+    if report.programs is not None:
+        lines += program_lines(report.programs)
     lines.append(reliability_line(report))
     worst = [p for p in worst_first(report.policies) if p.tested][:WORST]
     if worst:
@@ -74,6 +78,22 @@ def summary_text(result: Reported) -> str:
         lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
     lines.append(reports_line(RunFolder(result.folder)))
     return "\n".join(lines)
+
+
+def program_lines(programs: ProgramFigures) -> list[str]:
+    """The policies a program backs, the assertions discarded, and how the dialogs kept to their flows' procedures."""
+    backed = programs.backed
+    line = (f"programs: {backed.count} of {backed.total} policies have a verdict a program backs "
+            f"({percent(backed.rate)}): {backing_text(programs)}")
+    discarded = sum(not assertion.in_force for assertion in programs.assertions)
+    if discarded:
+        line += f"; {counted(discarded, 'compiled assertion')} discarded, broken by a verified outcome"
+    lines = [line]
+    read = [order for order in programs.flows if order.followed.total]
+    if read:
+        lines.append("step order: " + "; ".join(
+            f"{order.id} followed in {order.followed.count} of {order.followed.total} dialogs" for order in read))
+    return lines
 
 
 def dialogs_apart(report: Report) -> list[str]:

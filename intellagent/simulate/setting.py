@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import filecmp
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
-from intellagent.checks import run_checks
+from intellagent.checks import Check, run_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
@@ -84,6 +84,7 @@ async def played_dialog(
     trial: int = 1,
     mutant: str | None = None,
     world_server: WorldServer | None = None,
+    compiled: Sequence[Check] = (),
 ) -> Dialog:
     """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
     the world's digest, run the deterministic checks on what happened, grade it, and audit its simulated user.
@@ -96,6 +97,7 @@ async def played_dialog(
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
+        compiled: the run's compiled assertions in force, as checks, run with the domain's.
     """
     files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
@@ -111,7 +113,7 @@ async def played_dialog(
             played = await play(deps)
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, files, grader)
+        settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled)
         if settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
             faults = await asyncio.to_thread(read_faults, environment, event, settled,
                                              world=files.start if files else None)
@@ -143,10 +145,12 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
     )
 
 
-def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader) -> Dialog:
-    """A played dialog with its world stored and digested, the deterministic checks' findings, and its grade."""
+def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
+           compiled: Sequence[Check] = ()) -> Dialog:
+    """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
+    assertions' among them), and its grade."""
     if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None)
+        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled)
         return played.model_copy(update={"checks": checks, "findings": findings})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
@@ -156,7 +160,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     else:
         digest = worlds.world_digest(files.played, files.event, found)
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found))
+                                  written=list(found), compiled=compiled)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 

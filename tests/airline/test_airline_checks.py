@@ -34,8 +34,9 @@ def airline_with_checks() -> Environment:
     ))
 
 
-def play(env: Environment, before: Path, folder: Path, turns: list[Turn]) -> dict[str, list[Finding]]:
-    """Run the turns' tool calls on a copy of `before`, then every check; findings by check name."""
+def play_turns(env: Environment, before: Path, folder: Path, turns: list[Turn]) -> tuple[list[Message], Path]:
+    """Run the turns' tool calls on a copy of `before` in `folder`: the transcript, and the world it left."""
+    folder.mkdir(parents=True, exist_ok=True)
     database = folder / "dialog.sqlite"
     shutil.copyfile(before, database)
     messages = []
@@ -46,6 +47,12 @@ def play(env: Environment, before: Path, folder: Path, turns: list[Turn]) -> dic
                 result = env.call_tool(session, name, arguments)
             made.append(ToolCall(id=f"c{number}.{index}", name=name, arguments=arguments, result=result))
         messages.append(Message(role=role, content=content, tool_calls=made))
+    return messages, database
+
+
+def play(env: Environment, before: Path, folder: Path, turns: list[Turn]) -> dict[str, list[Finding]]:
+    """Run the turns' tool calls on a copy of `before`, then every check; findings by check name."""
+    messages, database = play_turns(env, before, folder, turns)
     names, findings = run_checks(env, messages, before=before, database=database)
     assert "confirmed_before_write" in names and "free_bag_allowance" in names
     found: dict[str, list[Finding]] = {}

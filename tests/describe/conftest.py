@@ -76,9 +76,11 @@ def script_document(
     weight: Callable[[str, str], int] = lambda scorer, other: 5,
     scenario: Callable[[Request], Any] | None = None,
     checks: dict[str, list[str]] | None = None,
+    procedure: Callable[[Request], Any] | dict | None = None,
+    assertions: Callable[[Request], Any] | dict | None = None,
 ) -> ScriptedLLM:
-    """Script every describe call: the flows (name → their policy answers), the checks' policies, the scores,
-    the scenarios."""
+    """Script every describe call: the flows (name → their policy answers), the checks' policies, the flows'
+    procedures and the policies' assertions (none by default), the scores, the scenarios."""
     script.on(schema="TaskAnswer", reply={"task_description": "A shop assistant that handles orders and refunds."})
     flow_answers = [{"name": name, "description": f"The user wants {name}."} for name in flows]
     script.on(schema="FlowsAnswer", reply={"flows": flow_answers})
@@ -86,6 +88,8 @@ def script_document(
         script.on(schema="PoliciesAnswer", when=lambda r, n=name: f"Flow: {n}:" in r.text, reply={"policies": answers})
     script.on(schema="CoveringRules", reply={"policies": []})  # the passages no rule came from hold none
     script.on(schema="CheckPolicies", reply=checks or {})
+    script.on(schema="SopAnswer", reply=procedure or {"steps": [], "edges": []})
+    script.on(schema="AssertionsAnswer", reply=assertions or {"assertions": []})
     script.on(schema="EdgeScores", reply=scores_by(weight))
     script.on(schema="ScenarioAnswer", reply=scenario or scenario_reply)
     return script

@@ -13,6 +13,7 @@ def test_the_table_has_one_row_per_step_in_pipeline_order(scripted_config, scrip
     lines = load_benchmark("describe_calls").step_table(result.info.usage).splitlines()
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
     assert [line.split()[0] for line in lines] == [
-        "step", "task", "flows", "policies", "uncovered", "checks", "graph", "scenario", "total"]
-    assert [rows[step][0] for step in ("task", "flows", "policies", "uncovered", "checks", "graph", "scenario",
-                                       "total")] == ["1", "1", "2", "1", "1", "2", "2", "10"]
+        "step", "task", "flows", "policies", "uncovered", "checks", "sop", "assertions", "graph", "scenario", "total"]
+    steps = ("task", "flows", "policies", "uncovered", "checks", "sop", "assertions", "graph", "scenario", "total")
+    # One procedure per flow, the six policies compiled in one batch.
+    assert [rows[step][0] for step in steps] == ["1", "1", "2", "1", "1", "2", "1", "2", "2", "13"]

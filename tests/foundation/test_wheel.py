@@ -22,7 +22,7 @@ from intellagent.prompt_files import PROMPTS_DIR
 ROOT = Path(__file__).resolve().parents[2]
 MAPPED = {"intellagent": "intellagent", "graphs": "intellagent/graphs", "db_schemas": "intellagent/db_schemas",
           "prompts": "intellagent/prompts", "policies": "intellagent/policies", "configs": "intellagent/configs"}
-SHIPPED = ("*.py", "*.md", "*.yml", "*.html")
+SHIPPED = ("*.py", "*.md", "*.mmd", "*.pseudo", "*.yml", "*.html")
 
 
 @pytest.fixture(scope="module")

@@ -78,8 +78,10 @@ def write_config(path: Path, **settings: Any) -> Path:
     return path
 
 
-def pipeline_script() -> ScriptedLLM:
-    """A scripted LLM that answers every call of describe, populate, simulate and report."""
+def pipeline_script(*, procedure: dict[str, Any] | None = None, assertions: dict[str, Any] | None = None
+                    ) -> ScriptedLLM:
+    """A scripted LLM that answers every call of describe, populate, simulate and report; the flow's `procedure`
+    and the rules' `assertions` are the answers that read them (none by default)."""
     script = ScriptedLLM()
     script_document(
         script,
@@ -89,6 +91,8 @@ def pipeline_script() -> ScriptedLLM:
         ]},
         scenario=scenario,
         checks={"confirmed_before_write": ["P01"]},
+        procedure=procedure,
+        assertions=assertions,
     )
     script.on(schema="SymbolicPlan", reply=plan)
     script.on(schema="RowConstraints", reply={"constraints": {"orders_1": []}, "details": []})

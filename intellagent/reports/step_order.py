@@ -1,0 +1,120 @@
+"""Each dialog read against its flows' procedures: a missing step, a wrong order, an extra step (FlowBench's terms).
+
+A program sees three kinds of step in a transcript: the chatbot's calls of tools (a handover is the call
+of its tool), and the user's explicit yes to an action the chatbot stated (the framework's confirmation
+logic). A procedure's other steps (asking, telling) only carry the order through them: a call after a
+question after a yes comes after the yes. A dialog's flows are those of the policies its scenario sampled.
+
+- **missing**: a step came, but a step the procedure puts before it, with no condition on the way,
+  never did (a change made with no lookup); told once, at the first step that needed it;
+- **wrong order**: both came, but the later one first (a change before the yes);
+- **extra**: a call that is a step of some other flow's procedure and of none of the dialog's own (a
+  cancellation in a conversation about a change); calls that are no procedure's step (a lookup, a
+  calculation) are the chatbot's own business.
+
+Two steps the procedure orders both ways (a yes before a change, and another yes after it) are not read
+for their order. A dialog follows its flow when none of the three shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import networkx as nx
+
+from intellagent.artifacts import Dialog, Flow, PolicyCatalog, SopGraph, SopStep
+from intellagent.artifacts.rates import Share
+from intellagent.artifacts.report import FlowOrder, StepDeviation
+from intellagent.checks.builtin import explicit_yes
+
+YES = "confirm"
+"""How the user's explicit yes is named as a step that shows."""
+
+
+def step_order(catalog: PolicyCatalog, dialogs: list[Dialog]) -> list[FlowOrder]:
+    """Per flow with a procedure: its dialogs (those of `dialogs` that sampled one of its policies) and how many
+    followed it, with every deviation."""
+    procedural = _visible(flow for flow in catalog.flows)
+    flows = {dialog.id: flows_of_dialog(catalog, dialog) for dialog in dialogs}
+    found = []
+    for flow in catalog.flows:
+        if flow.sop is None:
+            continue
+        own = [dialog for dialog in dialogs if flow in flows[dialog.id]]
+        deviations: list[StepDeviation] = []
+        followed = 0
+        for dialog in own:
+            seen = list(deviations_in(dialog, flow.sop, extra=procedural - _visible(flows[dialog.id])))
+            followed += not seen
+            deviations += seen
+        found.append(FlowOrder(id=flow.id, name=flow.name, steps=len(flow.sop.steps), dialogs=len(own),
+                               followed=Share.of(followed, len(own)), deviations=deviations))
+    return found
+
+
+def _visible(flows: Iterable[Flow]) -> set[str]:
+    """The steps of the flows' procedures a transcript shows."""
+    return {signature for flow in flows if flow.sop for step in flow.sop.steps if (signature := shown_as(step))}
+
+
+def shown_as(step: SopStep) -> str | None:
+    """The step as a transcript shows it: `call <tool>`, `confirm`, or None for a step no program sees."""
+    if step.tool is not None:
+        return f"call {step.tool}"
+    return YES if step.kind == "confirm" else None
+
+
+def deviations_in(dialog: Dialog, procedure: SopGraph, *, extra: set[str]) -> Iterator[StepDeviation]:
+    """Where `dialog` leaves `procedure`; `extra` are the steps that are some other flow's and none of its own."""
+    first: dict[str, int] = {}
+    for turn, signature in observed(dialog):
+        first.setdefault(signature, turn)
+        if signature in extra:
+            yield StepDeviation(dialog=dialog.id, kind="extra", step=signature, turn=turn,
+                                detail=f"{signature} is a step of another flow's procedure, not of this dialog's")
+    required, ordered = orders(procedure)
+    missing: dict[str, str] = {}  # a step that never came → the first step that needed it: reported once, there
+    for before, after in sorted(ordered):
+        if after not in first:
+            continue
+        if before not in first and (before, after) in required:
+            if before not in missing or first[after] < first[missing[before]]:
+                missing[before] = after
+        elif before in first and first[after] < first[before]:
+            yield StepDeviation(dialog=dialog.id, kind="wrong_order", step=after, turn=first[after],
+                                detail=f"{after} (turn {first[after]}) came before {before} (turn {first[before]})")
+    for before, after in sorted(missing.items()):
+        yield StepDeviation(dialog=dialog.id, kind="missing", step=before, turn=first[after],
+                            detail=f"{after} came with no {before} before it")
+
+
+def observed(dialog: Dialog) -> list[tuple[int, str]]:
+    """The steps a program sees in a transcript, in order: each call the chatbot made on the world, and each
+    explicit yes of the user (with its transcript index)."""
+    seen = []
+    for turn, message in enumerate(dialog.transcript):
+        if message.role == "chatbot":
+            seen += [(turn, f"call {call.name}") for call in message.tool_calls if not call.reported]
+        elif explicit_yes(dialog.transcript, turn):
+            seen.append((turn, YES))
+    return seen
+
+
+def orders(procedure: SopGraph) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The pairs of visible steps the procedure orders (before, after): those with no condition on the way, and
+    all of them; a pair ordered both ways is left out of both."""
+    shown = {step.id: signature for step in procedure.steps if (signature := shown_as(step))}
+    every = nx.DiGraph([(e.before, e.after) for e in procedure.edges])
+    plain = nx.DiGraph([(e.before, e.after) for e in procedure.edges if not e.condition])
+    every.add_nodes_from(shown)
+    plain.add_nodes_from(shown)
+    pairs = {(shown[a], shown[b]) for a in shown for b in nx.descendants(every, a) if b in shown}
+    unconditional = {(shown[a], shown[b]) for a in shown for b in nx.descendants(plain, a) if b in shown}
+    both_ways = {(a, b) for a, b in pairs if (b, a) in pairs or a == b}
+    return unconditional - both_ways, pairs - both_ways
+
+
+def flows_of_dialog(catalog: PolicyCatalog, dialog: Dialog) -> list[Flow]:
+    """The flows of the policies a dialog's scenario sampled."""
+    ids = {flow for policy in catalog.policies if policy.id in dialog.policies for flow in policy.flows}
+    return [flow for flow in catalog.flows if flow.id in ids]
