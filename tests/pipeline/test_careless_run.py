@@ -54,3 +54,6 @@ def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, tmp_
     dialogs = RunFolder(folder).dialogs.load()
     report = json.loads((folder / "report.json").read_text())
     assert report["overall"]["dialogs"] == len(dialogs) > 0
+    ran = [dialog for dialog in dialogs if dialog.status != "error"]
+    assert ran and all(dialog.audit is not None for dialog in ran)
+    assert report["simulator"]["audited"] == sum(dialog.mutant is None for dialog in ran)
