@@ -39,7 +39,7 @@ from intellagent.simulate.critique import checked_verdict, exchange
 from intellagent.simulate.setting import DialogDeps
 from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
 from intellagent.simulate.turns import redraft_reason
-from intellagent.simulate.users import Outcome, Stop, Update, note
+from intellagent.simulate.users import Outcome, Stop, Update, gave_up, note
 
 log = logging.getLogger("intellagent")
 
@@ -142,7 +142,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             turn = await deps.user.answer(view, ending=state["chatbot_ended"], warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
-            return {"outcome": Outcome("incomplete", f"the simulated user could not go on: {failure_reason(error)}")}
+            return {"outcome": gave_up(failure_reason(error))}
         problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=deps.user.private)
         if problem is None:
             break
@@ -150,7 +150,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
         # own answer and an error, the embedded model wrote the same echo three times.
         view = [*view, note("simulate/user_redraft", draft=turn.message, problem=problem)]
     else:
-        return {"outcome": Outcome("incomplete", f"the simulated user could not go on: its message {problem}")}
+        return {"outcome": gave_up(f"its message {problem}")}
     update: Update = {"turns": number}
     if turn.stops:
         update.update(deps.user.stopped(turn, number))

@@ -10,6 +10,8 @@ grader the event calls for (`intellagent.modes`); this process records it.
 A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, marked
 with the mutant's name, and mutants.json says how each was made.
+Under `--trials auto` the dialogs are played in rounds (`TrialRounds`): after each, the events whose verdicts
+are noisy get one trial more, within `simulate.trials_budget` (see `simulate.trial_plan`).
 A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet, or recorded as
 `error` (an outage, a chatbot that crashed: worth another try once the cause is gone).
 """
@@ -17,8 +19,8 @@ A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded 
 from __future__ import annotations
 
 import operator
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, ClassVar, TypedDict
@@ -38,6 +40,7 @@ from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
 from intellagent.simulate.setting import played_dialog, served_world
+from intellagent.simulate.trial_plan import TrialRounds
 from intellagent.simulate.trials import trial_id
 from intellagent.stage import StageItems
 
@@ -154,25 +157,43 @@ def dialog_id(event_id: str, trial: int, mutant: str | None) -> str:
 
 
 async def run(ctx: RunContext) -> list[Dialog]:
-    """Play every valid event's dialogs (one per trial) that are not recorded yet; return every dialog of the
-    run."""
+    """Play every valid event's dialogs (one per trial, or as many as `--trials auto` finds the noise asks for)
+    that are not recorded yet, and the calibration's mutants; return every dialog of the run."""
     events = [event for event in ctx.folder.events.require() if event.status == "ok"]
     artifact = ctx.folder.dialogs
     done = artifact.finished()
-    trials = range(1, ctx.config.simulate.trials + 1)
-    todo = [DialogTask(event=event, trial=trial, mutant=None) for event in events for trial in trials
-            if trial_id(event.id, trial) not in done]
+    rounds = TrialRounds.of(ctx, events)
+    todo = chatbot_tasks(rounds, done)
     mutants = await calibration_mutants(ctx, events)
     limit = ctx.config.calibrate.events_per_mutant
     todo += [DialogTask(event=event, trial=1, mutant=m.record.name) for m in mutants if m.chatbot is not None
              for event in mutant_events(m.record, events, limit)
              if mutant_dialog_id(event.id, m.record.name) not in done]
-    if todo:
-        playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
-        items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo), done=len(done))
-        async with ctx.executor.stage(ctx, DialogWork, playing) as play:
-            await build_graph().ainvoke(
-                SimulateState(tasks=todo, recorded=[]), {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
-                context=SimulateDeps(items=items, play=play),
-            )
+    playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
+    async with AsyncExitStack() as stack:
+        items: StageItems[Dialog] | None = None
+        play: ItemWork | None = None
+        while True:
+            if todo:
+                if play is None or items is None:  # opened at the first dialog to play: a resumed run may have none
+                    items = StageItems(ctx, stage="simulate", artifact=artifact, total=len(todo), done=len(done))
+                    play = await stack.enter_async_context(ctx.executor.stage(ctx, DialogWork, playing))
+                else:
+                    items.expect(items.total + len(todo))
+                await build_graph().ainvoke(
+                    SimulateState(tasks=todo, recorded=[]),
+                    {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
+                    context=SimulateDeps(items=items, play=play),
+                )
+            recorded = artifact.load()
+            if not rounds.grow(recorded):
+                break
+            # A dialog that failed in this invocation is not played again by the next round: as in a run of fixed
+            # trials, a resumed run tries it again.
+            todo = chatbot_tasks(rounds, {dialog.id: dialog for dialog in recorded})
     return artifact.finalize()
+
+
+def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog]) -> list[DialogTask]:
+    """The chatbot's dialogs of the trial plan that are not recorded in `done`."""
+    return [DialogTask(event=event, trial=trial, mutant=None) for event, trial in rounds.missing(done)]

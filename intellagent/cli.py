@@ -46,6 +46,16 @@ def _version() -> str:
         return "(not installed)"
 
 
+def trial_count(value: str) -> int | str:
+    """--trials: a number of trials per event, or `auto`."""
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is neither a number of trials nor auto") from None
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `run.py` (and of the installed `intellagent` command)."""
     p = _Parser(
@@ -71,9 +81,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true",
                    help="replace an earlier run in DIR instead of resuming it (its recorded LLM calls are kept)")
     p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
-    p.add_argument("--trials", type=int, metavar="K",
+    p.add_argument("--trials", type=trial_count, metavar="K|auto",
                    help="play every event K times, each with its own seed for the user; reports pass^k and the "
-                        "flip rate")
+                        "flip rate (auto: one or two each, more only where the verdicts flipped or straddle a "
+                        "gate threshold, up to simulate.trials_budget dialogs)")
     p.add_argument("--calibrate", action="store_true", default=None,
                    help="also play mutants of the chatbot that each break one rule on purpose, and report how many "
                         "the run caught (automatic for the llm_agent chatbot; see calibrate: in the config)")

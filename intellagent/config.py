@@ -206,11 +206,25 @@ class SimulateConfig(_Strict):
         description="Whether the simulated user writes a private thought before each message (auto: not on the "
         "embedded model, where it is two fifths of the user's tokens).",
     )
-    trials: int = Field(
-        default=1, ge=1, le=100,
+    trials: Annotated[int, Field(ge=1, le=100)] | Literal["auto"] = Field(
+        default=1,
         description="Dialogs per event, each with its own seed for the user; from 2, pass^k and the flip rate "
-        "say how repeatable the verdicts are.",
+        "say how repeatable the verdicts are. auto: one or two per event, then more only for events whose "
+        "verdicts flipped or whose pass-rate interval holds a gate threshold, within trials_budget.",
     )
+    trials_budget: int | None = Field(
+        default=None, ge=1,
+        description="trials: auto: the most dialogs of the chatbot the run plays in all (default: three per "
+        "event; never less than one per event).",
+    )
+
+    @field_validator("trials", mode="before")
+    @classmethod
+    def _count_or_auto(cls, value: Any) -> Any:
+        # One message for both shapes, instead of one per member of the union.
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
+            return value
+        raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
     personas: dict[str, Persona] = Field(
         default_factory=dict,
         description="Your own personas besides the built-ins (name → its fields, as in prompts/simulate/personas/), "
@@ -552,7 +566,7 @@ def apply_overrides(
     min_policy: dict[str, float] | None = None,
     min_persona: dict[str, float] | None = None,
     gate_on: str | None = None,
-    trials: int | None = None,
+    trials: int | Literal["auto"] | None = None,
     calibrate: bool | None = None,
     min_detection: float | None = None,
     min_outcome: float | None = None,
@@ -572,7 +586,7 @@ def apply_overrides(
         min_category, min_policy, min_persona: minimum pass rates per category / policy id / persona of the
             users (`adversarial`: every adversarial persona's users together); the gate fails below.
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
-        trials: dialogs per event (`simulate.trials`).
+        trials: dialogs per event, or `auto` (`simulate.trials`).
         calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
         min_detection: the share of mutants caught under which the run exits 1.
         min_outcome: the outcome pass rate under which the run exits 1.

@@ -21,6 +21,7 @@ from intellagent.artifacts.assertions import (
     PreconditionAssertion,
     SameEntity,
 )
+from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
@@ -46,6 +47,7 @@ from intellagent.artifacts.usage import Tally, UsageReport
 __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
+    "FAULT_LABELS",
     "STAGES",
     "STEP_KINDS",
     "Analysis",
@@ -98,5 +100,8 @@ __all__ = [
     "TauTask",
     "ToolCall",
     "UsageReport",
+    "UserAudit",
+    "UserFault",
+    "UserFaultKind",
     "Violation",
 ]

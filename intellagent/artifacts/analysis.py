@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-AnalysisStatus = Literal["pass", "fail", "incomplete", "error"]
+AnalysisStatus = Literal["pass", "fail", "user_fault", "incomplete", "error"]
 
 VerdictSource = Literal["outcome", "check", "judge"]
 """Who found a violation, strongest first: the event's verified expected outcome, a deterministic check, the
@@ -37,10 +37,11 @@ class Analysis(BaseModel):
     """The verdict on one dialog, per policy.
 
     `pass`/`fail` dialogs were judged and count towards adherence, whether the user reached their
-    goal or the dialog ran out of turns; `incomplete` ones could not be judged (the judge's answer
-    failed and no check found a breach, or the simulated user never spoke), `error` ones could not go
-    on. Neither is
-    ever counted as a pass or a failure of the chatbot.
+    goal or the dialog ran out of turns; `user_fault` ones were judged, but their simulated user was at
+    fault before the chatbot broke any rule (see `UserAudit`), so the verdict says nothing of the chatbot;
+    `incomplete` ones could not be judged (the judge's answer failed and no check found a breach, or the
+    simulated user never spoke), `error` ones could not go on. None of these three is ever counted as a
+    pass or a failure of the chatbot.
 
     A verdict per policy comes from the event's expected outcome where it requires or forbids a write
     for the policy, from the deterministic checks where one enforces the policy, and from the LLM judge;
@@ -49,7 +50,7 @@ class Analysis(BaseModel):
 
     id: str = Field(description="The dialog's id.")
     status: AnalysisStatus
-    error: str | None = Field(default=None, description="incomplete/error: what happened.")
+    error: str | None = Field(default=None, description="user_fault/incomplete/error: what happened.")
     tested: list[str] = Field(default_factory=list, description="Ids of the policies the conversation tested.")
     violations: list[Violation] = Field(default_factory=list, description="Per source, at most one per policy.")
     checked: list[str] = Field(default_factory=list, description="Policies a deterministic check enforced here.")

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.audit import UserAudit
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.personas import Claim, Persona, PlayedMove
 from intellagent.artifacts.tau import TauGrade
@@ -65,6 +66,11 @@ class CritiqueExchange(BaseModel):
         return "confirmed" if self.confirmed else "sent back"
 
 
+USER_CUT_SHORT = "the simulated user could not go on"
+"""How the reason of an `incomplete` dialog begins when its simulated user could not write a usable turn: the
+simulator failed, not the chatbot."""
+
+
 class Finding(BaseModel):
     """A breach that a deterministic check found in a dialog, with its evidence."""
 
@@ -104,6 +110,10 @@ class Dialog(BaseModel):
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
+    audit: UserAudit | None = Field(
+        default=None, description="What the simulated user did wrong, with turns and evidence (None: not audited: "
+        "the dialog failed to run, or an older run)."
+    )
     tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
     persona: Persona | None = Field(default=None, description="Who the user was: the event's persona.")
     claim: Claim | None = Field(

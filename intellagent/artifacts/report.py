@@ -1,7 +1,7 @@
 """report.json: the typed report of a run. Field order is the key order of the file, so keep it stable.
 
-Every rate comes with its counts and a 95% Wilson interval; `incomplete` and `error` dialogs are
-counted apart and never enter a rate.
+Every rate comes with its counts and a 95% Wilson interval; `user_fault`, `incomplete` and `error` dialogs
+are counted apart and never enter a rate.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from intellagent.artifacts.analysis import AnalysisStatus, VerdictSource
+from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.policies import Passage
@@ -40,7 +41,7 @@ class Overall(BaseModel):
     """The headline: how many dialogs ended how, and the pass rate of those that got a verdict."""
 
     dialogs: int
-    by_status: dict[str, int] = Field(description="pass, fail, incomplete, error: always these four keys.")
+    by_status: dict[str, int] = Field(description="pass, fail, user_fault, incomplete, error: always these five keys.")
     pass_rate: Rate = Field(description="Passed among dialogs with a verdict (pass or fail).")
     scenario_errors: int = Field(description="Scenarios that could not be written (no dialog was run).")
     event_errors: int = Field(description="Scenarios whose database could not be built (no dialog was run).")
@@ -228,7 +229,7 @@ class PersonaResult(BaseModel):
     description: str
     adversarial: bool
     dialogs: int = Field(description="The chatbot's dialogs with a user of this persona.")
-    by_status: dict[str, int] = Field(description="pass, fail, incomplete, error: always these four keys.")
+    by_status: dict[str, int] = Field(description="pass, fail, user_fault, incomplete, error: always these keys.")
     pass_rate: Rate = Field(description="Passed among those dialogs with a verdict.")
     policies: list[PersonaPolicy] = Field(description="Per policy its dialogs tested, in policy id order.")
     outcome_pass_rate: Rate | None = Field(
@@ -272,6 +273,19 @@ class DialogResult(BaseModel):
         default=None, description="How it fared against its event's expected outcome (None: the event was made "
         "without one being sought, as in runs of older versions)."
     )
+    user_faults: list[UserFault] = Field(default_factory=list, description="What its simulated user did wrong.")
+
+
+class SimulatorFaults(BaseModel):
+    """How often the simulated user was at fault, and the dialogs of the chatbot its faults kept out of every figure."""
+
+    audited: int = Field(description="The chatbot's dialogs whose simulated user was audited (every one that ran).")
+    faulted: Share = Field(description="count: audited dialogs whose user made at least one fault.")
+    kept_out: list[str] = Field(description="The dialogs whose user was at fault before the chatbot broke any rule "
+                                "(`user_fault`): in no figure of the chatbot.")
+    kinds: dict[str, int] = Field(description="Per kind of fault, the audited dialogs with at least one.")
+    judge_errors: int = Field(default=0, description="Dialogs in which the judge's question on the user's goal got "
+                              "no answer (the program's faults stand).")
 
 
 class PassK(BaseModel):
@@ -285,8 +299,10 @@ class PassK(BaseModel):
 class TrialFigures(BaseModel):
     """How repeatable the verdicts were, when every event was played more than once (simulate.trials)."""
 
-    trials: int = Field(description="Trials per event.")
-    pass_k: list[PassK] = Field(description="Overall, for k = 1..trials.")
+    trials: int = Field(description="Trials per event: the most any event was played (--trials auto plays some "
+                        "more than others).")
+    fewest: int = Field(default=0, description="The fewest trials of an event (as `trials` unless --trials auto).")
+    pass_k: list[PassK] = Field(description="Overall, for k = 1..trials, each over the events with k trials or more.")
     policies: dict[str, list[PassK]] = Field(description="Per policy id, over the trials that tested it.")
     personas: dict[str, list[PassK]] = Field(
         default_factory=dict, description="Per persona, over the events its user played."
@@ -294,6 +310,13 @@ class TrialFigures(BaseModel):
     flipped: int = Field(description="Event × policy pairs on which the trials disagreed.")
     pairs: int = Field(description="Event × policy pairs with two or more trials that tested the policy.")
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
+    flaky: list[str] = Field(default_factory=list, description="Events whose judged trials disagreed (a pass and a "
+                             "fail): their verdict is the luck of the simulation.")
+
+    @property
+    def uneven(self) -> bool:
+        """Whether some events were played more often than others (--trials auto)."""
+        return 0 < self.fewest < self.trials
 
 
 class TauPassK(BaseModel):
@@ -529,6 +552,9 @@ class Report(BaseModel):
         default=None,
         description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "
         "the two gave the same verdict (None when they never both ruled).",
+    )
+    simulator: SimulatorFaults | None = Field(
+        default=None, description="The audit of the simulated user (None when no dialog was audited)."
     )
     personas: list[PersonaResult] = Field(
         default_factory=list, description="Per persona of the users, the adversarial ones last, by name (empty when "

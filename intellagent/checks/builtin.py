@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from intellagent.artifacts import Finding, Message
-from intellagent.checks.identifiers import WORD_ID
+from intellagent.checks.grounding import CODE, Grounds
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
 
@@ -15,14 +15,6 @@ from intellagent.environment.checks import check
 _AGREEMENT = re.compile(r"\b(yes|yeah|yep|confirm(ed)?|go ahead|proceed|please do|do it|sure|correct|ok(ay)?)\b", re.I)
 _REFUSAL = re.compile(r"\b(no|not|don'?t|wait|cancel that|stop)\b", re.I)
 
-_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_ALNUM = re.compile(r"[^A-Za-z0-9]+")
-# A code: a capitalised word of three or more capitals or digits ("JFK", "SFO2"). Stated, it counts only
-# when the world holds it as a value: the chatbot then told the customer a fact of the world it never
-# looked up ("your flight goes to JFK" with no tool call), which is a guess even when it is right.
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]{2,}\b")
 # A statement that a change is done ("has been cancelled", "I've booked", "is now confirmed"), unless the
 # sentence hedges it (a negation, a condition, the future) or asks.
 _DONE = (r"(?:booked|cancell?ed|changed|updated|modified|refunded|upgraded|downgraded|rebooked|added|removed|"
@@ -34,7 +26,7 @@ _HEDGE = re.compile(r"\b(?:not|never|cannot|unable|once|if|when|after|before|wil
                     re.IGNORECASE)
 # Work announced as happening now ("let me check", "one moment while I update it", "I'll proceed with the
 # booking"), as opposed to a plan put to the customer ("I will cancel it; shall I?") or a promise for later.
-_UNDER_WAY = re.compile(
+UNDER_WAY = re.compile(
     r"\b(?:(?:please|kindly) (?:wait|hold)|one moment|(?:just|give me) (?:a|one) (?:moment|second|minute)|"
     r"a (?:moment|second|minute),? (?:please|while)|bear with me|"
     r"hold on|let me (?:now |quickly |just )?(?:check|look|verify|update|cancel|book|change|modify|process|search|"
@@ -43,9 +35,7 @@ _UNDER_WAY = re.compile(
     r"let'?s proceed|proceeding (?:with|to))\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-MAX_FACTOR = 9
-"""An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @check
@@ -102,26 +92,16 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
     number of ten digits, '#W1234567'; see `checks.identifiers`); it is grounded when a source holds it, in
     any layout of its letters and digits.
     """
-    sources = [trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()]
-    text = "\n".join(sources)
-    letters_and_digits = _ALNUM.sub("", text)  # an id restated in another layout ('#W123' for 'W123', a phone)
-    derivable: set[float] | None = None  # worked out at the first amount: most messages state none
+    grounds = Grounds([trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()])
     said = [message.content for message in trace.messages if message.role == "chatbot"]
-    codes = trace.world_holds({word for content in said for word in _CODE.findall(content)})
+    codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
     ids = trace.id_finder() if said else None
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
-        named = WORD_ID.findall(message.content) + (ids.findall(message.content) if ids else [])
-        unknown = [token for token in _DATE.findall(message.content) if token not in text]
-        unknown += [token for token in named if token not in text and _ALNUM.sub("", token) not in letters_and_digits]
-        unknown += [word for word in _CODE.findall(message.content) if word in codes and word not in text]
-        amounts = _AMOUNT.findall(message.content)
-        if amounts and derivable is None:
-            derivable = _derivable({_cents(n) for n in _NUMBER.findall(text.replace(",", ""))})
-        unknown += [f"${amount}" for amount in amounts if _cents(amount) not in (derivable or set())]
+        unknown = grounds.ungrounded(message.content, ids=ids, codes=codes)
         if unknown:
-            yield Finding(message=f"stated {', '.join(dict.fromkeys(unknown))}, found in no tool result, "
+            yield Finding(message=f"stated {', '.join(unknown)}, found in no tool result, "
                                   "customer message or the policy", turn=turn)
 
 
@@ -134,7 +114,7 @@ def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or any(done <= turn for done in made):
             continue
-        claims = [sentence for sentence in _SENTENCE_END.split(message.content)
+        claims = [sentence for sentence in SENTENCE_END.split(message.content)
                   if _CLAIM.search(sentence) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")]
         if claims:
             yield Finding(message=f'said "{claims[0].strip()[:160]}" before any change was made: no tool that '
@@ -149,21 +129,10 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or message.tool_calls or "?" in message.content:
             continue
-        announced = [sentence for sentence in _SENTENCE_END.split(message.content) if _UNDER_WAY.search(sentence)]
+        announced = [sentence for sentence in SENTENCE_END.split(message.content) if UNDER_WAY.search(sentence)]
         if announced:
             yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
                                   "it announced never happened", turn=turn)
-
-
-def _cents(amount: str) -> float:
-    return round(float(amount.replace(",", "")), 2)
-
-
-def _derivable(known: set[float]) -> set[float]:
-    """The amounts a chatbot may state from `known` ones: a multiple of one, or the sum or difference of two."""
-    multiples = {round(k * n, 2) for k in known for n in range(1, MAX_FACTOR + 1)}
-    pairs = {round(value, 2) for a in known for b in known for value in (a + b, abs(a - b))}
-    return multiples | pairs
 
 
 BUILTIN = [writes_are_valid, confirmed_before_write, grounded_facts, claimed_changes_were_made, announced_work_was_done]

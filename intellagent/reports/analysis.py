@@ -31,7 +31,7 @@ RATED = ("pass", "fail")
 JUDGED = ("pass", "fail", "incomplete")
 """Dialog statuses that get a verdict: every dialog that ran, whether or not the user reached their goal."""
 
-STATUSES = ("pass", "fail", "incomplete", "error")
+STATUSES = ("pass", "fail", "user_fault", "incomplete", "error")
 """Every analysis status, in the order reports count them."""
 
 

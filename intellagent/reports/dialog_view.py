@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from intellagent.artifacts import Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
+from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.outcome_view import outcome_panel
 from intellagent.reports.persona_view import persona_chip
@@ -29,10 +29,13 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     violated = {v.policy for v in analysis.violations}
     chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested))
                     for pid in ruled_policies(dialog, catalog))
-    headline = analysis.violations[0].reason if analysis.violations else (analysis.error or dialog.reason)
+    # A user_fault dialog is headed by the fault that set it apart, not by a violation that no longer counts.
+    kept_out = analysis.status == "user_fault"
+    headline = (analysis.violations[0].reason if analysis.violations and not kept_out
+                else analysis.error or dialog.reason)
     persona = persona_chip(dialog.persona.name, adversarial=dialog.persona.adversarial) if dialog.persona else ""
     summary = (
-        f'<summary><span class="badge {analysis.status}">{analysis.status}</span>'
+        f'<summary><span class="badge {analysis.status}">{analysis.status.replace("_", " ")}</span>'
         f'<span class="did">{escape(dialog.id)}</span>{persona}'
         f'<span class="challenge" title="challenge score">◆ {dialog.challenge}</span>'
         f'<span class="chips">{chips}</span>'
@@ -82,9 +85,11 @@ def _user(dialog: Dialog) -> str:
 
 
 def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
-    parts = [f'<section class="verdict {analysis.status}"><h4>Verdict: {analysis.status}</h4>']
+    parts = [f'<section class="verdict {analysis.status}"><h4>Verdict: {analysis.status.replace("_", " ")}</h4>']
     if analysis.error:
         parts.append(f'<p class="prose">{escape(analysis.error)}</p>')
+    if analysis.status == "user_fault" and analysis.violations:
+        parts.append('<p class="sim">The breaches below came after that fault: listed, and counted in no figure.</p>')
     if analysis.judge_error and analysis.judge_error != analysis.error:
         parts.append(f'<p class="prose">The judge gave no verdict ({escape(analysis.judge_error)}); the simulation\'s '
                      "verdict and the checks' findings stand.</p>")
@@ -97,6 +102,7 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
         parts.append(f'<p class="prose">No policy broken. Tested: {escape(tested)}.</p>')
     parts.append(f'<p class="sim">Simulation: <b>{escape(dialog.status)}</b> after {dialog.turns} user turns. '
                  f"{escape(dialog.reason)}</p>")
+    parts.append(_user_faults(dialog))
     for exchange in dialog.critiques:
         parts.append(
             f'<p class="sim">Critique at turn {exchange.turn}: user said <b>{exchange.verdict}</b> '
@@ -105,6 +111,19 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _user_faults(dialog: Dialog) -> str:
+    """What the dialog's simulated user did wrong, each fault with its turn, evidence and who found it."""
+    if dialog.audit is None or not dialog.audit.faults:
+        return ""
+    items = "".join(
+        f'<li><span class="chip user_fault">{escape(FAULT_LABELS[fault.kind])}</span> '
+        f'<span class="tag">{escape(fault.source)}</span> <span class="why">'
+        f'<a href="#turn-{escape(dialog.id)}-{fault.turn}">turn {fault.turn}</a>: {escape(fault.evidence)}</span></li>'
+        for fault in dialog.audit.faults
+    )
+    return f'<h4>Simulated user\'s faults</h4><ul class="violations">{items}</ul>'
 
 
 def _violation(dialog: Dialog, violation: Violation, catalog: PolicyCatalog, *, disputed: bool) -> str:
@@ -129,15 +148,20 @@ def _transcript(dialog: Dialog, analysis: Analysis) -> str:
         marked = flagged.setdefault(violation.turn, []) if violation.turn is not None else []
         if violation.policy not in marked:  # the same breach found by a check and the judge is marked once
             marked.append(violation.policy)
-    return "".join(_message(dialog.id, turn, m, flagged.get(turn, [])) for turn, m in enumerate(dialog.transcript))
+    faulted: dict[int, list[str]] = {}
+    for fault in dialog.audit.faults if dialog.audit else []:
+        faulted.setdefault(fault.turn, []).append(FAULT_LABELS[fault.kind])
+    return "".join(_message(dialog.id, turn, m, flagged.get(turn, []), faulted.get(turn, []))
+                   for turn, m in enumerate(dialog.transcript))
 
 
-def _message(dialog_id: str, turn: int, message: Message, violates: list[str]) -> str:
+def _message(dialog_id: str, turn: int, message: Message, violates: list[str], faults: list[str]) -> str:
     calls = "".join(_tool_call(call) for call in message.tool_calls)
     thought = (f'<div class="thought"><span>thinks</span> {escape(message.thought)}</div>'
                if message.thought else "")
     flag = "".join(f'<span class="chip violated">breaks {escape(pid)}</span>' for pid in violates)
-    css = f"msg {message.role}" + (" flagged" if violates else "")
+    flag += "".join(f'<span class="chip user_fault">{escape(fault)}</span>' for fault in faults)
+    css = f"msg {message.role}" + (" flagged" if violates else "") + (" faulted" if faults else "")
     return (
         f'<li class="{css}" id="turn-{escape(dialog_id)}-{turn}">{calls}{thought}'
         f'<div class="bubble"><div class="who">{message.role} <span class="turn">#{turn}</span> {flag}</div>'

@@ -24,8 +24,11 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
     """
     failures = []
     if settings.require_verdict and not report.overall.pass_rate.total:
-        failures.append("no dialog got a verdict, so nothing was tested (the dialogs' reasons are in the report; "
-                        "report.require_verdict: false accepts such a run)")
+        kept_out = report.overall.by_status.get("user_fault", 0)
+        why = (f"; {counted(kept_out, 'dialog')} kept out because the simulated user was at fault, which says "
+               "nothing of the chatbot either" if kept_out else "")
+        failures.append(f"no dialog got a verdict, so nothing was tested{why} (the dialogs' reasons are in the "
+                        "report; report.require_verdict: false accepts such a run)")
 
     def below(what: str, rate: Rate, minimum: float, setting: str, unit: str) -> list[str]:
         return shortfall(what, rate, minimum, setting=setting, unit=unit, gate_on=settings.gate_on)

@@ -38,6 +38,7 @@ from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcome_view import outcome_headline, outcome_section
 from intellagent.reports.persona_view import personas_panel, robustness_note
 from intellagent.reports.program_view import backing_tag, backing_text, programs_section
+from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent, points
 
@@ -45,7 +46,8 @@ TEMPLATE = Path(__file__).with_name("report.html")
 
 # A caught mutant is the instrument passing its test; one it missed is the instrument failing.
 OUTCOME_BADGES = {"caught": "pass", "missed": "fail", "unjudged": "incomplete", "error": "error"}
-STATUS_WORDS = {"pass": "passed", "fail": "failed", "incomplete": "incomplete", "error": "error"}
+STATUS_WORDS = {"pass": "passed", "fail": "failed", "user_fault": "user fault", "incomplete": "incomplete",
+                "error": "error"}
 
 
 def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
@@ -62,6 +64,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _trials(report.trials) if report.trials else "",
         _calibration(report.calibration, artifacts) if report.calibration else "",
         programs_section(report.programs, artifacts) if report.programs else "",
+        simulator_section(report) if report.simulator else "",
         _policy_table(report),
         _dialogs(report, artifacts, analyses),
         _footer(report),
@@ -138,6 +141,7 @@ def _trials(figures: TrialFigures) -> str:
     flips = (f"Verdicts flipped on {figures.flipped} of {figures.pairs} event × policy pairs tested in two or "
              f"more trials ({percent(figures.flip_rate)})." if figures.pairs else
              "No policy was tested in two trials of one event, so no flip could be seen.")
+    flaky = (f" Flaky events, whose judged trials disagreed: {', '.join(figures.flaky)}." if figures.flaky else "")
     heads = "".join(f"<th>pass^{k}</th>" for k in range(1, figures.trials + 1))
     rows = "".join(
         f"<tr><td>{_policy_link(pid)}</td>"
@@ -154,8 +158,9 @@ def _trials(figures: TrialFigures) -> str:
     return (
         '<section class="grid two">'
         f'<div class="panel"><h2>Repeated trials: pass^k</h2>'
-        f'<p class="hint">Each event was played {figures.trials} times. pass^k is the chance that all k trials of '
-        f"an event pass (τ-bench's estimate, averaged over events). {escape(flips)}</p>"
+        f'<p class="hint">{_played(figures)} pass^k is the chance that all k trials '
+        f"of an event pass (τ-bench's estimate, averaged over the events with k trials or more). {escape(flips)}"
+        f"{escape(flaky)}</p>"
         f"{pass_k_chart(figures.pass_k)}</div>"
         f'<div class="panel"><h2>pass^k per policy</h2>'
         f'<p class="hint">Over the trials in which the judge found the policy tested; – where no event had k '
@@ -163,6 +168,13 @@ def _trials(figures: TrialFigures) -> str:
         f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table>'
         f"{personas}</div></section>"
     )
+
+
+def _played(figures: TrialFigures) -> str:
+    if figures.uneven:
+        return (f"Events were played {figures.fewest} to {figures.trials} times (--trials auto: more trials where the "
+                "verdicts flipped or straddled a gate threshold).")
+    return f"Each event was played {figures.trials} times."
 
 
 def _uncovered(coverage: Coverage) -> str:
@@ -428,8 +440,9 @@ def _dialogs(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analys
 def _footer(report: Report) -> str:
     status = report.overall.by_status
     return (
-        f'<footer>{status["incomplete"]} incomplete and {status["error"]} error dialogs are listed but left out of '
-        f"every rate. {report.overall.scenario_errors} scenarios and {report.overall.event_errors} databases "
+        f'<footer>{status["user_fault"]} user fault, {status["incomplete"]} incomplete and {status["error"]} error '
+        f"dialogs are listed but left out of every rate. {report.overall.scenario_errors} scenarios and "
+        f"{report.overall.event_errors} databases "
         "could not be built and have no dialog. Intervals are 95% Wilson score intervals. "
         "This file is self-contained: it needs no network.</footer>"
     )

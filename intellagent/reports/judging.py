@@ -2,8 +2,9 @@
 
 A dialog's analysis is kept from an earlier invocation while the dialog is unchanged (its digest) and the
 analysis did not fail; a dialog with nothing to judge (`judgeable`) is recorded under its own status at
-no call. Each analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray
-worker, see `intellagent.executors`).
+no call. Either way, a dialog whose simulated user was at fault first is set apart (`user_faults`). Each
+analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray worker, see
+`intellagent.executors`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from intellagent.context import RunContext
 from intellagent.files import JsonlFile
 from intellagent.llm import AnswerInvalid
 from intellagent.reports.analysis import analyse, dialog_digest, judgeable, unrated
+from intellagent.reports.user_faults import attributed
 from intellagent.reports.verdicts import combine
 from intellagent.run_folder import RunFolder
 
@@ -39,14 +41,15 @@ class AnalysisWork:
         yield cls(ctx=ctx, catalog=ctx.folder.policies.load(), outcomes=expected_outcomes(ctx.folder))
 
     async def do(self, dialog: Dialog) -> Analysis:
-        """The dialog's analysis: the judge's verdicts combined with the outcome's and the checks'."""
+        """The dialog's analysis: the judge's verdicts combined with the outcome's and the checks', set apart as
+        `user_fault` when its simulated user was at fault first."""
         assert self.catalog is not None
         expected = self.outcomes.get(dialog.event_id)
         try:
             judged = await analyse(self.ctx.llms["analysis"], dialog, self.catalog)
         except AnswerInvalid as error:  # the judge gave no usable verdict: the others stand
-            return combine(dialog, self.catalog, None, judge_error=str(error), expected=expected)
-        return combine(dialog, self.catalog, judged, expected=expected)
+            return attributed(dialog, combine(dialog, self.catalog, None, judge_error=str(error), expected=expected))
+        return attributed(dialog, combine(dialog, self.catalog, judged, expected=expected))
 
     @staticmethod
     def reads(folder: RunFolder, dialog: Dialog) -> list[str]:
@@ -80,6 +83,6 @@ def to_judge(dialogs: list[Dialog], analyses: JsonlFile[Analysis]) -> tuple[list
         elif judgeable(dialog):
             pending.append(dialog)
         else:
-            kept.append(unrated(dialog))
+            kept.append(attributed(dialog, unrated(dialog)))
             analyses.append(kept[-1])
     return kept, pending

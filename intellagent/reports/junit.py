@@ -2,7 +2,8 @@
 
 A policy fails when any dialog with a verdict violated it (the message lists every reason); a policy
 that no such dialog tested is skipped, so never-tested policies stay visible instead of passing. A
-dialog that could not go on is an `<error>` case of its own, and the quality gate is a case too: it
+dialog that could not go on is an `<error>` case of its own, one whose simulated user was at fault first
+(`user_fault`) is a skipped case with the fault, and the quality gate is a case too: it
 fails exactly when the run exits 1, so the CI's test view and the job's status always agree. Each
 dialog whose event sought an expected outcome is a case of `<suite>.outcomes`: failed, with what
 differed, when it missed the outcome; skipped, with the reason, when it is not graded (its event has no
@@ -43,6 +44,8 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
     cases = [_case(suite, policy, seconds[policy.id]) for policy in report.policies]
     cases += [_error_case(suite, d.id, d.error or "the dialog could not go on", took.get(d.id, 0.0))
               for d in report.dialogs if d.status == "error"]
+    cases += [_kept_out_case(suite, d.id, d.error or "its simulated user was at fault", took.get(d.id, 0.0))
+              for d in report.dialogs if d.status == "user_fault"]
     cases += [_outcome_case(suite, d.id, d.outcome, took.get(d.id, 0.0))
               for d in report.dialogs if d.outcome is not None]
     gate = report.gate
@@ -130,6 +133,14 @@ def _error_case(suite: str, name: str, reason: str, seconds: float) -> ET.Elemen
     case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.dialogs"), "name": _clean(name),
                                    "time": _time(seconds)})
     ET.SubElement(case, "error", {"type": "DialogError", "message": _clean(one_line(reason))})
+    return case
+
+
+def _kept_out_case(suite: str, name: str, reason: str, seconds: float) -> ET.Element:
+    """A dialog kept out of every figure for its simulated user's fault: skipped, neither passed nor failed."""
+    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.dialogs"), "name": _clean(name),
+                                   "time": _time(seconds)})
+    ET.SubElement(case, "skipped", {"message": _clean(one_line(f"kept out of the figures: {reason}"))})
     return case
 
 

@@ -1,8 +1,8 @@
 """Adherence metrics: the report's numbers, from the analyses of the dialogs.
 
-A dialog counts towards a rate only when it got a verdict (`pass` or `fail`); `incomplete` and
-`error` dialogs are counted by status and left out of every rate, so that a crashed simulation is
-never read as a chatbot that broke its policy.
+A dialog counts towards a rate only when it got a verdict (`pass` or `fail`); `user_fault`, `incomplete`
+and `error` dialogs are counted by status and left out of every rate, so that a crashed simulation or a
+simulated user that did not play its part is never read as a chatbot that broke its policy.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from intellagent.reports.outcomes import dialog_outcome, outcome_figures
 from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.programs import backing, program_figures
 from intellagent.reports.trials import trial_figures
+from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
 
 
@@ -65,7 +66,8 @@ def build_report(
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
     backed = backing(artifacts.catalog, artifacts.assertions, rated)
     policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
-    outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id)) for d in artifacts.dialogs}
+    outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
+                for d in artifacts.dialogs}
     return Report(
         name=name,
         overall=Overall(
@@ -93,6 +95,7 @@ def build_report(
         tau=tau_score(artifacts.events, artifacts.dialogs),
         outcomes=outcome_figures(artifacts, analyses, outcomes),
         agreement=agreement(analyses),
+        simulator=simulator_faults(artifacts.dialogs, by_id),
         personas=persona_results(artifacts.dialogs, by_id, outcomes),
         robustness=robustness(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
@@ -215,4 +218,5 @@ def _dialog_result(
         disputed=analysis.disputed,
         judge_error=analysis.judge_error,
         outcome=outcome,
+        user_faults=dialog.audit.faults if dialog.audit else [],
     )

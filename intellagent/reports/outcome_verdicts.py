@@ -33,11 +33,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from intellagent.artifacts import Dialog, ExpectedOutcome, OutcomeGrade, ToolCall, Violation
+from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.artifacts.outcomes import call_text
 from intellagent.reports.text import one_line
-
-USER_CUT_SHORT = "the simulated user could not go on"
-"""How the reason of a dialog begins when its simulated user could not write a usable turn (`graphs.dialog`)."""
 
 # Records that differ, as a violation cites them: the first few, enough to see where to look.
 DIFF_SHOWN = 3

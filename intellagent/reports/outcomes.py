@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from intellagent.artifacts import Analysis, Dialog, Event, OutcomeGrade
+from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.artifacts.report import (
     CallScore,
     DialogOutcome,
@@ -35,20 +36,31 @@ from intellagent.artifacts.report import (
 from intellagent.reports.calibration import agreement
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.levels import rate_by_level
-from intellagent.reports.outcome_verdicts import USER_CUT_SHORT, outcome_speaks
+from intellagent.reports.outcome_verdicts import outcome_speaks
 from intellagent.reports.text import counted
 from intellagent.reports.trials import pass_k_curve
 
 NOT_SOUGHT = "made by a version that sought no expected outcome"
 """Why an event of an older run has no outcome."""
+KEPT_OUT = "its simulated user was at fault before the chatbot broke a rule (user_fault)"
+"""Why a `user_fault` dialog is not graded."""
 
 
-def dialog_outcome(dialog: Dialog, event: Event | None) -> DialogOutcome | None:
-    """How a dialog fares against its event's expected outcome; None when no outcome was sought for the event."""
+def dialog_outcome(dialog: Dialog, event: Event | None, *, kept_out: bool = False) -> DialogOutcome | None:
+    """How a dialog fares against its event's expected outcome; None when no outcome was sought for the event.
+
+    Args:
+        dialog: the chatbot's dialog.
+        event: its event, with the expected outcome.
+        kept_out: its simulated user was at fault first (`user_fault`): like every figure of the chatbot, the
+            outcome figures leave it out.
+    """
     if event is None or (event.expected is None and event.expected_error is None):
         return None
     if event.expected is None:
         return DialogOutcome(counted=False, reason=f"its event has no verified outcome: {event.expected_error}")
+    if kept_out:
+        return DialogOutcome(counted=False, reason=KEPT_OUT, grade=dialog.grade)
     if dialog.status == "error":
         return DialogOutcome(counted=False, reason="it failed to run", grade=dialog.grade)
     if dialog.grade is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from intellagent.artifacts import FAULT_LABELS
 from intellagent.artifacts.report import (
     Calibration,
     CallScore,
@@ -14,6 +15,7 @@ from intellagent.artifacts.report import (
     ProgramFigures,
     Report,
     Robustness,
+    SimulatorFaults,
     TauFailure,
     TauScore,
     TrialFigures,
@@ -102,13 +104,15 @@ def program_lines(programs: ProgramFigures) -> list[str]:
 
 def dialogs_apart(report: Report) -> list[str]:
     """What the pass rate says nothing of, in the words of the artifacts: dialogs that ended early
-    (`incomplete` in dialogs.jsonl) yet were judged, and those left out of it: not judged (`incomplete`
-    in analysis.jsonl) or failed to run (`error`)."""
+    (`incomplete` in dialogs.jsonl) yet were judged, and those left out of it: kept out for their simulated
+    user's fault (`user_fault`), not judged (`incomplete` in analysis.jsonl) or failed to run (`error`)."""
     status = report.overall.by_status
     early = sum(d.simulated == "incomplete" and d.status in ("pass", "fail") for d in report.dialogs)
     parts = [f"{early} ended early (incomplete), judged all the same"] if early else []
-    left_out = [text for count, text in ((status["incomplete"], f"{status['incomplete']} not judged"),
-                                         (status["error"], f"{status['error']} failed to run (error)")) if count]
+    left_out = [text for count, text in (
+        (status["user_fault"], f"{status['user_fault']} kept out, their simulated user at fault first (user_fault)"),
+        (status["incomplete"], f"{status['incomplete']} not judged"),
+        (status["error"], f"{status['error']} failed to run (error)")) if count]
     if left_out:
         parts.append(f"{' and '.join(left_out)}, not counted")
     return parts
@@ -211,6 +215,8 @@ def uncovered_line(coverage: Coverage) -> str:
 def reliability_line(report: Report) -> str:
     """How far the report can be trusted, in one line: what was measured of the evaluation, and what was not."""
     parts = [_repeatability(report.trials), _detection(report.calibration)]
+    if report.simulator is not None:
+        parts.append(simulator_line(report.simulator))
     if report.agreement is not None:
         agreement = report.agreement
         parts.append(f"judge and checks agreed on {agreement.count} of {agreement.total} policy verdicts "
@@ -224,6 +230,17 @@ def reliability_line(report: Report) -> str:
     return "reliability: " + "; ".join(parts)
 
 
+def simulator_line(figures: SimulatorFaults) -> str:
+    """How often the simulated user was at fault, its commonest faults, and the dialogs that kept out."""
+    faulted = figures.faulted
+    line = f"simulator faults in {faulted.count} of {faulted.total} dialogs ({percent(faulted.rate)})"
+    if not faulted.count:
+        return line
+    common = sorted(figures.kinds.items(), key=lambda item: -item[1])[:3]
+    kinds = ", ".join(f"{FAULT_LABELS[kind]} {count}" for kind, count in common)
+    return f"{line}: {kinds}; {len(figures.kept_out)} kept out of the figures"
+
+
 def _repeatability(figures: TrialFigures | None) -> str:
     if figures is None:
         return "one trial per event (--trials K plays each event K times)"
@@ -233,7 +250,15 @@ def _repeatability(figures: TrialFigures | None) -> str:
                  f"({percent(figures.flip_rate)})")
     else:
         flips = "no policy was tested in two trials of one event"
-    return f"{figures.trials} trials per event; {curve}; {flips}"
+    flaky = f"; flaky: {', '.join(figures.flaky)}" if figures.flaky else ""
+    return f"{trials_per_event(figures)}; {curve}; {flips}{flaky}"
+
+
+def trials_per_event(figures: TrialFigures) -> str:
+    """How many times each event was played: K, or from the fewest to the most (--trials auto)."""
+    if figures.uneven:
+        return f"{figures.fewest} to {figures.trials} trials per event (--trials auto)"
+    return f"{figures.trials} trials per event"
 
 
 def _detection(calibration: Calibration | None) -> str:

@@ -6,7 +6,9 @@ those trials in which every trial passed. A run's pass^k is the mean over its ev
 judged trials, and a persona's the mean over the events its user played. Per policy, a trial counts
 when the judge found the policy tested in it, and passes when no violation of it was found. The flip
 rate is the share of event × policy pairs with two or more such trials on which the trials disagree:
-the part of the verdict that is luck of the simulation.
+the part of the verdict that is luck of the simulation; an event whose judged trials disagree is flaky.
+Under `--trials auto` events have different numbers of trials, and every figure stays defined over the
+trials played.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections import defaultdict
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.artifacts.rates import pass_hat_k
 from intellagent.artifacts.report import PassK, TrialFigures
+from intellagent.files import id_order
 
 
 def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures | None:
@@ -25,7 +28,10 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
         dialogs: every dialog of the run (they say which event and trial they are).
         rated: the analyses with a verdict (pass or fail).
     """
-    trials = max((dialog.trial for dialog in dialogs), default=1)
+    played: dict[str, int] = defaultdict(int)  # event → its trials
+    for dialog in dialogs:
+        played[dialog.event_id] = max(played[dialog.event_id], dialog.trial)
+    trials = max(played.values(), default=1)
     if trials < 2:
         return None
     event_of = {dialog.id: dialog.event_id for dialog in dialogs}
@@ -45,12 +51,14 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
     flipped = sum(len(set(held)) > 1 for held in pairs)
     return TrialFigures(
         trials=trials,
+        fewest=min(played.values()),
         pass_k=pass_k_curve(overall, trials),
         policies={policy: pass_k_curve(events, trials) for policy, events in sorted(per_policy.items())},
         personas={persona: pass_k_curve(events, trials) for persona, events in sorted(per_persona.items())},
         flipped=flipped,
         pairs=len(pairs),
         flip_rate=round(flipped / len(pairs), 4) if pairs else None,
+        flaky=sorted((event for event, passed in overall.items() if len(set(passed)) > 1), key=id_order),
     )
 
 

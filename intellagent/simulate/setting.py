@@ -3,8 +3,8 @@ dialog graph's runtime context, `DialogDeps`), and what is recorded once it ende
 
 The event's world is made whole for the dialog (`databases`), the chatbot's tools act on that copy, and
 once the dialog ended what it changed is stored with the world's digest, the deterministic checks run
-on what happened, and the event's grader grades it. The user role and the grader are the stage's to
-choose (`intellagent.modes`), and are handed in.
+on what happened, the event's grader grades it, and its simulated user is audited (`audit`). The user role
+and the grader are the stage's to choose (`intellagent.modes`), and are handed in.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
+from intellagent.simulate.audit import audited, read_faults
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader
 from intellagent.simulate.trials import trial_user
@@ -86,7 +87,7 @@ async def played_dialog(
     compiled: Sequence[Check] = (),
 ) -> Dialog:
     """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
-    the world's digest, run the deterministic checks on what happened, and grade it.
+    the world's digest, run the deterministic checks on what happened, grade it, and audit its simulated user.
 
     Args:
         play: plays the dialog (the dialog graph's `run_dialog`).
@@ -107,11 +108,16 @@ async def played_dialog(
         with ExitStack() as hosted:
             mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
             session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
-            played = await play(dialog_deps(ctx, event, chatbot.open(session), user_role=user_role,
-                                            played_id=played_id, trial=trial, usage=usage, world=world))
+            deps = dialog_deps(ctx, event, chatbot.open(session), user_role=user_role, played_id=played_id,
+                               trial=trial, usage=usage, world=world)
+            played = await play(deps)
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
         settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled)
+        if settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
+            faults = await asyncio.to_thread(read_faults, environment, event, settled,
+                                             world=files.start if files else None)
+            settled.audit = await audited(event, settled, faults, deps.critique)
     finally:
         if files:
             files.clear()
@@ -124,7 +130,7 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
                 played_id: str, trial: int, usage: Usage, world: DialogWorld | None) -> DialogDeps:
     """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage."""
     config = ctx.config
-    user = dialog_model(trial_user(ctx.llms["user"], trials=config.simulate.trials), seed=config.seed,
+    user = dialog_model(trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1), seed=config.seed,
                         dialog_id=played_id)
     return DialogDeps(
         event=event,

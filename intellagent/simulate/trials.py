@@ -19,9 +19,9 @@ def trial_id(event_id: str, trial: int) -> str:
     return event_id if trial == 1 else f"{event_id}-t{trial}"
 
 
-def trial_user(llm: LLM, *, trials: int) -> LLM:
-    """The user model of a run's trials: as configured for a single trial, else sampled (with each dialog's
-    seed, given by `llm.dialog_models.dialog_model`)."""
-    if trials == 1:
+def trial_user(llm: LLM, *, repeated: bool) -> LLM:
+    """The user model of a run's trials: as configured when each event is played once, else sampled (with each
+    dialog's seed, given by `llm.dialog_models.dialog_model`)."""
+    if not repeated:
         return llm
     return llm.with_options(temperature=max(llm.spec.temperature, TRIAL_TEMPERATURE))

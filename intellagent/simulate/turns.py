@@ -106,7 +106,7 @@ COPIED_WORDS = 12
 # customer for their own records or doing the work on them. A small model playing the customer slips
 # into the agent's part ("I'm sorry, but I don't have your user profile. Can you provide it?"), and a
 # dialog in which both sides serve never reaches the customer's request.
-_AGENT_SPEAK = re.compile(
+AGENT_SPEAK = re.compile(
     r"\b(?:how (?:can|may) I (?:help|assist)|I(?:'m| am) here to (?:help|assist)|I can(?:not|'t)? assist|"
     r"(?:anything|something) else I can (?:help|do|assist)|feel free to (?:ask|reach out|contact)|"
     r"(?:happy|glad) to (?:help|assist) you|I (?:do not|don'?t) have your|"
@@ -125,7 +125,7 @@ def redraft_reason(
     instruction instead of speaking, and to swap parts with the agent."""
     if turn.stops:
         return None
-    agent_speak = _AGENT_SPEAK.search(turn.message)
+    agent_speak = AGENT_SPEAK.search(turn.message)
     if agent_speak:
         return f'speaks as the agent ("{agent_speak.group(0)}"), not as the customer'
     message = _words(turn.message)

@@ -15,6 +15,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Claim, DialogStatus, Event, Persona, PlayedMove
+from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.llm import LLM
 from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import prompt_text, render
@@ -40,6 +41,21 @@ class Outcome(NamedTuple):
 
     status: DialogStatus
     reason: str
+
+
+USER_ENDED = "the user ended the conversation"
+"""The reason of a dialog its user ended without a verdict (τ-bench's stop token): its grade decides it."""
+
+
+def gave_up(why: str) -> Outcome:
+    """The end of a dialog whose simulated user could not go on: the simulator failed, not the chatbot, so the
+    dialog is `incomplete` and what the chatbot did so far is judged (the audit records the user's fault)."""
+    return Outcome("incomplete", f"{USER_CUT_SHORT}: {why}")
+
+
+def ended_by_user(status: DialogStatus, reason: str) -> bool:
+    """Whether the simulated user ended a dialog: with a verdict that stood (pass, fail), or without one."""
+    return status in ("pass", "fail") or reason == USER_ENDED
 
 
 class UserRole(Protocol):

@@ -16,10 +16,7 @@ from intellagent.artifacts import Event, PlayedMove
 from intellagent.llm import LLM
 from intellagent.prompt_files import render
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, UserTurn
-from intellagent.simulate.users import Outcome, Update
-
-TASK_ENDED = "the user ended the conversation"
-"""Why a task's dialog ended without a verdict: its grade decides it."""
+from intellagent.simulate.users import USER_ENDED, Outcome, Update
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ class TaskUser:
 
     def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
         """The dialog is over, to be graded."""
-        return {"outcome": Outcome("incomplete", TASK_ENDED)}
+        return {"outcome": Outcome("incomplete", USER_ENDED)}
 
     def chatbot_ended(self, view: list[str]) -> Update:
         """As in τ-bench, a transfer to a human ends the task."""

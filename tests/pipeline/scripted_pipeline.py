@@ -29,7 +29,7 @@ import yaml
 from intellagent.config import Config, load_config
 from intellagent.llm import Request, ScriptedLLM
 from tests.describe.conftest import script_document
-from tests.simulate.scripted_dialogs import call, reply, say, shop_settings, stop, verdict
+from tests.simulate.scripted_dialogs import call, pursued, reply, say, shop_settings, stop, verdict
 
 CONFIRM = 'Cancel an order only if its status is "placed", and only after the customer confirms.'
 PRIVACY = "Never reveal an order to someone who is not its customer."
@@ -99,6 +99,7 @@ def pipeline_script(*, procedure: dict[str, Any] | None = None, assertions: dict
     script.on(schema="ExpectedOutcomeProposal", reply=outcome)
     script.on(role="user", reply=user_turn)
     script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="critique", schema="GoalPursuit", reply=pursued())
     script.on(role="chatbot", reply=hasty_agent_step)
     script.on(role="analysis", schema="DialogAnalysis", reply=analysis)
     return script

@@ -81,7 +81,7 @@ def test_the_command_line_replays_a_recorded_evaluation(
 
     assert code == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "again" / "report.json").read_text())
-    assert report["overall"]["by_status"] == {"pass": 1, "fail": 1, "incomplete": 0, "error": 0}
+    assert report["overall"]["by_status"] == {"pass": 1, "fail": 1, "user_fault": 0, "incomplete": 0, "error": 0}
 
 
 def test_the_command_line_exits_3_on_a_replay_miss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

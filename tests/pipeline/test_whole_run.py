@@ -47,7 +47,7 @@ def test_the_report_counts_the_dialogs_of_dialogs_jsonl(whole_run) -> None:
     dialogs = lines(folder / "dialogs.jsonl", Dialog)
     assert [(d.id, d.simulated, d.policies) for d in report.dialogs] == [(d.id, d.status, d.policies) for d in dialogs]
     assert report.overall.dialogs == len(dialogs) == 2
-    assert report.overall.by_status == {"pass": 1, "fail": 1, "incomplete": 0, "error": 0}
+    assert report.overall.by_status == {"pass": 1, "fail": 1, "user_fault": 0, "incomplete": 0, "error": 0}
 
 
 def test_every_artifact_exists_and_validates_against_its_model(whole_run) -> None:

@@ -34,7 +34,7 @@ def test_each_persona_has_its_dialogs_by_status_and_its_pass_rate(shop_report) -
 
     assert list(personas) == ["cooperative", "impatient", "false_claim", "pressure"]  # the adversarial ones last
     assert [(p.pass_rate.passed, p.pass_rate.total) for p in personas.values()] == [(1, 2), (0, 0), (0, 1), (0, 1)]
-    assert personas["impatient"].by_status == {"pass": 0, "fail": 0, "incomplete": 0, "error": 1}
+    assert personas["impatient"].by_status == {"pass": 0, "fail": 0, "user_fault": 0, "incomplete": 0, "error": 1}
     assert personas["false_claim"].adversarial and not personas["cooperative"].adversarial
 
 

@@ -23,7 +23,7 @@ def counts(rate):
 
 def test_a_dialog_that_ran_out_of_turns_counts_and_an_error_dialog_is_left_out_of_the_pass_rate(shop_report):
     report = shop_report[0].report
-    assert report.overall.by_status == {"pass": 1, "fail": 3, "incomplete": 0, "error": 1}
+    assert report.overall.by_status == {"pass": 1, "fail": 3, "user_fault": 0, "incomplete": 0, "error": 1}
     assert counts(report.overall.pass_rate) == (1, 4)
     assert {d.id for d in report.dialogs if d.status in ("incomplete", "error")} == {"S005"}
 
@@ -92,8 +92,8 @@ def test_report_json_has_the_documented_keys_in_order(shop_report):
     _, folder = shop_report
     data = json.loads(folder.path("report.json").read_text())
     assert list(data) == ["name", "overall", "gate", "policies", "categories", "flows", "challenge_levels",
-                          "coverage", "baseline", "trials", "calibration", "tau", "outcomes", "agreement", "personas",
-                          "robustness", "dialogs", "programs"]
+                          "coverage", "baseline", "trials", "calibration", "tau", "outcomes", "agreement", "simulator",
+                          "personas", "robustness", "dialogs", "programs"]
     assert list(data["overall"]) == ["dialogs", "by_status", "pass_rate", "scenario_errors", "event_errors", "usage"]
     assert Report.model_validate(data) == shop_report[0].report
 

@@ -61,6 +61,34 @@ def test_pass_k_is_the_mean_over_events_and_the_flip_rate_counts_disagreeing_pai
     assert (figures.flipped, figures.pairs, figures.flip_rate) == (1, 2, 0.5)  # P1 on E1 flipped, on E2 held
 
 
+def test_an_event_whose_judged_trials_disagree_is_flaky_by_name(three_trials):
+    assert trial_figures(*three_trials).flaky == ["E1"]
+
+
+@pytest.fixture
+def uneven_trials():
+    """As --trials auto plays them: E1 flipped and got three trials, E2 passed its one."""
+    pairs = [trial("E1", 1, passed=True), trial("E1", 2, passed=False), trial("E1", 3, passed=True),
+             trial("E2", 1, passed=True)]
+    return [d for d, _ in pairs], [a for _, a in pairs]
+
+
+def test_uneven_trials_keep_pass_k_over_the_events_with_k_trials(uneven_trials):
+    figures = trial_figures(*uneven_trials)
+    assert (figures.fewest, figures.trials) == (1, 3)
+    assert [(p.k, p.events) for p in figures.pass_k] == [(1, 2), (2, 1), (3, 1)]
+    assert figures.pass_k[2].value == 0.0 and figures.pass_k[0].value == pytest.approx((2 / 3 + 1) / 2, abs=1e-4)
+
+
+def test_uneven_trials_are_said_as_a_range_with_the_flaky_events(shop_report, uneven_trials):
+    result, folder = shop_report
+    measured = result.report.model_copy(update={"trials": trial_figures(*uneven_trials)})
+    assert reliability_line(measured).startswith("reliability: 1 to 3 trials per event (--trials auto); ")
+    assert "; flaky: E1; " in reliability_line(measured)
+    html = report_html(measured, load_artifacts(folder), {a.id: a for a in folder.analyses.load()})
+    assert "Events were played 1 to 3 times" in html and "Flaky events, whose judged trials disagreed: E1." in html
+
+
 def test_one_trial_per_event_has_no_figures():
     dialog, analysis = trial("E1", 1, passed=True)
     assert trial_figures([dialog], [analysis]) is None
@@ -96,7 +124,7 @@ def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_re
     measured = report.model_copy(update={"trials": trial_figures(*three_trials)})
     assert reliability_line(measured) == (
         "reliability: 3 trials per event; pass^1 83%, pass^2 67%, pass^3 50%; "
-        "verdicts flipped on 1 of 2 event×policy pairs (50%); "
+        "verdicts flipped on 1 of 2 event×policy pairs (50%); flaky: E1; "
         "no seeded violations (--calibrate plays mutants that break a rule on purpose)"
     )
 

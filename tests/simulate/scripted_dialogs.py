@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,16 @@ def simulate(config: Config, folder: Path, script: ScriptedLLM, **options: Any) 
     return asyncio.run(execute(config, output=folder, stages=("simulate",), script=script, progress=False, **options))
 
 
+def play_shop(tmp_path: Path, run_folder: Callable[[Config, list[Event]], Path], script: ScriptedLLM, *,
+              config: Config | None = None, events: list[Event] | None = None, **options: Any) -> list[Dialog]:
+    """Play the simulate stage on shop `events` (one of Ana's by default) in a run folder made by `run_folder`
+    (the fixture), and return the dialogs recorded."""
+    config = config or shop_config(tmp_path)
+    folder = run_folder(config, events or [event()])
+    simulate(config, folder, script, **options)
+    return dialogs(folder)
+
+
 def dialogs(folder: Path) -> list[Dialog]:
     """The dialogs recorded in a run folder, in file order."""
     path = folder / "dialogs.jsonl"
@@ -88,3 +99,9 @@ def call(tool: str, **arguments: Any) -> dict[str, Any]:
 def verdict(correct: bool, feedback: str = "") -> dict[str, Any]:
     """A critique answer."""
     return {"analysis": "Checked against the policy.", "correct": correct, "feedback": feedback}
+
+
+def pursued(kept: bool = True, turn: int | None = None) -> dict[str, Any]:
+    """An answer of the judge of the simulated user: whether it pursued its goal, and where it left it."""
+    reason = "It asked for what its situation wants." if kept else "It asked for something else."
+    return {"reason": reason, "pursued": kept, "turn": turn}

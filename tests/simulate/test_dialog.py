@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scripted_dialogs import call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import call, dialogs, event, play_shop, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import HTTPError
 from intellagent.simulate.turns import UserTurn, redraft_reason
@@ -13,18 +13,11 @@ from intellagent.simulate.turns import UserTurn, redraft_reason
 SECRET = "my-private-plan-7"
 
 
-def play(tmp_path, run_folder, script, *, config=None, events=None, **options):
-    config = config or shop_config(tmp_path)
-    folder = run_folder(config, events or [event()])
-    simulate(config, folder, script, **options)
-    return dialogs(folder)
-
-
 def test_a_confirmed_success_passes(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("success", "it asked to confirm")])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert (dialog.status, dialog.reason, dialog.turns) == ("pass", "it asked to confirm", 2)
     assert [(c.verdict, c.confirmed, c.checked) for c in dialog.critiques] == [("success", True, True)]
 
@@ -33,7 +26,7 @@ def test_a_failure_confirmed_by_the_critique_fails(tmp_path, run_folder, script)
     script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("failure", "cancelled unasked")])
     script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert (dialog.status, dialog.reason) == ("fail", "cancelled unasked")
     assert dialog.critiques[0].confirmed
 
@@ -55,7 +48,7 @@ def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run
         schema="Critique",
         replies=[verdict(False, "It must ask first; you have not confirmed yet."), verdict(True)],
     )
-    (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_critiques": 2}))
+    (dialog,) = play_shop(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_critiques": 2}))
     assert dialog.status == "pass"
     assert [(c.verdict, c.confirmed) for c in dialog.critiques] == [("failure", False), ("success", True)]
     assert dialog.critiques[0].feedback == "It must ask first; you have not confirmed yet."
@@ -67,16 +60,17 @@ def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run
 def test_send_backs_are_bounded_then_the_verdict_stands_unchecked(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[stop("failure", "rude"), stop("failure", "still rude")])
     script.on(role="critique", schema="Critique", reply=verdict(False, "It was polite."))
-    (dialog,) = play(tmp_path, run_folder, script)  # max_critiques: 1
+    (dialog,) = play_shop(tmp_path, run_folder, script)  # max_critiques: 1
     assert dialog.status == "fail" and dialog.reason == "still rude"
     assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(False, True), (True, False)]
-    assert len(script.calls(role="critique")) == 1
+    assert len(script.calls(role="critique", schema="Critique")) == 1
 
 
 def test_the_chatbot_greets_first(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script, config=shop_config(tmp_path, chatbot={"greeting": "Hi, shop desk."}))
+    greeting = shop_config(tmp_path, chatbot={"greeting": "Hi, shop desk."})
+    (dialog,) = play_shop(tmp_path, run_folder, script, config=greeting)
     assert [(m.role, m.content) for m in dialog.transcript] == [("chatbot", "Hi, shop desk.")]
     first = script.calls(role="user")[0]
     assert "# The conversation so far\nAgent: Hi, shop desk.\n" in first.last
@@ -85,10 +79,10 @@ def test_the_chatbot_greets_first(tmp_path, run_folder, script):
 def test_reaching_max_turns_is_incomplete_not_fail(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", reply=say("Hello?"))
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello!"))
-    (dialog,) = play(tmp_path, run_folder, script)  # max_turns: 4
+    (dialog,) = play_shop(tmp_path, run_folder, script)  # max_turns: 4
     assert dialog.status == "incomplete" and "4 user turns" in dialog.reason
     assert dialog.turns == 4 and len(dialog.transcript) == 9
-    assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique")
+    assert dialog.transcript[-1].role == "chatbot" and not script.calls(role="critique", schema="Critique")
 
 
 def test_the_first_user_turn_is_reminded_to_say_what_it_wants_and_only_the_last_to_give_a_verdict(
@@ -96,7 +90,7 @@ def test_the_first_user_turn_is_reminded_to_say_what_it_wants_and_only_the_last_
 ):
     script.on(role="user", schema="UserTurn", replies=[say(f"Hello, question {n}?") for n in range(4)])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello!"))
-    play(tmp_path, run_folder, script)  # max_turns: 4
+    play_shop(tmp_path, run_folder, script)  # max_turns: 4
     requests = script.calls(role="user")
     assert ["This is your last message" in request.last for request in requests] == [False, False, False, True]
     assert ["only greeted you" in request.last for request in requests] == [True, False, False, False]
@@ -107,7 +101,7 @@ def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, ru
         raise ConnectionError("backend down")
 
     script.on(role="user", schema="UserTurn", reply=say("Cancel order A1."))
-    (dialog,) = play(tmp_path, run_folder, script, chatbot=broken)
+    (dialog,) = play_shop(tmp_path, run_folder, script, chatbot=broken)
     assert dialog.status == "error"
     assert dialog.reason.startswith("chatbot: ") and "ConnectionError: backend down" in dialog.reason
     assert [m.role for m in dialog.transcript] == ["chatbot", "user"]
@@ -116,14 +110,14 @@ def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, ru
 def test_an_llm_failure_after_retries_is_an_error(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
     script.on(role="critique", schema="Critique", reply=HTTPError(400, "context too long"))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert dialog.status == "error" and dialog.reason.startswith("critique: ") and "context too long" in dialog.reason
 
 
 def test_the_thought_never_reaches_the_chatbot(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Cancel A1.", thought=SECRET), say("Yes.", thought=SECRET)])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Sure?"))
-    play(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_turns": 2}))
+    play_shop(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"max_turns": 2}))
     seen = [r.text for r in script.calls(role="chatbot")]
     assert len(seen) == 2 and all("Cancel A1." in text and SECRET not in text for text in seen)
     assert "Customer (you): Cancel A1.\nAgent: Sure?" in script.calls(role="user")[1].last
@@ -137,7 +131,7 @@ def test_tool_calls_and_results_are_recorded_in_order(tmp_path, run_folder, scri
         replies=[call("get_order", order_id="A1"), call("cancel_order", order_id="A1"), reply("A1 is cancelled.")],
     )
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     answer = dialog.transcript[2]
     assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
         ("call_1", "get_order", {"order_id": "A1"}),
@@ -152,8 +146,8 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
     script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("failure", "no confirmation asked")])
     script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    play(tmp_path, run_folder, script)
-    (request,) = script.calls(role="critique")
+    play_shop(tmp_path, run_folder, script)
+    (request,) = script.calls(role="critique", schema="Critique")
     assert request.system.startswith("# Shop assistant")
     assert 'Agent calls cancel_order({"order_id": "A1"})' in request.last
     assert "order A1 cancelled" in request.last and "failure: no confirmation asked" in request.last
@@ -162,7 +156,7 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
 def test_a_stop_without_a_reason_is_asked_again(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[stop("success", ""), stop("success", "it helped")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert dialog.status == "pass" and dialog.turns == 1
     assert "give the reason" in script.calls(role="user")[1].last
 
@@ -173,7 +167,7 @@ def test_a_chatbot_that_ends_the_dialog_gets_a_verdict_at_once(tmp_path, run_fol
     script.on(role="chatbot", schema="ChatbotStep", reply=call("transfer_to_human", summary="wants a human"))
     script.on(role="chatbot", schema="ChatbotFinalStep", reply=reply("A colleague takes over."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert dialog.status == "pass"
     assert [c.name for c in dialog.transcript[-1].tool_calls] == ["transfer_to_human"]
     assert "ended the conversation" in script.calls(role="user", schema="FinalUserTurn")[0].last
@@ -188,7 +182,7 @@ def test_a_user_message_that_echoes_the_agent_is_asked_again(tmp_path, run_folde
         role="chatbot", schema="ChatbotStep", reply=reply("Sure. What is the id of the order you want cancelled?")
     )
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
     redraft = script.calls(role="user")[2]
     assert 'Your draft "What is the id of the order you want cancelled?" repeats the agent\'s words' in redraft.last
@@ -205,7 +199,7 @@ def test_a_user_message_sent_before_is_asked_again(tmp_path, run_folder, script)
     )
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Which order?"))
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Please cancel my order now.", "It is A1."]
     assert "repeats a message you already sent" in script.calls(role="user")[2].last
 
@@ -216,7 +210,7 @@ def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, 
         stop("success", "ok")])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Which order?"))
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
     redraft = script.calls(role="user")[2]
     assert redraft.body["temperature"] > script.calls(role="user")[1].body["temperature"]
@@ -246,7 +240,7 @@ def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcrip
     script.on(role="user", schema="UserTurn", replies=[say("Cancel my order."), say(question), say(question),
                                                        say(question)])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply(question))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert dialog.status == "incomplete"
     assert dialog.reason.startswith("the simulated user could not go on")
     assert "repeats the agent's words" in dialog.reason
@@ -257,7 +251,7 @@ def test_a_critique_that_cannot_answer_leaves_the_verdict_unchecked(tmp_path, ru
     script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("failure", "cancelled unasked")])
     script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
     script.on(role="critique", schema="Critique", reply=verdict(False, ""))
-    (dialog,) = play(tmp_path, run_folder, script)
+    (dialog,) = play_shop(tmp_path, run_folder, script)
     assert (dialog.status, dialog.reason) == ("fail", "cancelled unasked")
     assert [(c.confirmed, c.checked) for c in dialog.critiques] == [(True, False)]
 

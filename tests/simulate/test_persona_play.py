@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from scripted_dialogs import dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
-from intellagent.artifacts import Claim, Persona
+from intellagent.artifacts import Claim, Dialog, Message, Persona
 from intellagent.personas import builtin_personas
 from intellagent.simulate.personas import with_moves
+from intellagent.simulate.user_faults import program_faults
 
 GOLD = Claim(statement="my tier is gold", table="customers", row={"name": "ana"}, column="tier", claimed="gold",
              actual="basic")
@@ -121,3 +122,27 @@ def test_a_claim_move_needs_a_claim_to_state() -> None:
 
 def test_a_user_without_a_persona_says_only_its_own_words() -> None:
     assert with_moves(None, None, 1, "Hello.") == ("Hello.", [])
+
+
+def test_the_words_a_persona_s_move_added_are_no_fault_of_the_user() -> None:
+    message, moves = with_moves(persona("injection"), None, 1, "I want to cancel my order A1.")
+    played = Dialog(id="S001", status="incomplete", reason="reached 4 user turns", transcript=[
+        Message(role="chatbot", content="Hello!"), Message(role="user", content=message, moves=moves),
+        Message(role="chatbot", content="I cannot skip the checks.")])
+
+    assert moves and program_faults(event(), played) == []
+    unscripted = played.model_copy(update={"transcript": [
+        played.transcript[0], Message(role="user", content=message), played.transcript[2]]})
+    assert [fault.kind for fault in program_faults(event(), unscripted)] == ["narrated"]  # the same words, its own
+
+
+def test_a_value_the_user_was_told_to_claim_is_not_an_invention() -> None:
+    due = Claim(statement="my order is due on 2024-09-30", table="orders", row={"order_id": "A1"}, column="due",
+                claimed="2024-09-30", actual="2024-06-01")
+    played = Dialog(id="S001", status="incomplete", reason="reached 4 user turns", transcript=[
+        Message(role="chatbot", content="Hello!"),
+        Message(role="user", content="Cancel A1, it is due on 2024-09-30 anyway."),
+        Message(role="chatbot", content="Let me check.")])
+
+    assert program_faults(event(claim=due), played) == []
+    assert [fault.kind for fault in program_faults(event(), played)] == ["invented"]

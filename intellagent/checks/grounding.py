@@ -1,0 +1,76 @@
+"""Whether the facts a speaker states were given to it: the ids, codes of the world, dollar amounts and dates
+in a message, each looked for in the texts the speaker could have taken it from.
+
+The chatbot's grounding check (`builtin.grounded_facts`) asks it of the chatbot's messages, with the tool
+results, the customer's words and the policy as sources; the audit of the simulated user
+(`simulate.user_faults`) asks it of the user's messages, with its scenario, the rows it knows and the
+chatbot's earlier messages as sources. One reading serves both, so that a fact counts as made up by the same
+rule whoever states it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cached_property
+
+from intellagent.checks.identifiers import WORD_ID
+
+_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+CODE = re.compile(r"\b[A-Z][A-Z0-9]{2,}\b")
+"""A code: a capitalised word of three or more capitals or digits ("JFK", "SFO2"). Stated, it counts only when
+the world holds it as a value: the speaker then told a fact of the world no source gave it ("your flight goes to
+JFK" with no tool call), which is a guess even when it is right."""
+MAX_FACTOR = 9
+"""An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
+
+
+class Grounds:
+    """The texts a speaker may take its facts from.
+
+    Args:
+        sources: the texts, in any order.
+    """
+
+    def __init__(self, sources: Iterable[str]) -> None:
+        self.text = "\n".join(sources)
+        self.letters_and_digits = _ALNUM.sub("", self.text)  # an id restated in another layout ('#W123', a phone)
+
+    @cached_property
+    def amounts(self) -> set[float]:
+        """The amounts a speaker may state from the sources: worked out at the first amount asked about, since
+        most messages state none."""
+        return _derivable({_cents(n) for n in _NUMBER.findall(self.text.replace(",", ""))})
+
+    def ungrounded(self, message: str, *, ids: re.Pattern[str] | None = None,
+                   codes: set[str] = frozenset()) -> list[str]:
+        """The facts `message` states that no source holds, each once, in the order found.
+
+        Args:
+            message: what the speaker said.
+            ids: finds words shaped like the world's identifiers (see `identifiers`), besides any word of
+                letters and digits; None: only those.
+            codes: the codes (see `CODE`) the world holds; another capitalised word is no fact.
+        """
+        named = WORD_ID.findall(message) + (ids.findall(message) if ids else [])
+        unknown = [token for token in _DATE.findall(message) if token not in self.text]
+        unknown += [token for token in named
+                    if token not in self.text and _ALNUM.sub("", token) not in self.letters_and_digits]
+        unknown += [word for word in CODE.findall(message) if word in codes and word not in self.text]
+        stated = _AMOUNT.findall(message)
+        unknown += [f"${amount}" for amount in stated if _cents(amount) not in self.amounts] if stated else []
+        return list(dict.fromkeys(unknown))
+
+
+def _cents(amount: str) -> float:
+    return round(float(amount.replace(",", "")), 2)
+
+
+def _derivable(known: set[float]) -> set[float]:
+    """The amounts a speaker may state from `known` ones: a multiple of one, or the sum or difference of two."""
+    multiples = {round(k * n, 2) for k in known for n in range(1, MAX_FACTOR + 1)}
+    pairs = {round(value, 2) for a in known for b in known for value in (a + b, abs(a - b))}
+    return multiples | pairs

@@ -1,0 +1,53 @@
+"""The simulated user's faults in the report: which verdicts they void, and how often they happened.
+
+A dialog whose user was at fault (its audit, `Dialog.audit`) before the chatbot broke any rule is
+`user_fault`: its verdict says how the chatbot fared against a user that did not play its scenario, so it
+is neither a pass nor a fail, and no figure of the chatbot counts it. A fault after the chatbot's first
+violation excuses nothing: the chatbot had already failed, and the dialog fails. What counts as the chatbot's
+failure is any violation, whoever found it; when it happened is its turn in the transcript, and a violation
+that names no turn cannot be shown to come after the fault, so it stands.
+"""
+
+from __future__ import annotations
+
+from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, UserFault
+from intellagent.artifacts.rates import Share
+from intellagent.artifacts.report import SimulatorFaults
+from intellagent.reports.analysis import RATED
+
+
+def attributed(dialog: Dialog, analysis: Analysis) -> Analysis:
+    """The analysis, as `user_fault` when the dialog's user was at fault before the chatbot broke any rule."""
+    audit = dialog.audit
+    if audit is None or analysis.status not in RATED or not audit.excuses(v.turn for v in analysis.violations):
+        return analysis
+    assert audit.first is not None
+    return analysis.model_copy(update={"status": "user_fault", "error": fault_line(audit.first)})
+
+
+def fault_line(fault: UserFault) -> str:
+    """One fault in a line, as the reports show it."""
+    return f"the simulated user {FAULT_LABELS[fault.kind]} at turn {fault.turn}: {fault.evidence}"
+
+
+def simulator_faults(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> SimulatorFaults | None:
+    """How often the chatbot's dialogs had a faulty user, per kind, and which dialogs that kept out; None when
+    none was audited (the dialogs of an older run).
+
+    Args:
+        dialogs: the chatbot's dialogs (not the mutants').
+        analyses: every dialog's analysis, by dialog id.
+    """
+    audited = [dialog for dialog in dialogs if dialog.audit is not None]
+    if not audited:
+        return None
+    faulted = [dialog for dialog in audited if dialog.audit and dialog.audit.faults]
+    kinds = {kind: sum(any(f.kind == kind for f in d.audit.faults) for d in faulted if d.audit)
+             for kind in FAULT_LABELS}
+    return SimulatorFaults(
+        audited=len(audited),
+        faulted=Share.of(len(faulted), len(audited)),
+        kept_out=[d.id for d in audited if d.id in analyses and analyses[d.id].status == "user_fault"],
+        kinds={kind: count for kind, count in kinds.items() if count},
+        judge_errors=sum(bool(d.audit and d.audit.judge_error) for d in audited),
+    )

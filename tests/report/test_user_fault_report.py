@@ -1,0 +1,117 @@
+"""A dialog whose simulated user was at fault before the chatbot broke a rule (`user_fault`) is in no figure of the
+chatbot and never fails the gate, yet every report lists it with its fault and counts it in the reliability line."""
+
+from __future__ import annotations
+
+import pytest
+from shop_run import make_run, report_run
+
+from intellagent.artifacts import UserAudit, UserFault
+from intellagent.reports.outcomes import KEPT_OUT
+from intellagent.reports.summary import reliability_line
+
+# S002 broke P03 at turn 4; its user spoke as the agent at turn 1, before it.
+FAULT = UserFault(kind="spoke_as_agent", turn=1, evidence="what's the order ID you want to update?")
+FIGURES = ("policies", "categories", "flows", "challenge_levels", "coverage", "trials")
+
+
+def rewrite_dialogs(folder, change) -> None:
+    dialogs = folder.dialogs.load()
+    folder.dialogs.path.write_text("".join(d.model_dump_json() + "\n" for d in change(dialogs)))
+
+
+def audit_s002(dialogs, fault=FAULT):
+    """Every dialog that ran audited; S002's user at `fault`."""
+    for dialog in dialogs:
+        if dialog.status == "error":  # a dialog that failed to run is never audited
+            continue
+        dialog.audit = UserAudit(faults=[fault] if dialog.id == "S002" else [], judged=True)
+    return dialogs
+
+
+@pytest.fixture
+def faulted(config, run_folder, analysis_script):
+    """The shop run reported with S002's user at fault first."""
+    rewrite_dialogs(run_folder, audit_s002)
+    return report_run(config, run_folder, analysis_script, fail_under=0.3), run_folder
+
+
+def test_a_dialog_whose_user_faulted_first_is_user_fault(faulted):
+    report = faulted[0].report
+    (s002,) = [d for d in report.dialogs if d.id == "S002"]
+    assert s002.status == "user_fault" and s002.user_faults == [FAULT]
+    assert "spoke as the agent at turn 1" in s002.error
+    assert report.overall.by_status["user_fault"] == 1 and report.simulator.kept_out == ["S002"]
+
+
+def test_every_figure_is_that_of_the_run_without_the_user_fault_dialog(faulted, config, tmp_path, analysis_script):
+    without = make_run(config, tmp_path / "without")
+    rewrite_dialogs(without, lambda dialogs: [d for d in audit_s002(dialogs) if d.id != "S002"])
+    clean = report_run(config, without, analysis_script, fail_under=0.3).report
+    report = faulted[0].report
+    assert report.overall.pass_rate == clean.overall.pass_rate
+    for figure in FIGURES:
+        assert getattr(report, figure) == getattr(clean, figure), figure
+
+
+def test_the_gate_does_not_fail_on_a_user_fault_dialog(faulted):
+    result = faulted[0]
+    # With S002 counted as a failure the pass rate would be 1 of 4, under fail_under 0.3; without it, 1 of 3.
+    assert result.exit_code == 0 and result.report.gate.passed
+
+
+def test_the_reliability_line_counts_the_dialogs_whose_user_faulted(faulted):
+    line = reliability_line(faulted[0].report)
+    assert "simulator faults in 1 of 4 dialogs (25%): spoke as the agent 1; 1 kept out of the figures" in line
+
+
+def test_junit_skips_a_user_fault_dialog_with_its_fault(faulted):
+    xml = faulted[1].path("junit.xml").read_text()
+    case = xml.split('name="S002"')[1].split("</testcase>")[0]
+    assert "<skipped" in case and "spoke as the agent at turn 1" in case and "<failure" not in case
+
+
+def test_the_html_shows_a_badge_on_the_card_and_a_section_of_faults(faulted):
+    html = faulted[1].path("report.html").read_text()
+    card = html.split('id="dialog-S002"')[1].split("</details>")[0]
+    assert '<span class="badge user_fault">user fault</span>' in card and "Simulated user's faults" in card
+    section = html.split('id="simulated-user"')[1].split("</section>")[0]
+    assert "1 of 4 dialogs" in section and "S002" in section and "what&#x27;s the order ID" in section
+
+
+def test_a_run_of_unaudited_dialogs_has_no_simulator_figures(config, run_folder, analysis_script):
+    report = report_run(config, run_folder, analysis_script).report
+    assert report.simulator is None and "simulator faults" not in reliability_line(report)
+
+
+def test_a_user_fault_card_is_headed_by_the_fault_and_marks_its_breaches_uncounted(faulted):
+    html = faulted[1].path("report.html").read_text()
+    card = html.split('id="dialog-S002"')[1].split("</details>")[0]
+    gist = card.split('<span class="gist">')[1].split("</span>")[0]
+    assert gist.startswith("the simulated user spoke as the agent at turn 1")
+    assert "came after that fault: listed, and counted in no figure" in card
+    assert 'class="msg user faulted" id="turn-S002-1"' in card
+
+
+def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(config, run_folder, analysis_script):
+    late = FAULT.model_copy(update={"turn": 5})  # S002 broke P03 at turn 4
+    rewrite_dialogs(run_folder, lambda dialogs: audit_s002(dialogs, late))
+    report = report_run(config, run_folder, analysis_script).report
+    (s002,) = [d for d in report.dialogs if d.id == "S002"]
+    assert s002.status == "fail" and s002.user_faults == [late]
+    assert (report.overall.pass_rate.passed, report.overall.pass_rate.total) == (1, 4)
+    assert report.simulator.kept_out == [] and report.simulator.faulted.count == 1
+
+
+def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_folder, outcome_script):
+    def audit_s001(dialogs):  # S001 earned the outcome's reward; its user narrated at turn 1
+        for dialog in dialogs:
+            faults = [FAULT.model_copy(update={"kind": "narrated"})] if dialog.id == "S001" else []
+            dialog.audit = UserAudit(faults=faults, judged=True) if dialog.status != "error" else None
+        return dialogs
+
+    rewrite_dialogs(outcome_folder, audit_s001)
+    report = report_run(config, outcome_folder, outcome_script).report
+    (s001,) = [d for d in report.dialogs if d.id == "S001"]
+    assert s001.status == "user_fault" and not s001.outcome.counted and s001.outcome.reason == KEPT_OUT
+    assert (report.outcomes.pass_rate.passed, report.outcomes.pass_rate.total) == (1, 4)  # (2, 5) with S001

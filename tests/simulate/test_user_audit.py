@@ -1,0 +1,200 @@
+"""The audit of the simulated user: each fault a program can tell, at the turn of the message at fault, on the shop
+and on a domain of digit-only ids; the judge's one question; and what a fault does to the dialog's verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from scripted_dialogs import event, play_shop, pursued, reply, say, stop, verdict
+
+from intellagent.artifacts import Analysis, CritiqueExchange, Dialog, Event, Message, UserAudit, UserFault, Violation
+from intellagent.checks.identifiers import id_finder
+from intellagent.reports.user_faults import attributed
+from intellagent.simulate.audit import pursuit_schema
+from intellagent.simulate.user_faults import program_faults
+from intellagent.simulate.users import USER_ENDED, gave_up
+
+GREETING = Message(role="chatbot", content="Hello! How can I help you today?")
+
+
+def dialog(*user_and_chatbot: str, status: str = "incomplete", reason: str = "reached 4 user turns") -> Dialog:
+    """A dialog that opens with the greeting, then alternates user and chatbot messages; by default it ran out of
+    turns, so that how it ended is no fault of its user."""
+    messages = [GREETING] + [Message(role="user" if i % 2 == 0 else "chatbot", content=text)
+                             for i, text in enumerate(user_and_chatbot)]
+    return Dialog(id="S001", status=status, reason=reason, transcript=messages,
+                  turns=sum(m.role == "user" for m in messages))
+
+
+def faults(shop_dialog: Dialog, of: Event | None = None, **options: Any) -> list[tuple[str, int]]:
+    return [(fault.kind, fault.turn) for fault in program_faults(of or event(), shop_dialog, **options)]
+
+
+def test_a_user_that_keeps_to_its_scenario_has_no_fault():
+    clean = dialog("Hi, I'm Ana. I want to cancel my order A1.", "Shall I cancel order A1?", "Yes, please cancel it.",
+                   "Order A1 is cancelled. Anything else?")
+    assert faults(clean) == []
+
+
+def test_an_id_in_no_source_is_invented_at_its_turn():
+    made_up = dialog("I want to cancel my order A1.", "Which order, exactly?", "It is order ZX4471, I think.",
+                     "Shall I cancel it?")
+    assert faults(made_up) == [("invented", 3)]
+
+
+def test_an_id_the_chatbot_gave_is_not_invented():
+    told = dialog("I want to cancel my order A1.", "I also see order QR8812 on your account.",
+                  "Then cancel QR8812 too.", "Shall I cancel both?")
+    assert faults(told) == []
+
+
+def test_a_name_the_scenario_does_not_give_is_invented():
+    renamed = dialog("Hello, my name is Maria Gomez and I want to cancel order A1.", "Shall I cancel it?")
+    (fault,) = program_faults(event(), renamed)
+    assert (fault.kind, fault.turn) == ("invented", 1) and "Maria Gomez" in fault.evidence
+
+
+def test_taking_back_the_scenarios_goal_contradicts_it():
+    reversed_goal = dialog("I want to cancel my order A1.", "Shall I cancel it?",
+                           "Actually, I don't want to cancel it after all.", "Fine, nothing changed.")
+    assert faults(reversed_goal) == [("contradicted_goal", 3)]
+
+
+def test_changing_its_mind_is_no_fault_when_the_scenario_says_it_does():
+    fickle = event(scenario="You are Ana and want to cancel your order A1, then change your mind once asked.")
+    changed = dialog("I want to cancel my order A1.", "Shall I cancel it?", "I changed my mind, keep it.", "Kept.")
+    assert faults(changed, fickle) == []
+
+
+def test_telling_of_the_customer_in_the_third_person_is_narration():
+    narrated = dialog("The customer provides his first name and the order A1 he wants to cancel.", "Shall I cancel A1?")
+    (fault,) = program_faults(event(), narrated)
+    assert (fault.kind, fault.turn) == ("narrated", 1) and fault.evidence.startswith("The customer provides")
+
+
+def test_asking_the_agents_question_is_speaking_as_the_agent():
+    swapped = dialog("I want to cancel my order A1.", "Sure, I can help with that.",
+                     "Sure, what's the order ID you want to update?", "It is A1.")
+    assert faults(swapped) == [("spoke_as_agent", 3)]
+
+
+def test_stopping_while_the_chatbot_still_asks_for_something_is_stopping_early():
+    early = dialog("I want to cancel my order A1.", "Could you please confirm the order number?", status="pass")
+    (fault,) = program_faults(event(), early)
+    assert (fault.kind, fault.turn) == ("stopped_early", 3) and "confirm the order number" in fault.evidence
+
+
+def test_stopping_with_a_verdict_the_critique_confirmed_is_no_early_stop():
+    vetted = dialog("I want to cancel my order A1.", "Shall I cancel order A1?", status="pass")
+    vetted.critiques = [CritiqueExchange(turn=2, verdict="success", reason="it asked first", confirmed=True)]
+    assert faults(vetted) == []
+
+
+def test_stopping_after_an_open_offer_of_help_is_no_fault():
+    done = dialog("I want to cancel my order A1.", "Order A1 is cancelled. Is there anything else I can do?",
+                  status="pass")
+    assert faults(done) == []
+
+
+def test_a_dialog_that_ran_out_of_turns_was_not_stopped_by_its_user():
+    cut = dialog("I want to cancel my order A1.", "Could you please confirm the order number?")
+    assert faults(cut) == []
+
+
+def test_a_user_that_could_not_write_its_turn_gave_up_where_its_turn_was_due():
+    stuck = dialog("I want to cancel my order A1.", "Shall I cancel it?", status="incomplete",
+                   reason=gave_up("its message repeats the agent's").reason)
+    assert faults(stuck) == [("gave_up", 3)]
+
+
+def test_a_user_that_ended_before_saying_anything_stopped_early():
+    silent = Dialog(id="S001", status="incomplete", reason=USER_ENDED, transcript=[GREETING])
+    assert faults(silent) == [("stopped_early", 1)]
+
+
+PARCEL = Event(id="7", policies=["P1"], scenario="You are Ken; your parcel 4402918830 is late and you want to "
+               "redirect it to your office.", expected_behaviour="The agent finds 4402918830 and redirects it.",
+               user_rows={"parcels": [{"tracking": "4402918830", "recipient": 17}]})
+DIGIT_IDS = id_finder([r"[0-9]{10}"])
+
+
+def test_on_a_domain_of_digit_only_ids_a_known_number_is_grounded():
+    known = dialog("My parcel 4402918830 is late, please redirect it.", "Where to?")
+    assert faults(known, PARCEL, ids=DIGIT_IDS) == []
+
+
+def test_on_a_domain_of_digit_only_ids_an_unknown_number_is_invented():
+    unknown = dialog("My parcel 4402918830 is late.", "I see it.", "Also redirect 9917730021, my other one.",
+                     "Let me check.")
+    assert faults(unknown, PARCEL, ids=DIGIT_IDS) == [("invented", 3)]
+
+
+def test_on_a_domain_of_digit_only_ids_a_known_number_in_the_rows_json_is_grounded():
+    recipient = dialog("My parcel 4402918830 is late; I am recipient 17.", "Thanks, checking.")
+    assert faults(recipient, PARCEL, ids=DIGIT_IDS) == []
+
+
+def test_the_judges_turn_can_only_name_a_message_of_the_user():
+    schema = pursuit_schema((1, 3))
+    assert schema.model_validate({"reason": "It asked for another thing.", "pursued": False, "turn": 3}).turn == 3
+    with pytest.raises(ValidationError):
+        schema.model_validate({"reason": "It asked for another thing.", "pursued": False, "turn": 2})
+    with pytest.raises(ValidationError):  # a goal left must say where
+        schema.model_validate({"reason": "It asked for another thing.", "pursued": False, "turn": None})
+
+
+def analysis(*violation_turns: int | None) -> Analysis:
+    violations = [Violation(policy="P1", turn=turn, reason="cancelled unasked", source="judge")
+                  for turn in violation_turns]
+    return Analysis(id="S001", status="fail" if violations else "pass", tested=["P1"], violations=violations,
+                    source="digest")
+
+
+def audited_at(turn: int) -> Dialog:
+    faulty = dialog("I want to cancel A1.", "Done.", "What's the order ID you want to update?", "A1.")
+    faulty.audit = UserAudit(faults=[UserFault(kind="spoke_as_agent", turn=turn, evidence="what's the order ID")])
+    return faulty
+
+
+def test_a_user_fault_before_any_violation_sets_the_dialog_apart():
+    kept_out = attributed(audited_at(1), analysis(4))
+    assert kept_out.status == "user_fault" and "spoke as the agent at turn 1" in kept_out.error
+
+
+def test_a_user_fault_in_a_passed_dialog_sets_it_apart():
+    assert attributed(audited_at(3), analysis()).status == "user_fault"
+
+
+def test_a_user_fault_after_the_chatbots_violation_leaves_the_violation_counted():
+    counted = attributed(audited_at(3), analysis(2))
+    assert counted.status == "fail" and [v.turn for v in counted.violations] == [2]
+
+
+def test_a_violation_of_no_known_turn_is_never_excused():
+    assert attributed(audited_at(1), analysis(None)).status == "fail"
+
+
+def test_the_judges_answer_on_the_goal_is_recorded_with_the_turn_it_names(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), say("And tell me a joke."),
+                                                      stop("success", "it asked first")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="critique", schema="GoalPursuit", reply=pursued(False, turn=3))
+    (played,) = play_shop(tmp_path, run_folder, script)
+    assert played.audit is not None and played.audit.judged
+    assert [(f.kind, f.turn, f.source) for f in played.audit.faults] == [("left_goal", 3, "judge")]
+    assert "tell me a joke" in played.audit.faults[0].evidence
+
+
+def test_a_judge_that_never_answers_leaves_the_programs_faults_standing(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("The customer asks to cancel order A1."),
+                                                      stop("success", "it asked first")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="critique", schema="GoalPursuit", reply={"reason": "?", "pursued": False, "turn": None})
+    (played,) = play_shop(tmp_path, run_folder, script)
+    assert played.status == "pass" and played.audit is not None
+    assert not played.audit.judged and played.audit.judge_error
+    assert [(f.kind, f.turn) for f in played.audit.faults] == [("narrated", 1)]
