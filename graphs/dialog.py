@@ -155,8 +155,10 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     if turn.stops:
         update.update(deps.user.stopped(turn, number))
     else:
-        update["transcript"] = [Message(role="user", content=turn.message, thought=turn.thought, at_s=deps.clock())]
-        update["user_view"] = [user_line(turn.message)]
+        message, moves = deps.user.moved(turn.message, number)
+        update["transcript"] = [Message(role="user", content=message, thought=turn.thought, moves=moves,
+                                        at_s=deps.clock())]
+        update["user_view"] = [user_line(message)]
     return update
 
 

@@ -90,7 +90,8 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
 
     def failed(reason: str) -> Dialog:
         return Dialog(id=dialog_id(event.id, trial, mutant), event=event.id, trial=trial, mutant=mutant,
-                      status="error", reason=reason, policies=event.policies, challenge=event.challenge)
+                      status="error", reason=reason, policies=event.policies, challenge=event.challenge,
+                      persona=event.persona, claim=event.claim)
 
     recorded = await deps.items.run(lambda: deps.play(state), failed=failed)
     return {"recorded": [recorded.id]}

@@ -61,7 +61,7 @@ async def arun(
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
-            `fail_under`, `baseline`, `min_category`, `min_policy`, `gate_on`, `trials`, `calibrate`,
+            `fail_under`, `baseline`, `min_category`, `min_policy`, `min_persona`, `gate_on`, `trials`, `calibrate`,
             `min_detection`, `min_outcome`, `tau_tasks`, `executor` — as in `apply_overrides`.
     """
     frozen, tau_data = scenario_source(scenarios_from)

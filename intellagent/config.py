@@ -10,12 +10,23 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from intellagent.artifacts import Persona
 from intellagent.artifacts.policies import Category
 from intellagent.bundled import bundled
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
+from intellagent.personas import DEFAULT_MIX, builtin_personas, own_personas, read_persona_file
 
 EXAMPLE_CONFIGS = bundled("configs")
 
@@ -214,6 +225,44 @@ class SimulateConfig(_Strict):
         if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
             return value
         raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
+    personas: dict[str, Persona] = Field(
+        default_factory=dict,
+        description="Your own personas besides the built-ins (name → its fields, as in prompts/simulate/personas/), "
+        "or a YAML file that maps names to them; one named as a built-in replaces it.",
+    )
+    persona_mix: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: dict(DEFAULT_MIX),
+        description="The personas the scenarios' users are given, with their weights (any scale); the default is "
+        "half cooperative, the rest spread over the other built-ins.",
+    )
+
+    @field_validator("personas", mode="before")
+    @classmethod
+    def _own_personas(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str | Path):  # a file of personas, relative to the config's folder
+            value = read_persona_file((info.context or {}).get("base_dir", Path.cwd()) / value)
+        return own_personas(value) if isinstance(value, dict) else value
+
+    @field_validator("persona_mix")
+    @classmethod
+    def _known_personas(cls, mix: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        known = {**builtin_personas(), **info.data.get("personas", {})}
+        unknown = [name for name in mix if name not in known]
+        if unknown:
+            raise ValueError(f"unknown persona {unknown[0]!r}; the personas are {', '.join(sorted(known))}, and "
+                             "your own are defined under simulate.personas")
+        if not any(mix.values()):
+            raise ValueError("give at least one persona a weight above 0")
+        return mix
+
+    def persona_library(self) -> dict[str, Persona]:
+        """Every persona the run knows, by name: the built-ins, and the user's own in their place."""
+        return {**builtin_personas(), **self.personas}
+
+    def weighted_personas(self) -> list[tuple[Persona, float]]:
+        """The personas of the mix with their weights, in the mix's order (weight 0 left out)."""
+        library = self.persona_library()
+        return [(library[name], weight) for name, weight in self.persona_mix.items() if weight > 0]
 
 
 MutantName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
@@ -307,6 +356,11 @@ class ReportConfig(_Strict):
     )
     min_policy: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict, description="Exit 1 when a policy's pass rate is below its minimum (ids of this run)."
+    )
+    min_persona: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=dict,
+        description="Exit 1 when the pass rate against the users of a persona is below its minimum; the key "
+        "`adversarial` stands for every adversarial persona's users together.",
     )
     min_pass_k: dict[Annotated[int, Field(ge=1)], Annotated[float, Field(ge=0, le=1)]] = Field(
         default_factory=dict,
@@ -447,7 +501,7 @@ def load_config(source: ConfigSource, *, base_dir: Path | None = None) -> Config
 
 def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
     try:
-        config = Config.model_validate(data)
+        config = Config.model_validate(data, context={"base_dir": base_dir})
     except ValidationError as exc:
         raise UsageError(f"{origin}: {_first_problem(exc)}") from exc
     env = config.environment
@@ -510,6 +564,7 @@ def apply_overrides(
     baseline: Path | None = None,
     min_category: dict[str, float] | None = None,
     min_policy: dict[str, float] | None = None,
+    min_persona: dict[str, float] | None = None,
     gate_on: str | None = None,
     trials: int | Literal["auto"] | None = None,
     calibrate: bool | None = None,
@@ -528,7 +583,8 @@ def apply_overrides(
         max_cost: the budget in USD.
         fail_under: the overall pass rate under which the run exits 1.
         baseline: an earlier run folder to compare against.
-        min_category, min_policy: minimum pass rates per category / policy id (the gate fails below).
+        min_category, min_policy, min_persona: minimum pass rates per category / policy id / persona of the
+            users (`adversarial`: every adversarial persona's users together); the gate fails below.
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
         trials: dialogs per event, or `auto` (`simulate.trials`).
         calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
@@ -556,6 +612,8 @@ def apply_overrides(
         data["report"]["min_category"] = min_category
     if min_policy is not None:
         data["report"]["min_policy"] = min_policy
+    if min_persona is not None:
+        data["report"]["min_persona"] = min_persona
     if gate_on is not None:
         data["report"]["gate_on"] = gate_on
     if trials is not None:

@@ -41,3 +41,8 @@ def render(name: str, **values: Any) -> list[BaseMessage]:
     if missing:
         raise KeyError(f"prompt {name} needs {', '.join(sorted(missing))}")
     return template.format_messages(**values)
+
+
+def prompt_text(name: str, **values: Any) -> str:
+    """The text of a one-message prompt with its placeholders filled in: a note added to another prompt."""
+    return str(render(name, **values)[0].content)

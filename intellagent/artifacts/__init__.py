@@ -26,6 +26,7 @@ from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
 from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeGrade
+from intellagent.artifacts.personas import Claim, Move, Persona, PlayedMove
 from intellagent.artifacts.policies import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -56,6 +57,7 @@ __all__ = [
     "BoundAssertion",
     "Category",
     "ChallengeLevels",
+    "Claim",
     "Condition",
     "ConfirmationAssertion",
     "CritiqueExchange",
@@ -70,12 +72,15 @@ __all__ = [
     "ForbiddenAssertion",
     "ForbiddenCall",
     "Message",
+    "Move",
     "MutantKind",
     "MutantList",
     "MutantRecord",
     "OrderAssertion",
     "OutcomeGrade",
     "Passage",
+    "Persona",
+    "PlayedMove",
     "Policy",
     "PolicyCatalog",
     "PreconditionAssertion",

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from intellagent.artifacts.audit import UserAudit
 from intellagent.artifacts.outcomes import OutcomeGrade
+from intellagent.artifacts.personas import Claim, Persona, PlayedMove
 from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
 
@@ -40,6 +41,9 @@ class Message(BaseModel):
     content: str
     thought: str | None = Field(default=None, description="user: the private reasoning, never sent.")
     tool_calls: list[ToolCall] = Field(default_factory=list, description="chatbot: calls made before replying.")
+    moves: list[PlayedMove] = Field(
+        default_factory=list, description="user: the persona's moves in the message, the scripted words among them."
+    )
     at_s: float = Field(default=0.0, description="Seconds since the dialog started.")
 
 
@@ -111,6 +115,10 @@ class Dialog(BaseModel):
         "the dialog failed to run, or an older run)."
     )
     tau: TauGrade | None = Field(default=None, description="τ-bench mode: the task's reward and what it missed.")
+    persona: Persona | None = Field(default=None, description="Who the user was: the event's persona.")
+    claim: Claim | None = Field(
+        default=None, description="The false claim the user made: the chatbot had to check it against the world."
+    )
     grade: OutcomeGrade | None = Field(
         default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
     )

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from intellagent.artifacts.outcomes import ExpectedOutcome
+from intellagent.artifacts.personas import Claim, Persona
 from intellagent.artifacts.tau import TauTask
 
 
@@ -38,6 +39,11 @@ class Event(BaseModel):
     )
     task: TauTask | None = Field(
         default=None, description="τ-bench mode: the published task, whose gold actions grade the event's dialogs."
+    )
+    persona: Persona | None = Field(default=None, description="Who the user is: the scenario's persona.")
+    claim: Claim | None = Field(
+        default=None, description="The false claim the user makes, chosen from the event's rows, which contradict it "
+        "(a persona that claims only)."
     )
     expected: ExpectedOutcome | None = Field(
         default=None, description="What a chatbot that keeps every sampled rule does here, verified by running it; "

@@ -1,5 +1,5 @@
-"""Rates as report.json gives them: the counts, the rate and its 95% Wilson interval, and the estimate of
-pass^k from repeated trials.
+"""Rates as report.json gives them: the counts, the rate and its 95% Wilson interval, the interval of the
+difference of two rates, and the estimate of pass^k from repeated trials.
 
 Both are exact formulas on small counts (a policy is often tested only a handful of times), written with
 the standard library.
@@ -31,6 +31,20 @@ def wilson_interval(passed: float, total: int, *, z: float = Z_95) -> tuple[floa
     centre = (p + z2 / (2 * total)) / (1 + z2 / total)
     half = z * sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / (1 + z2 / total)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def difference_interval(first: tuple[int, int], second: tuple[int, int], *, z: float = Z_95
+                        ) -> tuple[float, float] | None:
+    """Newcombe's interval (his method 10, 1998) of the difference between two pass rates, first minus second,
+    each given as (passed, total): built from the two rates' Wilson intervals, so that it too stays sensible
+    on a few dialogs. None when either rate counted nothing."""
+    one, two = wilson_interval(*first, z=z), wilson_interval(*second, z=z)
+    if one is None or two is None:
+        return None
+    p1, p2 = first[0] / first[1], second[0] / second[1]
+    below = sqrt((p1 - one[0]) ** 2 + (two[1] - p2) ** 2)
+    above = sqrt((one[1] - p1) ** 2 + (p2 - two[0]) ** 2)
+    return max(-1.0, p1 - p2 - below), min(1.0, p1 - p2 + above)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:

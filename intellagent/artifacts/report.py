@@ -185,6 +185,7 @@ class Gate(BaseModel):
     fail_under: float | None
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
+    min_persona: dict[str, float] = Field(default_factory=dict)
     min_pass_k: dict[int, float] = Field(default_factory=dict)
     min_detection: float | None = None
     min_tau_pass_k: dict[int, float] = Field(default_factory=dict)
@@ -200,7 +201,7 @@ class Gate(BaseModel):
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
         return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k
+                    or self.min_persona or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k
                     or self.min_outcome is not None or self.failures)
 
 
@@ -213,12 +214,51 @@ class DialogOutcome(BaseModel):
     grade: OutcomeGrade | None = Field(default=None, description="Its grade (dialogs.jsonl's), when it has one.")
 
 
+class PersonaPolicy(BaseModel):
+    """One policy as the dialogs of one persona tested it."""
+
+    policy: str
+    pass_rate: Rate = Field(description="passed: the tests in which it held; total: the dialogs with a verdict that "
+                            "tested it.")
+
+
+class PersonaResult(BaseModel):
+    """How the chatbot held its rules against one kind of user."""
+
+    name: str
+    description: str
+    adversarial: bool
+    dialogs: int = Field(description="The chatbot's dialogs with a user of this persona.")
+    by_status: dict[str, int] = Field(description="pass, fail, user_fault, incomplete, error: always these keys.")
+    pass_rate: Rate = Field(description="Passed among those dialogs with a verdict.")
+    policies: list[PersonaPolicy] = Field(description="Per policy its dialogs tested, in policy id order.")
+    outcome_pass_rate: Rate | None = Field(
+        default=None, description="Passed among its dialogs graded on an expected outcome (None: no dialog of the "
+        "run sought one)."
+    )
+
+
+class Robustness(BaseModel):
+    """The robustness gap: how much less often the chatbot passes against adversarial users than against the
+    others (every persona not marked adversarial: the cooperative, impatient, vague, ... user)."""
+
+    cooperative: Rate = Field(description="Pass rate of the dialogs whose persona is not adversarial.")
+    adversarial: Rate = Field(description="Pass rate of the dialogs whose persona is adversarial.")
+    gap: float | None = Field(
+        default=None, description="cooperative.rate - adversarial.rate; None unless both got a verdict."
+    )
+    low: float | None = Field(default=None, description="Newcombe's 95% interval of the gap, from the two Wilson "
+                              "intervals.")
+    high: float | None = None
+
+
 class DialogResult(BaseModel):
     """One dialog's outcome as counted in this report."""
 
     id: str
     status: AnalysisStatus
     simulated: DialogStatus = Field(description="The simulation's own verdict.")
+    persona: str | None = Field(default=None, description="Its user's persona (None: it had none).")
     challenge: int
     policies: list[str]
     tested: list[str]
@@ -264,6 +304,9 @@ class TrialFigures(BaseModel):
     fewest: int = Field(default=0, description="The fewest trials of an event (as `trials` unless --trials auto).")
     pass_k: list[PassK] = Field(description="Overall, for k = 1..trials, each over the events with k trials or more.")
     policies: dict[str, list[PassK]] = Field(description="Per policy id, over the trials that tested it.")
+    personas: dict[str, list[PassK]] = Field(
+        default_factory=dict, description="Per persona, over the events its user played."
+    )
     flipped: int = Field(description="Event × policy pairs on which the trials disagreed.")
     pairs: int = Field(description="Event × policy pairs with two or more trials that tested the policy.")
     flip_rate: float | None = Field(description="flipped / pairs; None without such pairs.")
@@ -343,12 +386,22 @@ class PolicyDetection(BaseModel):
     detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
 
 
+class PersonaDetection(BaseModel):
+    """How often the mutants' dialogs with users of one persona caught their mutant."""
+
+    persona: str
+    detection: Rate = Field(description="passed: the dialogs that recorded a violation of their mutant's rule; total: "
+                            "the mutants' dialogs with a verdict and a user of this persona.")
+
+
 class Calibration(BaseModel):
     """Seeded violations: whether the run notices a chatbot that breaks a rule on purpose."""
 
     mutants: list[MutantResult]
     detection: Rate = Field(description="passed: mutants caught; total: mutants with a judged dialog.")
     policies: list[PolicyDetection] = Field(description="Detection per mutated policy.")
+    personas: list[PersonaDetection] = Field(default_factory=list, description="Detection per persona of the users "
+                                             "that played the mutants' dialogs.")
     false_alarms: Share = Field(
         description="On the chatbot under test: violations recorded among the tests of the mutated policies. The "
         "chatbot may really break them, so this bounds the false alarms from above."
@@ -502,6 +555,13 @@ class Report(BaseModel):
     )
     simulator: SimulatorFaults | None = Field(
         default=None, description="The audit of the simulated user (None when no dialog was audited)."
+    )
+    personas: list[PersonaResult] = Field(
+        default_factory=list, description="Per persona of the users, the adversarial ones last, by name (empty when "
+        "no dialog had one)."
+    )
+    robustness: Robustness | None = Field(
+        default=None, description="The robustness gap (None when no dialog had a persona)."
     )
     dialogs: list[DialogResult]
     programs: ProgramFigures | None = Field(

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.personas import Persona
 from intellagent.artifacts.tau import TauTask
 
 
@@ -17,7 +18,7 @@ class Scenario(BaseModel):
     error: str | None = None
     policies: list[str] = Field(description="Ids of the sampled policies.")
     target_challenge: int = Field(description="The challenge level this sample was drawn for.")
-    challenge: int = Field(description="Sum of the sampled policies' challenge scores.")
+    challenge: int = Field(description="Sum of the sampled policies' challenge scores and the persona's.")
     repeat: int = Field(
         default=0,
         description="0 for the first scenario planned for its policy set; n for the n-th planned after it when "
@@ -26,6 +27,9 @@ class Scenario(BaseModel):
     description: str = Field(default="", description="The user's situation and goal, for one conversation.")
     expected_behaviour: str = Field(default="", description="What the chatbot must do, self-contained.")
     refined: bool = Field(default=False, description="Whether a refinement pass corrected the behaviour.")
+    persona: Persona | None = Field(
+        default=None, description="Who the user is (None: τ-bench's tasks, and runs from before personas)."
+    )
     task: TauTask | None = Field(
         default=None, description="τ-bench mode: the published task the scenario is (its id is T + its number)."
     )

@@ -86,14 +86,13 @@ def explicit_yes(messages: Sequence[Message], index: int) -> bool:
 @check(category="knowledge_extraction", every_dialog=True)
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, codes of the world, dollar amounts and dates the chatbot states come from a tool result, the
-    customer or the policy.
+    customer or the policy; a value the customer claimed falsely (its persona's claim) grounds nothing.
 
     An id is a word of letters and digits, or a word shaped like the identifiers the world holds (an item
     number of ten digits, '#W1234567'; see `checks.identifiers`); it is grounded when a source holds it, in
     any layout of its letters and digits.
     """
-    grounds = Grounds([trace.environment.policy, *(call.result or "" for call in trace.calls),
-                       *(m.content for m in trace.messages if m.role == "user")])
+    grounds = Grounds([trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()])
     said = [message.content for message in trace.messages if message.role == "chatbot"]
     codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
     ids = trace.id_finder() if said else None

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from intellagent.artifacts import Finding, Message
+from intellagent.artifacts import Claim, Finding, Message
 from intellagent.checks.builtin import BUILTIN
 from intellagent.checks.trace import Trace, WorldRows
 from intellagent.environment.checks import Check
@@ -35,7 +35,7 @@ def _event_rows(environment: Environment, path: Path, version: int) -> WorldRows
 
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
-    written: list[str] | None = None, compiled: Sequence[Check] = (),
+    written: list[str] | None = None, compiled: Sequence[Check] = (), claims: list[Claim] | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """The names of the checks that ran on a dialog, and their findings.
 
@@ -51,10 +51,11 @@ def run_checks(
             dialog's database again); by default the checks find them out.
         compiled: the run's compiled assertions in force, as checks (`checks.assertions`), run after the
             domain's.
+        claims: the false claims the user made (its persona's), which ground nothing the chatbot says.
     """
     rows = _event_rows(environment, before, before.stat().st_mtime_ns) if before is not None else {}
     trace = Trace(messages=messages, environment=environment, before=rows, database=database, start=before,
-                  written=written)
+                  written=written, claims=claims or [])
     return check_trace(trace, [*every_check(environment), *compiled])
 
 

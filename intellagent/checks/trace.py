@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from intellagent.artifacts import Message
+from intellagent.artifacts import Claim, Message
 from intellagent.checks import identifiers
 from intellagent.environment import database, worlds
 
@@ -87,6 +87,7 @@ class Trace:
         start: the event's database file, which `before` reads, if there is one.
         written: the tables the dialog wrote to, if already known (empty: nothing was written; see
             `changed_tables`).
+        claims: the false claims the user made: what it claimed is no source of the chatbot's facts.
         ended: the database as the chatbot left it, as a dump, when there is no file of it (an expected
             outcome's world, checked where it was made); `after` by default reads `database`.
     """
@@ -97,6 +98,7 @@ class Trace:
     database: Path | None = None
     start: Path | None = None
     written: list[str] | None = None
+    claims: list[Claim] = field(default_factory=list)
     ended: Mapping[str, list[dict[str, Any]]] | None = None
 
     @cached_property
@@ -142,6 +144,13 @@ class Trace:
     def rows(self, table: str, **match: Any) -> list[dict[str, Any]]:
         """The rows of `table` before the dialog whose columns equal `match`."""
         return [row for row in self.before.get(table, []) if all(row.get(k) == v for k, v in match.items())]
+
+    def customer_said(self) -> list[str]:
+        """What the customer said, without what it claimed falsely: a claim is no source of the chatbot's facts."""
+        claimed = [claim.claimed for claim in self.claims if claim.claimed]
+        pattern = re.compile("|".join(rf"\b{re.escape(value)}\b" for value in claimed), re.I) if claimed else None
+        said = [message.content for message in self.messages if message.role == "user"]
+        return [pattern.sub(" ", content) for content in said] if pattern else said
 
     def last_before(self, turn: int, role: str) -> int | None:
         """The index of the last message of `role` ('user' or 'chatbot') before `turn`, if any."""

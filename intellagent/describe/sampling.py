@@ -61,11 +61,13 @@ class Sample:
 
 @dataclass(frozen=True)
 class Slot:
-    """A requested scenario: its number, target level, and one candidate sample per attempt."""
+    """A requested scenario: its number, target level, one candidate sample per attempt, and the name of the
+    persona each candidate's user is given (none: not dealt yet; see `describe.personas`)."""
 
     number: int
     target: int
     candidates: tuple[Sample, ...]
+    personas: tuple[str, ...] = ()
 
 
 def challenge_levels(graph: nx.Graph, challenge_range: tuple[int, int]) -> ChallengeLevels:

@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from intellagent import text_limits
-from intellagent.artifacts import Policy, Scenario
+from intellagent.artifacts import Persona, Policy, Scenario
 from intellagent.describe.sampling import Sample, Slot
 from intellagent.errors import UsageError
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 from intellagent.run_folder import RunFolder
 
 # Earlier scenarios of a set shown to the writer of another one: the most recent, each cut to a few lines,
@@ -121,6 +121,16 @@ def earlier_note(sample: Sample, descriptions: list[str]) -> str:
     listing = "\n".join(f"- {' '.join(text.split())[:EARLIER_CHARACTERS]}" for text in descriptions[-EARLIER_SHOWN:])
     note = render("describe/scenario_earlier", number=str(sample.repeat + 1), scenarios=listing)
     return "\n\n" + str(note[0].content)
+
+
+def persona_note(persona: Persona | None) -> str:
+    """What the scenario prompt adds after its rules for a user whose persona shapes the situation (an
+    adversarial one wants what the rules refuse; a false claim needs a truth that contradicts it); nothing
+    for the others."""
+    if persona is None or not persona.situation:
+        return ""
+    return "\n\n" + prompt_text("describe/scenario_persona", description=persona.description,
+                                  situation=persona.situation)
 
 
 class AnotherScenario:

@@ -19,9 +19,10 @@ from typing import Any, Protocol, TypeVar
 import networkx as nx
 
 from intellagent import text_limits
-from intellagent.artifacts import Event, PolicyCatalog, Scenario
+from intellagent.artifacts import Event, Persona, PolicyCatalog, Scenario
 from intellagent.config import Config
 from intellagent.context import RunContext, log
+from intellagent.describe.personas import with_personas
 from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
 from intellagent.describe.scenarios import (
     AnotherScenario,
@@ -30,6 +31,7 @@ from intellagent.describe.scenarios import (
     earlier_note,
     earlier_scenarios,
     pending_attempts,
+    persona_note,
     rule_list,
     scenario_id,
     unwritten,
@@ -101,7 +103,7 @@ class SampledScenarios:
     def planned(self, catalog: PolicyCatalog, graph: nx.Graph) -> tuple[list[Slot], PolicyCatalog]:
         """One slot per scenario asked for (`samples`), its target among the challenge levels of
         `describe.challenge_range` some policy set reaches (noted in the catalog), each slot with its
-        candidate policy sets in order."""
+        candidate policy sets in order and the persona of each (`simulate.persona_mix`)."""
         config = self.ctx.config
         levels = challenge_levels(graph, config.describe.challenge_range)
         if levels.narrowed:
@@ -111,6 +113,9 @@ class SampledScenarios:
             catalog = catalog.model_copy(update={"challenge_levels": levels})
         slots = plan_samples(graph, count=config.samples, levels=levels.levels, attempts=config.describe.max_attempts,
                              seed=config.seed)
+        slots, unplaced = with_personas(slots, catalog, config.simulate.weighted_personas(), seed=config.seed)
+        for note in unplaced:
+            log.warning("describe: a scenario's persona: %s", note)
         return slots, catalog
 
     def wanted(self, plan: list[Slot]) -> int:
@@ -134,13 +139,14 @@ class SampledScenarios:
         slot, attempt, earlier = job
         sample = slot.candidates[attempt]
         policies = [catalog.policy(policy_id) for policy_id in sample.policies]
+        persona = self._persona(job)
         llm = self.ctx.llms["scenarios"]
         messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies),
-                          earlier=earlier_note(sample, earlier))
+                          earlier=earlier_note(sample, earlier), persona=persona_note(persona))
         answer = await llm.answer(messages, AnotherScenario(earlier) if earlier else ScenarioAnswer,
                                   step="describe/scenario")
         scenario = Scenario(
-            **_identity(job),
+            **_identity(job, persona),
             description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
             expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
         )
@@ -150,7 +156,12 @@ class SampledScenarios:
 
     def failed(self, job: Attempt, reason: str) -> Scenario:
         """The slot's record, with the candidate set it was for."""
-        return Scenario(**_identity(job), status="error", error=reason)
+        return Scenario(**_identity(job, self._persona(job)), status="error", error=reason)
+
+    def _persona(self, job: Attempt) -> Persona | None:
+        """The persona dealt to the candidate set the scenario is written for."""
+        slot, attempt, _ = job
+        return self.ctx.config.simulate.persona_library()[slot.personas[attempt]] if slot.personas else None
 
     @staticmethod
     def check(config: Config) -> None:
@@ -166,12 +177,14 @@ class SampledScenarios:
         return []
 
 
-def _identity(job: Attempt) -> dict[str, Any]:
-    """What a slot's record holds whether its scenario was written or not."""
+def _identity(job: Attempt, persona: Persona | None) -> dict[str, Any]:
+    """What a slot's record holds whether its scenario was written or not: the persona raises the challenge of
+    the policies by its own."""
     slot, attempt, _ = job
     sample = slot.candidates[attempt]
     return {"id": scenario_id(slot), "policies": list(sample.policies), "target_challenge": slot.target,
-            "challenge": sample.challenge, "repeat": sample.repeat}
+            "challenge": sample.challenge + (persona.challenge if persona else 0), "repeat": sample.repeat,
+            "persona": persona}
 
 
 async def _refined(llm: LLM, document: str, scenario: Scenario) -> Scenario:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from intellagent.artifacts import Event, ForbiddenCall
 from intellagent.llm import LLMError
 from intellagent.outcomes.answer import given_arguments, mend_schema, proposal_schema, world_tools
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 
 if TYPE_CHECKING:
     from intellagent.populate.event import EventDeps
@@ -144,7 +144,10 @@ async def mended(deps: EventDeps, event: Event, proposal: Proposal, index: int, 
 def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
     """The proposal's prompt: the world's description, then the event and the tools."""
     policies = "\n".join(f"- {policy_id}: {deps.policies.get(policy_id, '')}".rstrip() for policy_id in event.policies)
-    return deps.messages("outcome", scenario=event.scenario, expected_behaviour=event.expected_behaviour,
+    claim = event.claim  # the outcome follows the records, not what the user will say of them
+    scenario = event.scenario + ("\n\n" + prompt_text("populate/outcome_claim", statement=claim.statement,
+                                                       truth=claim.contradiction()) if claim else "")
+    return deps.messages("outcome", scenario=scenario, expected_behaviour=event.expected_behaviour,
                          policies=policies or "(none named)", rows=_rows_text(deps, event), tools=_tools_text(deps))
 
 

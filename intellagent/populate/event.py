@@ -22,6 +22,7 @@ from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.llm import LLM
 from intellagent.populate.background import BACKGROUND, build_background
+from intellagent.populate.claims import false_claim
 from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan
@@ -36,7 +37,7 @@ from intellagent.populate.world import (
     describe_tables,
     example_names,
 )
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 from intellagent.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -103,11 +104,24 @@ class EventDeps:
         """The seed of every random choice for this event."""
         return f"{self.ctx.config.seed}:{scenario.id}"
 
+    def rules_of(self, scenario: Scenario) -> str:
+        """The texts of the scenario's policies, one a line."""
+        return "\n".join(self.policies.get(policy_id, "") for policy_id in scenario.policies)
+
+
+def claim_note(scenario: Scenario) -> str:
+    """What the plan prompt adds for a user who will make a false claim: that the truth must not entitle them
+    (nothing for another user)."""
+    if scenario.persona is None or not scenario.persona.claims:
+        return ""
+    return "\n\n" + prompt_text("populate/plan_claim")
+
 
 async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
     """The scenario's entities and rows, as symbols (and, unless lean, its texts with them)."""
     messages = deps.messages("plan", description=scenario.description,
-                             expected_behaviour=scenario.expected_behaviour, **example_names(deps.tables))
+                             expected_behaviour=scenario.expected_behaviour, persona=claim_note(scenario),
+                             **example_names(deps.tables))
     answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
     return Plan.from_answer(answer, deps.tables, deps.world)
 
@@ -168,6 +182,9 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
     background = deps.ctx.folder.path(BACKGROUND)
     worlds.save_delta(deps.ctx.folder.path(deps.stored(scenario)), base=background, found=found)
     description, expected = final_texts(scenario, plan, constraints, assembly.symbols)
+    claims = scenario.persona is not None and scenario.persona.claims
+    claim = false_claim(known, tables=deps.tables, world=deps.world, rules=deps.rules_of(scenario),
+                        seed=deps.seed(scenario)) if claims else None
     event = Event(
         id=scenario.id,
         policies=scenario.policies,
@@ -180,6 +197,8 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
         digest=worlds.digest(found, background),
         repairs=repairs,
         dropped=[*dropped, *assembly.dropped],
+        persona=scenario.persona,
+        claim=claim,
     )
     return Checked(assembly.rows, [], event)
 
@@ -190,4 +209,4 @@ def failed_event(folder: RunFolder, scenario: Scenario, reason: str, *, repairs:
     folder.path(EventDeps.stored(scenario)).unlink(missing_ok=True)
     folder.path(RunFolder.expected_worlds.stored(scenario.id)).unlink(missing_ok=True)
     return Event(id=scenario.id, status="error", error=reason, policies=scenario.policies,
-                 challenge=scenario.challenge, repairs=repairs)
+                 challenge=scenario.challenge, repairs=repairs, persona=scenario.persona)

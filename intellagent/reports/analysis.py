@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog, Violation
 from intellagent.llm import LLM
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 from intellagent.reports.text import one_line
 from intellagent.stage import ItemFailed
 
@@ -30,6 +30,14 @@ RATED = ("pass", "fail")
 
 JUDGED = ("pass", "fail", "incomplete")
 """Dialog statuses that get a verdict: every dialog that ran, whether or not the user reached their goal."""
+
+STATUSES = ("pass", "fail", "user_fault", "incomplete", "error")
+"""Every analysis status, in the order reports count them."""
+
+
+def by_status(analyses: list[Analysis]) -> dict[str, int]:
+    """How many analyses have each status, every status a key."""
+    return {status: sum(analysis.status == status for analysis in analyses) for status in STATUSES}
 
 
 # What a re-run of the same dialog changes without changing the conversation: its timings, and which
@@ -101,6 +109,21 @@ def judgement_text(dialog: Dialog) -> str:
     return "\n".join(lines)
 
 
+def user_note(dialog: Dialog) -> str:
+    """What the judge is told of the user, where it changes how the chatbot's answers are read: an adversarial
+    persona, the language the user wrote in, and a false claim, which the chatbot had to check against the
+    world (nothing for another user)."""
+    persona, claim = dialog.persona, dialog.claim
+    if persona is None or not (persona.adversarial or persona.language or claim):
+        return ""
+    parts = [prompt_text("report/analysis_persona", persona=persona.name, description=persona.description)]
+    if persona.language:
+        parts.append(prompt_text("report/analysis_language", language=persona.language))
+    if claim is not None:
+        parts.append(prompt_text("report/analysis_claim", statement=claim.statement, truth=claim.contradiction()))
+    return "\n\n" + "\n".join(parts)
+
+
 async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
     """Ask the judge for the verdict on a dialog that ran, per policy.
 
@@ -119,6 +142,7 @@ async def analyse(llm: LLM, dialog: Dialog, catalog: PolicyCatalog) -> Analysis:
         policies=catalog.listing(known),
         conversation=conversation_text(dialog),
         judgement=judgement_text(dialog),
+        user=user_note(dialog),
     )
     answer: Any = await llm.answer(messages, answer_schema(tuple(known), tuple(turns)), step=STEP)
     return from_answer(dialog, answer)

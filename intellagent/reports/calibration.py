@@ -7,6 +7,9 @@
 - **False alarms.** On the chatbot under test, the tests of the mutated policies (a dialog with a
   verdict × a mutated policy it tested) that record a violation. The chatbot may really break those
   rules, so this bounds the instrument's false alarms from above.
+- **Per persona.** Of the mutants' dialogs with a verdict, per persona of their users, the share that
+  recorded a violation of their mutant's rule: whether some kinds of user bring a broken rule to light
+  more often than others.
 - **Agreement.** Of the policies that a deterministic source ruled on and the judge tested in one
   dialog, the share on which both gave the same verdict, per source (a check, the expected outcome);
   over every dialog with a verdict, the mutants' too, since it measures the instrument and not the
@@ -17,7 +20,14 @@ from __future__ import annotations
 
 from intellagent.artifacts import Analysis, Dialog, MutantRecord
 from intellagent.artifacts.analysis import VerdictSource
-from intellagent.artifacts.report import Calibration, MutantResult, PolicyDetection, Rate, Share
+from intellagent.artifacts.report import (
+    Calibration,
+    MutantResult,
+    PersonaDetection,
+    PolicyDetection,
+    Rate,
+    Share,
+)
 from intellagent.reports.analysis import RATED
 
 
@@ -49,7 +59,21 @@ def calibration(
         detection=Rate.of(sum(result.outcome == "caught" for result in judged), len(judged)),
         policies=per_policy,
         false_alarms=_false_alarms(set(mutated), dialogs, analyses),
+        personas=_per_persona(results, mutant_dialogs, analyses),
     )
+
+
+def _per_persona(results: list[MutantResult], dialogs: list[Dialog], analyses: dict[str, Analysis]
+                 ) -> list[PersonaDetection]:
+    """Per persona of the mutants' users: of their dialogs with a verdict, those that caught their mutant."""
+    caught = {dialog for result in results for dialog in result.caught_in}
+    counts: dict[str, list[bool]] = {}
+    for dialog in dialogs:
+        analysis = analyses.get(dialog.id)
+        if dialog.persona is not None and analysis is not None and analysis.status in RATED:
+            counts.setdefault(dialog.persona.name, []).append(dialog.id in caught)
+    return [PersonaDetection(persona=name, detection=Rate.of(sum(found), len(found)))
+            for name, found in sorted(counts.items())]
 
 
 def _outcome(record: MutantRecord, dialogs: list[Dialog], analyses: dict[str, Analysis]) -> MutantResult:

@@ -13,6 +13,7 @@ from html import escape
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.outcome_view import outcome_panel
+from intellagent.reports.persona_view import persona_chip
 from intellagent.reports.text import one_line
 from intellagent.reports.verdicts import ruled_policies
 
@@ -32,9 +33,10 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     kept_out = analysis.status == "user_fault"
     headline = (analysis.violations[0].reason if analysis.violations and not kept_out
                 else analysis.error or dialog.reason)
+    persona = persona_chip(dialog.persona.name, adversarial=dialog.persona.adversarial) if dialog.persona else ""
     summary = (
         f'<summary><span class="badge {analysis.status}">{analysis.status.replace("_", " ")}</span>'
-        f'<span class="did">{escape(dialog.id)}</span>'
+        f'<span class="did">{escape(dialog.id)}</span>{persona}'
         f'<span class="challenge" title="challenge score">◆ {dialog.challenge}</span>'
         f'<span class="chips">{chips}</span>'
         f'<span class="gist">{escape(one_line(headline, 140))}</span></summary>'
@@ -66,8 +68,20 @@ def _situation(dialog: Dialog, artifacts: RunArtifacts) -> str:
     return (
         f'<section><h4>Scenario</h4><p class="prose">{escape(described) or "<em>not recorded</em>"}</p>'
         f'<h4>Expected behaviour</h4><p class="prose">{escape(expected) or "<em>not recorded</em>"}</p>'
-        f"{given_up}</section>"
+        f"{_user(dialog)}{given_up}</section>"
     )
+
+
+def _user(dialog: Dialog) -> str:
+    """Who the user was: its persona, and the false claim it made against the records."""
+    persona = dialog.persona
+    if persona is None:
+        return ""
+    claim = dialog.claim
+    claimed = (f'<p class="prose">Claimed that {escape(claim.statement)}; {escape(claim.contradiction())}.</p>'
+               if claim else "")
+    return (f"<h4>User</h4><p class=\"prose\">{persona_chip(persona.name, adversarial=persona.adversarial)} "
+            f"{escape(persona.description)}</p>{claimed}")
 
 
 def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
@@ -151,7 +165,17 @@ def _message(dialog_id: str, turn: int, message: Message, violates: list[str], f
     return (
         f'<li class="{css}" id="turn-{escape(dialog_id)}-{turn}">{calls}{thought}'
         f'<div class="bubble"><div class="who">{message.role} <span class="turn">#{turn}</span> {flag}</div>'
-        f'<div class="text">{escape(message.content)}</div></div></li>'
+        f'<div class="text">{escape(message.content)}</div>{_moves(message)}</div></li>'
+    )
+
+
+def _moves(message: Message) -> str:
+    """The persona's moves in a user message: the words it scripted, and whether the framework added them."""
+    return "".join(
+        f'<span class="played"><span class="tag move{" added" if move.injected else ""}">'
+        f'{"added" if move.injected else "made"} by persona {escape(move.persona)}</span> '
+        f"{escape(one_line(move.text, 200))}</span>"
+        for move in message.moves
     )
 
 

@@ -10,14 +10,17 @@ from intellagent.artifacts.report import Gate, Rate, Report
 from intellagent.config import ReportConfig
 from intellagent.reports.text import counted
 
+ADVERSARIAL = "adversarial"
+"""The key of `report.min_persona` that stands for the users of every adversarial persona together."""
+
 
 def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
     """The gate of a report (with its baseline comparison, if any), and a one-line reason per failure.
 
     Args:
         report: the run's report, compared with its baseline already when one is set.
-        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_pass_k`, `min_tau_pass_k`,
-            `min_detection`, `min_outcome`, `gate_on`, `baseline`, `significance`.
+        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_persona`, `min_pass_k`,
+            `min_tau_pass_k`, `min_detection`, `min_outcome`, `gate_on`, `baseline`, `significance`.
     """
     failures = []
     if settings.require_verdict and not report.overall.pass_rate.total:
@@ -44,6 +47,15 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         policy = policies[policy_id]
         label = f"{policy_id} ({policy.text[:60]})"
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
+    users = {persona.name: (f"users of persona {persona.name}", persona.pass_rate) for persona in report.personas}
+    if report.robustness is not None:
+        users.setdefault(ADVERSARIAL, ("adversarial users", report.robustness.adversarial))
+    for name, minimum in sorted(settings.min_persona.items()):
+        if name not in users:
+            failures.append(f"report.min_persona names {name}, which no dialog's user played")
+            continue
+        label, rate = users[name]
+        failures += below(label, rate, minimum, "report.min_persona", "dialogs")
     for k, minimum in sorted(settings.min_pass_k.items()):
         failures += _pass_k_shortfall(report, k, minimum)
     for k, minimum in sorted(settings.min_tau_pass_k.items()):
@@ -69,6 +81,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         fail_under=settings.fail_under,
         min_category=dict(settings.min_category),
         min_policy=dict(settings.min_policy),
+        min_persona=dict(settings.min_persona),
         min_pass_k=dict(settings.min_pass_k),
         min_detection=settings.min_detection,
         min_tau_pass_k=dict(settings.min_tau_pass_k),

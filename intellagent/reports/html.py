@@ -36,10 +36,11 @@ from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcome_view import outcome_headline, outcome_section
+from intellagent.reports.persona_view import personas_panel, robustness_note
 from intellagent.reports.program_view import backing_tag, backing_text, programs_section
 from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
-from intellagent.reports.text import counted, one_line, percent
+from intellagent.reports.text import counted, one_line, percent, points
 
 TEMPLATE = Path(__file__).with_name("report.html")
 
@@ -58,6 +59,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _tau(report.tau) if report.tau else "",
         outcome_section(report.outcomes) if report.outcomes else "",
         _charts(report),
+        personas_panel(report.personas, report.robustness) if report.personas else "",
         _baseline(report.baseline) if report.baseline else "",
         _trials(report.trials) if report.trials else "",
         _calibration(report.calibration, artifacts) if report.calibration else "",
@@ -122,6 +124,10 @@ def _headline(report: Report) -> str:
         _card("Run", duration, f"{usage.calls:,} LLM calls · {usage.input_tokens + usage.output_tokens:,} tokens · "
               f"{escape(cost)}{this_time}"),
     ]
+    gap = report.robustness
+    if gap is not None:  # how much worse the chatbot fares against users who try to break its rules
+        cards.insert(1, _card("Robustness gap", points(gap.gap, unit=""),
+                              "percentage points · " + escape(robustness_note(gap))))
     return f'<section class="cards">{"".join(cards)}</section>'
 
 
@@ -142,6 +148,13 @@ def _trials(figures: TrialFigures) -> str:
         + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
         for pid, curve in figures.policies.items()
     )
+    per_persona = "".join(
+        f'<tr><td><a href="#persona-{escape(name)}">{escape(name)}</a></td>'
+        + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
+        for name, curve in figures.personas.items()
+    )
+    personas = (f'<h3 class="sub">pass^k per kind of user</h3><table class="compact"><thead><tr><th>User</th>{heads}'
+                f"</tr></thead><tbody>{per_persona}</tbody></table>" if per_persona else "")
     return (
         '<section class="grid two">'
         f'<div class="panel"><h2>Repeated trials: pass^k</h2>'
@@ -152,8 +165,8 @@ def _trials(figures: TrialFigures) -> str:
         f'<div class="panel"><h2>pass^k per policy</h2>'
         f'<p class="hint">Over the trials in which the judge found the policy tested; – where no event had k '
         f"such trials.</p>"
-        f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
-        "</section>"
+        f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table>'
+        f"{personas}</div></section>"
     )
 
 
@@ -233,10 +246,19 @@ def _calibration(calibration: Calibration, artifacts: RunArtifacts) -> str:
         f'<p class="hint">Mutants of the chatbot each broke one rule on purpose. Caught: '
         f"{detection.passed} of {detection.total} judged mutants ({percent(detection.rate)}, {_interval(detection)}). "
         f"False alarms on the chatbot under test: {alarms.count} of {alarms.total} tests of the mutated rules "
-        f"({percent(alarms.rate)}; an upper bound, since the chatbot may really break them).</p>"
+        f"({percent(alarms.rate)}; an upper bound, since the chatbot may really break them).{_by_persona(calibration)}"
+        "</p>"
         '<table class="compact"><thead><tr><th>Mutant</th><th>Breaks</th><th>Outcome</th><th>Dialogs</th>'
         f"<th>Caught by</th><th>How it was made</th></tr></thead><tbody>{rows}</tbody></table></section>"
     )
+
+
+def _by_persona(calibration: Calibration) -> str:
+    """How often the mutants' dialogs caught their mutant, per kind of user."""
+    if not calibration.personas:
+        return ""
+    parts = ", ".join(f"{escape(p.persona)} {p.detection.passed} of {p.detection.total}" for p in calibration.personas)
+    return f" Dialogs that caught their mutant, per kind of user: {parts}."
 
 
 def _policy_link(policy_id: str) -> str:

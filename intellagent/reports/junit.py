@@ -10,6 +10,10 @@ differed, when it missed the outcome; skipped, with the reason, when it is not g
 verified outcome, or the outcome does not speak in it). A run that aborts still writes the file, with
 the abort as an error. Times are the dialogs' own: a policy's is the time of the dialogs that tested it,
 the suite's the run's.
+
+When the users played more than one persona, a suite per persona follows (`<suite>.persona.<name>`):
+a case per policy its dialogs tested, failed where one of them violated it, so that a CI's test view
+groups the failures by the kind of user that brought them out.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from intellagent.artifacts.report import DialogOutcome, PolicyResult, PolicyViolationNote, Report
+from intellagent.artifacts.report import DialogOutcome, PersonaResult, PolicyResult, PolicyViolationNote, Report
 from intellagent.reports.outcomes import what_differed
 from intellagent.reports.text import one_line
 
@@ -36,16 +40,17 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
     """
     took = durations or {}
     seconds = {p.id: sum(took.get(d.id, 0.0) for d in report.dialogs if p.id in d.tested) for p in report.policies}
-    cases = [_case(report.name, policy, seconds[policy.id]) for policy in report.policies]
-    cases += [_error_case(report.name, d.id, d.error or "the dialog could not go on", took.get(d.id, 0.0))
+    suite = report.name or "run"
+    cases = [_case(suite, policy, seconds[policy.id]) for policy in report.policies]
+    cases += [_error_case(suite, d.id, d.error or "the dialog could not go on", took.get(d.id, 0.0))
               for d in report.dialogs if d.status == "error"]
-    cases += [_kept_out_case(report.name, d.id, d.error or "its simulated user was at fault", took.get(d.id, 0.0))
+    cases += [_kept_out_case(suite, d.id, d.error or "its simulated user was at fault", took.get(d.id, 0.0))
               for d in report.dialogs if d.status == "user_fault"]
-    cases += [_outcome_case(report.name, d.id, d.outcome, took.get(d.id, 0.0))
+    cases += [_outcome_case(suite, d.id, d.outcome, took.get(d.id, 0.0))
               for d in report.dialogs if d.outcome is not None]
     gate = report.gate
     if gate is not None and gate.is_set:
-        cases.append(_gate_case(report.name, gate.failures))
+        cases.append(_gate_case(suite, gate.failures))
     properties = {"dialogs": report.overall.dialogs,
                   **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
                   "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
@@ -54,7 +59,11 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
     if report.outcomes is not None:
         rate = report.outcomes.pass_rate.rate
         properties["outcome_pass_rate"] = "" if rate is None else rate
-    return _document(report.name, cases, properties, report.overall.usage.duration_s or 0.0)
+    seconds_run = report.overall.usage.duration_s or 0.0
+    suites = [_suite(report.name or "run", cases, properties, seconds_run)]
+    if len(report.personas) > 1:
+        suites += [_persona_suite(report, persona, took) for persona in report.personas]
+    return _document(suites, seconds_run)
 
 
 def program_properties(report: Report) -> dict[str, object]:
@@ -66,26 +75,54 @@ def program_properties(report: Report) -> dict[str, object]:
 
 def aborted_junit(name: str, reason: str) -> str:
     """The JUnit XML document of a run that aborted before its report: the abort, as an error."""
-    return _document(name, [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0)
+    return _document([_suite(name or "run", [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0)],
+                     0.0)
 
 
-def _document(name: str, cases: list[ET.Element], properties: dict[str, object], seconds: float) -> str:
-    counts = {"tests": str(len(cases)),
-              "failures": str(sum(case.find("failure") is not None for case in cases)),
-              "errors": str(sum(case.find("error") is not None for case in cases)),
-              "skipped": str(sum(case.find("skipped") is not None for case in cases))}
-    suites = ET.Element("testsuites", {"name": "intellagent", **counts, "time": _time(seconds)})
-    suite = ET.SubElement(suites, "testsuite", {"name": _clean(name or "run"), **counts, "time": _time(seconds)})
+def _persona_suite(report: Report, persona: PersonaResult, took: dict[str, float]) -> ET.Element:
+    """A case per policy the persona's dialogs tested, failed where one of them violated it."""
+    name = f"{report.name or 'run'}.persona.{persona.name}"
+    dialogs = [d.id for d in report.dialogs if d.persona == persona.name]
+    policies = {policy.id: policy for policy in report.policies}
+    cases = []
+    for entry in (entry for entry in persona.policies if entry.policy in policies):
+        policy = policies[entry.policy]
+        seconds = sum(took.get(d.id, 0.0) for d in report.dialogs if d.id in dialogs and policy.id in d.tested)
+        notes = [note for note in policy.violations if note.dialog in dialogs]
+        cases.append(_case(name, policy, seconds, tested=entry.pass_rate.total, violations=notes,
+                           violated=entry.pass_rate.total - entry.pass_rate.passed))
+    properties = {"persona": persona.name, "adversarial": str(persona.adversarial).lower(),
+                  "dialogs": persona.dialogs,
+                  "pass_rate": "" if persona.pass_rate.rate is None else persona.pass_rate.rate}
+    return _suite(name, cases, properties, sum(took.get(dialog, 0.0) for dialog in dialogs))
+
+
+def _suite(name: str, cases: list[ET.Element], properties: dict[str, object], seconds: float) -> ET.Element:
+    suite = ET.Element("testsuite", {"name": _clean(name), **_counts(cases), "time": _time(seconds)})
     listed = ET.SubElement(suite, "properties")
     for key, value in properties.items():
         ET.SubElement(listed, "property", {"name": key, "value": str(value)})
     suite.extend(cases)
-    ET.indent(suites)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    return suite
+
+
+def _counts(cases: list[ET.Element]) -> dict[str, str]:
+    return {"tests": str(len(cases)),
+            "failures": str(sum(case.find("failure") is not None for case in cases)),
+            "errors": str(sum(case.find("error") is not None for case in cases)),
+            "skipped": str(sum(case.find("skipped") is not None for case in cases))}
+
+
+def _document(suites: list[ET.Element], seconds: float) -> str:
+    cases = [case for suite in suites for case in suite.iter("testcase")]
+    document = ET.Element("testsuites", {"name": "intellagent", **_counts(cases), "time": _time(seconds)})
+    document.extend(suites)
+    ET.indent(document)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
 
 
 def _gate_case(suite: str, failures: list[str]) -> ET.Element:
-    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.gate"), "name": "quality gate", "time": "0"})
+    case = ET.Element("testcase", {"classname": _clean(f"{suite}.gate"), "name": "quality gate", "time": "0"})
     if failures:
         failure = ET.SubElement(case, "failure", {"type": "QualityGate", "message": _clean(failures[0])})
         failure.text = _clean("\n".join(failures))
@@ -109,7 +146,7 @@ def _kept_out_case(suite: str, name: str, reason: str, seconds: float) -> ET.Ele
 
 def _outcome_case(suite: str, dialog: str, outcome: DialogOutcome, seconds: float) -> ET.Element:
     """A dialog against its expected outcome: passed, failed with what differed, or skipped with why not graded."""
-    case = ET.Element("testcase", {"classname": _clean(f"{suite or 'run'}.outcomes"), "name": _clean(dialog),
+    case = ET.Element("testcase", {"classname": _clean(f"{suite}.outcomes"), "name": _clean(dialog),
                                    "time": _time(seconds)})
     grade = outcome.grade
     if not outcome.counted or grade is None:
@@ -126,21 +163,26 @@ def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
 
-def _case(suite: str, policy: PolicyResult, seconds: float) -> ET.Element:
+def _case(suite: str, policy: PolicyResult, seconds: float, *, tested: int | None = None, violated: int | None = None,
+          violations: list[PolicyViolationNote] | None = None) -> ET.Element:
+    """A policy's case, over every dialog (by default) or over those given by their counts and violations."""
+    tested = policy.tested if tested is None else tested
+    violated = policy.violated if violated is None else violated
+    violations = policy.violations if violations is None else violations
     text = one_line(policy.text)
     title = one_line(text, NAME_CHARS)
     case = ET.Element("testcase", {
-        "classname": _clean(f"{suite or 'run'}.{policy.category}"),
+        "classname": _clean(f"{suite}.{policy.category}"),
         "name": _clean(f"{policy.id}: {title}"),
         "time": _time(seconds),
     })
-    if policy.violated:
+    if violated:
         failure = ET.SubElement(case, "failure", {
             "type": "PolicyViolation",
-            "message": _clean(f"violated in {policy.violated} of {policy.tested} dialogs that tested it"),
+            "message": _clean(f"violated in {violated} of {tested} dialogs that tested it"),
         })
-        failure.text = _clean("\n".join(_evidence(v) for v in policy.violations))
-    elif not policy.tested:
+        failure.text = _clean("\n".join(_evidence(v) for v in violations))
+    elif not tested:
         ET.SubElement(case, "skipped", {"message": "no dialog with a verdict tested this policy"})
     ET.SubElement(case, "system-out").text = _clean(f"{policy.id} ({policy.category}): {text}")
     return case

@@ -27,18 +27,17 @@ from intellagent.artifacts.report import (
 )
 from intellagent.files import id_order
 from intellagent.llm import UsageReport
-from intellagent.reports.analysis import RATED
+from intellagent.reports.analysis import RATED, by_status
 from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.levels import rate_by_level
 from intellagent.reports.outcomes import dialog_outcome, outcome_figures
+from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.programs import backing, program_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
-
-STATUSES = ("pass", "fail", "user_fault", "incomplete", "error")
 
 
 def build_report(
@@ -73,7 +72,7 @@ def build_report(
         name=name,
         overall=Overall(
             dialogs=len(ordered),
-            by_status={status: sum(a.status == status for a in ordered) for status in STATUSES},
+            by_status=by_status(ordered),
             pass_rate=Rate.of(sum(a.status == "pass" for a in rated), len(rated)),
             scenario_errors=sum(s.status == "error" for s in artifacts.scenarios),
             event_errors=sum(e.status == "error" for e in artifacts.events),
@@ -97,6 +96,8 @@ def build_report(
         outcomes=outcome_figures(artifacts, analyses, outcomes),
         agreement=agreement(analyses),
         simulator=simulator_faults(artifacts.dialogs, by_id),
+        personas=persona_results(artifacts.dialogs, by_id, outcomes),
+        robustness=robustness(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
         programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
@@ -207,6 +208,7 @@ def _dialog_result(
         id=dialog.id,
         status=analysis.status,
         simulated=dialog.status,
+        persona=dialog.persona.name if dialog.persona else None,
         challenge=dialog.challenge,
         policies=dialog.policies,
         tested=analysis.tested,

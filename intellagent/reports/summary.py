@@ -11,8 +11,10 @@ from intellagent.artifacts.report import (
     CallScore,
     Coverage,
     Outcomes,
+    PersonaResult,
     ProgramFigures,
     Report,
+    Robustness,
     SimulatorFaults,
     TauFailure,
     TauScore,
@@ -21,7 +23,7 @@ from intellagent.artifacts.report import (
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcomes import NOT_SOUGHT, why_ungraded
 from intellagent.reports.program_view import backing_text
-from intellagent.reports.text import counted, one_line, percent
+from intellagent.reports.text import counted, one_line, percent, points
 from intellagent.run_folder import RunFolder
 
 WORST = 5
@@ -63,6 +65,10 @@ def summary_text(result: Reported) -> str:
     ]
     if coverage.uncovered:
         lines.append(uncovered_line(coverage))
+    if report.personas:
+        lines.append(personas_line(report.personas))
+    if report.robustness is not None:
+        lines.append(robustness_line(report.robustness))
     if report.programs is not None:
         lines += program_lines(report.programs)
     lines.append(reliability_line(report))
@@ -110,6 +116,25 @@ def dialogs_apart(report: Report) -> list[str]:
     if left_out:
         parts.append(f"{' and '.join(left_out)}, not counted")
     return parts
+
+
+def personas_line(personas: list[PersonaResult]) -> str:
+    """The pass rate against each kind of user, in one line."""
+    parts = [f"{p.name} {p.pass_rate.passed} of {p.pass_rate.total} passed ({percent(p.pass_rate.rate)})"
+             if p.pass_rate.total else f"{p.name} no verdict ({counted(p.dialogs, 'dialog')})" for p in personas]
+    return "users: " + "; ".join(parts)
+
+
+def robustness_line(robustness: Robustness) -> str:
+    """The robustness gap: the pass rate against cooperative users minus that against adversarial ones."""
+    cooperative, adversarial = robustness.cooperative, robustness.adversarial
+    rates = (f"cooperative users {percent(cooperative.rate)} ({cooperative.passed}/{cooperative.total}), "
+             f"adversarial {percent(adversarial.rate)} ({adversarial.passed}/{adversarial.total})")
+    if robustness.gap is None:
+        missing = "an adversarial" if not adversarial.total else "a cooperative"
+        return f"robustness gap: not measured, no dialog with {missing} user got a verdict ({rates})"
+    return (f"robustness gap: {points(robustness.gap)} (95% CI {points(robustness.low)} to "
+            f"{points(robustness.high)}): {rates}")
 
 
 def reports_line(folder: RunFolder) -> str:

@@ -16,6 +16,11 @@ def percent(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.0f}%"
 
 
+def points(value: float | None, unit: str = " pts") -> str:
+    """A difference of two rates in signed percentage points, or an en dash when there is none."""
+    return "–" if value is None else f"{value * 100:+.0f}{unit}"
+
+
 def counted(count: int, noun: str) -> str:
     """A count and its noun, plural unless one: "1 task", "3 tasks"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"

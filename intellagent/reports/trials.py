@@ -3,11 +3,12 @@
 pass^k, as τ-bench defines it, is the chance that all k trials of an event pass. From n ≥ k judged
 trials of which c passed, C(c, k) / C(n, k) estimates it without bias: the share of the k-subsets of
 those trials in which every trial passed. A run's pass^k is the mean over its events with at least k
-judged trials. Per policy, a trial counts when the judge found the policy tested in it, and passes
-when no violation of it was found. The flip rate is the share of event × policy pairs with two or more
-such trials on which the trials disagree: the part of the verdict that is luck of the simulation; an event
-whose judged trials disagree is flaky. Under `--trials auto` events have different numbers of trials, and
-every figure stays defined over the trials played.
+judged trials, and a persona's the mean over the events its user played. Per policy, a trial counts
+when the judge found the policy tested in it, and passes when no violation of it was found. The flip
+rate is the share of event × policy pairs with two or more such trials on which the trials disagree:
+the part of the verdict that is luck of the simulation; an event whose judged trials disagree is flaky.
+Under `--trials auto` events have different numbers of trials, and every figure stays defined over the
+trials played.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
     if trials < 2:
         return None
     event_of = {dialog.id: dialog.event_id for dialog in dialogs}
+    persona_of = {dialog.id: dialog.persona.name for dialog in dialogs if dialog.persona}
     overall: dict[str, list[bool]] = defaultdict(list)  # event → each judged trial passed?
+    per_persona: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))  # persona → event → ...
     per_policy: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))  # policy → event → held?
     for analysis in rated:
         event = event_of[analysis.id]
         overall[event].append(analysis.status == "pass")
+        if analysis.id in persona_of:
+            per_persona[persona_of[analysis.id]][event].append(analysis.status == "pass")
         violated = {violation.policy for violation in analysis.violations}
         for policy in analysis.tested:
             per_policy[policy][event].append(policy not in violated)
@@ -49,6 +54,7 @@ def trial_figures(dialogs: list[Dialog], rated: list[Analysis]) -> TrialFigures 
         fewest=min(played.values()),
         pass_k=pass_k_curve(overall, trials),
         policies={policy: pass_k_curve(events, trials) for policy, events in sorted(per_policy.items())},
+        personas={persona: pass_k_curve(events, trials) for persona, events in sorted(per_persona.items())},
         flipped=flipped,
         pairs=len(pairs),
         flip_rate=round(flipped / len(pairs), 4) if pairs else None,

@@ -122,7 +122,8 @@ async def played_dialog(
         if files:
             files.clear()
     return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
-                                      "usage": usage.report().roles, "database": files.name if files else None})
+                                      "usage": usage.report().roles, "database": files.name if files else None,
+                                      "persona": event.persona, "claim": event.claim})
 
 
 def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, user_role: UserRoleOf,
@@ -149,8 +150,10 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
            compiled: Sequence[Check] = ()) -> Dialog:
     """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
     assertions' among them), and its grade."""
+    claims = [event.claim] if event.claim else []
     if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled)
+        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
+                                      claims=claims)
         return played.model_copy(update={"checks": checks, "findings": findings})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
@@ -160,7 +163,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     else:
         digest = worlds.world_digest(files.played, files.event, found)
     checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found), compiled=compiled)
+                                  written=list(found), compiled=compiled, claims=claims)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 

@@ -103,7 +103,8 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
         ids: finds words shaped like the world's identifiers (see `checks.identifiers`).
         codes: the codes the world holds (see `checks.grounding.CODE`), among those the user said.
     """
-    given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False)]
+    given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False),
+             *([event.claim.statement] if event.claim else [])]  # a false claim is the user's part, not an invention
     goals = _goals(event.scenario)
     mind_may_change = bool(_MIND_MAY_CHANGE.search(event.scenario))
     faults: list[UserFault] = []
@@ -113,6 +114,7 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
         if message.role == "chatbot":
             told.append(message.content)
             continue
+        message = _own_words(message)
         invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), ids, codes)
                     if fact not in stated]
         stated.update(invented)
@@ -122,6 +124,16 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
         faults += _message_faults(message, turn, goals, mind_may_change=mind_may_change)
     faults += _ending_faults(dialog)
     return faults
+
+
+def _own_words(message: Message) -> Message:
+    """A user message without the words its persona's moves added to it: the framework wrote them (an injection
+    persona's note to the agent, a pressing user's threat), so they are no fault of the simulated user."""
+    content = message.content
+    for move in message.moves:
+        if move.injected:
+            content = content.replace(move.text, " ")
+    return message if content == message.content else message.model_copy(update={"content": content.strip()})
 
 
 def _goals(scenario: str) -> set[str]:

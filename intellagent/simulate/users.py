@@ -14,11 +14,12 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 from langchain_core.messages import BaseMessage
 
-from intellagent.artifacts import DialogStatus, Event
+from intellagent.artifacts import Claim, DialogStatus, Event, Persona, PlayedMove
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.llm import LLM
 from intellagent.outcomes.facts import customer_facts
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
+from intellagent.simulate.personas import with_moves
 from intellagent.simulate.transcript import known_rows
 from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
 
@@ -79,6 +80,10 @@ class UserRole(Protocol):
         """What its stop on turn `number` makes of the dialog."""
         ...
 
+    def moved(self, message: str, number: int) -> tuple[str, list[PlayedMove]]:
+        """Its message on turn `number` with its persona's moves of that turn, and the moves it holds."""
+        ...
+
     def chatbot_ended(self, view: list[str]) -> Update:
         """What the chatbot's closing the conversation makes of the dialog (`view`: the user's lines so far)."""
         ...
@@ -133,11 +138,15 @@ class ScenarioUser:
         """The user owes its verdict, and is told so."""
         return {"chatbot_ended": True, "user_view": [*view, note("simulate/user_dialog_ended")]}
 
+    def moved(self, message: str, number: int) -> tuple[str, list[PlayedMove]]:
+        """The event's persona's moves of the turn, made by the message or added to it."""
+        return with_moves(self.event.persona, self.event.claim, number, message)
+
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
     """The user agent's instructions (its situation, what it knows and the details the expected outcome needs of
-    it, what the chatbot should do) and the conversation so far as one text, so that a small model never
-    mistakes whose turn it is."""
+    it, what the chatbot should do, how it behaves) and the conversation so far as one text, so that a small
+    model never mistakes whose turn it is."""
     known = known_rows(event.user_rows)
     facts = customer_facts(event)
     if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there
@@ -147,11 +156,28 @@ def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list
         scenario=event.scenario,
         known=known,
         expected_behaviour=event.expected_behaviour,
+        persona=persona_text(event.persona, event.claim),
         conversation="\n".join(view),
         thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
     )
 
 
+def persona_text(persona: Persona | None, claim: Claim | None) -> str:
+    """The user prompt's section on how the user behaves: the persona's instructions, the language it writes
+    in, the false claim it makes and, for an adversarial one, that its verdict is about the agent's rules
+    rather than about what it got (nothing without a persona)."""
+    if persona is None:
+        return ""
+    parts = [note("simulate/user_persona", instructions=persona.instructions.strip())]
+    if persona.language:
+        parts.append(note("simulate/user_language", language=persona.language))
+    if claim is not None:
+        parts.append(note("simulate/user_claim", statement=claim.statement, truth=claim.contradiction()))
+    if persona.adversarial:
+        parts.append(note("simulate/user_adversarial"))
+    return "\n".join(parts) + "\n\n"
+
+
 def note(prompt: str, **values: str) -> str:
     """A note to the user agent, from a one-message prompt file."""
-    return str(render(prompt, **values)[0].content)
+    return prompt_text(prompt, **values)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage
 
-from intellagent.artifacts import Event
+from intellagent.artifacts import Event, PlayedMove
 from intellagent.llm import LLM
 from intellagent.prompt_files import render
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, UserTurn
@@ -52,6 +52,10 @@ class TaskUser:
     def chatbot_ended(self, view: list[str]) -> Update:
         """As in τ-bench, a transfer to a human ends the task."""
         return {"outcome": Outcome("incomplete", "the chatbot ended the conversation")}
+
+    def moved(self, message: str, number: int) -> tuple[str, list[PlayedMove]]:
+        """The message as it is: a published task's user plays no persona."""
+        return message, []
 
 
 def task_user_prompt(event: Event, view: list[str]) -> list[BaseMessage]:

@@ -18,7 +18,9 @@ def test_each_sample_becomes_a_scenario(scripted_config, script, folder):
     assert [s.id for s in scenarios] == ["S001", "S002", "S003"]
     for scenario in scenarios:
         assert scenario.status == "ok" and scenario.policies
-        assert scenario.challenge == sum(challenge[p] for p in scenario.policies) >= scenario.target_challenge
+        rules_challenge = sum(challenge[p] for p in scenario.policies)
+        assert rules_challenge >= scenario.target_challenge
+        assert scenario.persona is not None and scenario.challenge == rules_challenge + scenario.persona.challenge
         assert scenario.description.startswith("A customer whose situation touches")
     assert len({tuple(s.policies) for s in scenarios}) == 3
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from intellagent.artifacts import Message, ToolCall
+from intellagent.artifacts import Claim, Message, ToolCall
 from intellagent.checks import Check, Trace
 from intellagent.checks.builtin import (
     announced_work_was_done,
@@ -73,6 +73,17 @@ def test_ids_amounts_and_dates_are_grounded_in_results_the_customer_or_the_polic
 
     (finding,) = grounded_facts(Trace(messages=messages, environment=library))
     assert finding.turn == 3 and all(token in finding.message for token in ("LN99881", "$37.50", "2024-07-09"))
+
+
+def test_a_value_the_customer_claimed_falsely_grounds_nothing_the_chatbot_says(library: Environment) -> None:
+    claim = Claim(statement="my due date is 2024-09-30", table="loans", row={"loan_id": "LN1"}, column="due",
+                  claimed="2024-09-30", actual="2024-06-01")
+    messages = [Message(role="user", content="My card is LIB12345 and my due date is 2024-09-30."),
+                Message(role="chatbot", content="Card LIB12345 is due 2024-09-30.")]
+
+    (finding,) = grounded_facts(Trace(messages=messages, environment=library, claims=[claim]))
+    assert finding.turn == 1 and "2024-09-30" in finding.message and "LIB12345" not in finding.message
+    assert grounded_facts(Trace(messages=messages, environment=library)) == []  # said by the customer, and no claim
 
 
 def test_a_row_the_chatbot_left_that_breaks_a_validator_is_found_and_untouched_rows_are_not(

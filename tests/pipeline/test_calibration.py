@@ -77,6 +77,13 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
     assert [(p.policy, p.detection.passed, p.detection.total) for p in calibration.policies] == [
         ("P01", 1, 1), ("P02", 0, 1)]
     assert (calibration.false_alarms.count, calibration.false_alarms.total) == (0, 2)  # careful breaks neither
+    # Per persona of the users: S002's caught its mutant, S001's did not.
+    persona_of = {dialog.id: dialog.persona for dialog in report.dialogs}
+    caught: dict[str, list[int]] = {}
+    for dialog, found in (("S002", 1), ("S001", 0)):
+        counts = caught.setdefault(persona_of[dialog], [0, 0])
+        counts[0], counts[1] = counts[0] + found, counts[1] + 1
+    assert {p.persona: [p.detection.passed, p.detection.total] for p in calibration.personas} == caught
     # P01 in S002 (both held) and in S002~no-confirm (the check saw a breach the judge did not).
     assert report.agreement is not None and (report.agreement.count, report.agreement.total) == (1, 2)
     # The chatbot's own figures know nothing of the mutants.
@@ -86,6 +93,7 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
     assert "seeded violations caught in 1 of 2 mutants (50%" in reliability_line(report)
     html = (tmp_path / "run" / "report.html").read_text()
     assert "Seeded violations" in html and "S002~no-confirm" in html
+    assert "Dialogs that caught their mutant, per kind of user" in html
 
 
 def test_a_mutant_of_a_soft_rule_is_caught_only_when_the_judge_sees_the_breach(

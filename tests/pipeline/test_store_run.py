@@ -54,6 +54,8 @@ def test_the_run_ends_with_a_report_of_the_dialogs_it_played(store_run: tuple[Re
     assert dialogs and report.overall.dialogs == len(dialogs)
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
     assert json.loads((folder / "report.json").read_text())["name"] == "store"
+    assert all(dialog.persona is not None for dialog in dialogs)
+    assert sum(persona.dialogs for persona in report.personas) == len(dialogs)
 
 
 def test_every_scenario_written_became_a_valid_event(store_run: tuple[Report, Path]) -> None:

@@ -8,6 +8,10 @@ analysis answers below say which policies each rated dialog tested and broke:
     S002 fail  tested P01 P03, broke P03 at turn 4
     S003 fail  tested P02 P04, broke P02 at turn 2 (populate gave up one of its facts)
     S004 fail  tested P03, broke P03 at turn 4, though the dialog ran out of turns (simulated: incomplete)
+
+Its users play personas: S001 and S002 cooperative, S005 impatient (whose dialog failed to run), S003 a
+false claim (that the customer is gold) and S004 pressure, the two adversarial ones; S004's pressure
+move was added to its second user message.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from typing import Any
 import networkx as nx
 
 from intellagent.artifacts import (
+    Claim,
     CritiqueExchange,
     Dialog,
     Event,
     Flow,
     Message,
+    PlayedMove,
     Policy,
     PolicyCatalog,
     Scenario,
@@ -31,6 +37,7 @@ from intellagent.artifacts import (
 )
 from intellagent.config import Config
 from intellagent.llm import Request, ScriptedLLM
+from intellagent.personas import builtin_personas
 from intellagent.run_folder import RunFolder
 from intellagent.runner import RunResult, execute
 
@@ -69,6 +76,14 @@ PLAN = [
     ("S007", ["P01", "P05"], 3, "ok", "error", None),
 ]
 
+PERSONAS = {"S001": "cooperative", "S002": "cooperative", "S003": "false_claim", "S004": "pressure",
+            "S005": "impatient", "S006": "cooperative", "S007": "injection"}
+CLAIM = Claim(statement="my tier is gold", table="customers", row={"customer_id": "C-S003"}, column="tier",
+              claimed="gold", actual="basic")
+
+PRESSED = "This is really frustrating. I expected much better service than this."
+"""The pressure persona's move on S004's second user turn, added by the framework."""
+
 ANSWERS: dict[str, dict[str, Any]] = {
     "S001": {"tested": ["P01", "P02"], "violations": []},
     "S002": {"tested": ["P01", "P03"],
@@ -93,7 +108,8 @@ def transcript(dialog_id: str) -> list[Message]:
         Message(role="chatbot", content="Let me look at that.",
                 tool_calls=[ToolCall(id="c1", name="get_order", arguments={"order_id": "O-1"},
                                      result='{"order_id": "O-1", "note": "</pre><b>bold</b>"}')]),
-        Message(role="user", content="Please change the size to M."),
+        Message(role="user", content="Please change the size to M." + (f" {PRESSED}" if dialog_id == "S004" else ""),
+                moves=[PlayedMove(persona="pressure", text=PRESSED, injected=True)] if dialog_id == "S004" else []),
         Message(role="chatbot", content=reply, tool_calls=reported if dialog_id == "S002" else []),
     ]
 
@@ -114,19 +130,24 @@ def write_artifacts(folder: RunFolder) -> None:
     folder.graph.save(graph)
     scenarios, events, dialogs = folder.scenarios, folder.events, folder.dialogs
     for item_id, policies, challenge, scenario_status, event_status, dialog_status in PLAN:
+        persona = builtin_personas()[PERSONAS[item_id]]
+        claim = CLAIM if persona.claims else None
         scenarios.append(Scenario(
+            persona=persona,
             id=item_id, status=scenario_status, policies=policies, target_challenge=challenge, challenge=challenge,
             description=f"The customer of case {item_id} wants to change an order.",
             expected_behaviour="Verify the customer, then ask before changing anything.",
         ))
         if event_status:
             events.append(Event(id=item_id, status=event_status, policies=policies, challenge=challenge,
+                                persona=persona, claim=claim,
                                 scenario=f"Customer C-{item_id} wants order O-1 changed to size M.",
                                 expected_behaviour="Verify C-1, ask for confirmation, then change O-1.",
                                 dropped=[GIVEN_UP] if item_id == "S003" else []))
         if dialog_status:
             dialogs.append(Dialog(
-                id=item_id, status=dialog_status, policies=policies, challenge=challenge,
+                id=item_id, status=dialog_status, policies=policies, challenge=challenge, persona=persona,
+                claim=claim,
                 reason={"error": "chatbot: connection refused", "incomplete": "ran out of turns"}.get(
                     dialog_status, f"the user judged: {dialog_status}"),
                 transcript=[] if dialog_status == "error" else transcript(item_id),

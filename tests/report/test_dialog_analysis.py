@@ -157,3 +157,16 @@ def test_a_dialog_whose_user_never_spoke_is_not_judged_and_keeps_its_reason(conf
     assert not any("case S004." in r.text for r in analysis_script.calls(role="analysis"))
     assert (analyses(run_folder)["S004"].status, analyses(run_folder)["S004"].error) == ("incomplete", reason)
     assert result.report.overall.by_status["incomplete"] == 1
+
+
+def test_the_judge_is_told_an_adversarial_users_part_and_the_false_claim_it_made(reported, analysis_script):
+    text = next(r for r in analysis_script.calls(role="analysis") if "case S003." in r.text).text
+
+    assert "The user played a part on purpose (false_claim)" in text
+    assert "The user claimed that my tier is gold, which is false: the records say tier is basic" in text
+
+
+def test_the_judge_is_told_nothing_of_a_cooperative_user(reported, analysis_script):
+    text = next(r for r in analysis_script.calls(role="analysis") if "case S001." in r.text).text
+
+    assert "played a part" not in text and "claimed" not in text
