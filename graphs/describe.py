@@ -215,8 +215,9 @@ def prepare_programs(state: State, runtime: DescribeRuntime) -> Update:
     assertions (none of either when switched off)."""
     ctx, settings = runtime.context.ctx, runtime.context.ctx.config.describe
     vocabulary = Vocabulary.of(ctx.environment)
-    compiled = batches(state["catalog"], settings.assertion_batch) if settings.assertions and vocabulary.tools else []
-    flows = state["catalog"].flows if settings.procedures else []
+    procedures, assertions = settings.programs(ctx.llms["policies"].spec.provider)
+    compiled = batches(state["catalog"], settings.assertion_batch) if assertions and vocabulary.tools else []
+    flows = state["catalog"].flows if procedures else []
     runtime.context.programs.set_total(len(flows) + len(compiled))
     return {"vocabulary": vocabulary, "batches": compiled, "procedure_flows": flows}
 

@@ -163,14 +163,26 @@ class DescribeConfig(_Strict):
         le=1,
         description="Word-sequence similarity from which two extracted policies are one rule (1: exact only).",
     )
-    procedures: bool = Field(
-        default=True, description="Read each flow's procedure (its steps and their order): one call per flow."
+    procedures: bool | Literal["auto"] = Field(
+        default="auto",
+        description="Read each flow's procedure (its steps and their order): one call per flow (auto: not on "
+        "local models).",
     )
-    assertions: bool = Field(
-        default=True,
-        description="Compile the policies into assertions a program checks after every dialog: one call per batch.",
+    assertions: bool | Literal["auto"] = Field(
+        default="auto",
+        description="Compile the policies into assertions a program checks after every dialog: one call per batch "
+        "(auto: not on local models).",
     )
     assertion_batch: int = Field(default=6, ge=1, description="Policies compiled into assertions per call.")
+
+    def programs(self, provider: str) -> tuple[bool, bool]:
+        """Whether procedures are read and assertions compiled with a model of `provider`. On the embedded
+        model each answer to their large schemas took five to twelve minutes (a flow's procedure on two
+        cores), more than the rest of a run; so `auto` leaves them to hosted models."""
+        def wanted(setting: bool | Literal["auto"]) -> bool:
+            return setting if isinstance(setting, bool) else provider != "local"
+
+        return wanted(self.procedures), wanted(self.assertions)
 
     @model_validator(mode="after")
     def _ordered_range(self) -> DescribeConfig:

@@ -3,6 +3,7 @@ batch); a failed call costs only its own flow or batch, noted; both can be switc
 
 from __future__ import annotations
 
+from intellagent.config import DescribeConfig
 from intellagent.llm import HTTPError
 from tests.describe.conftest import catalog_of, configure, rules, run_describe, script_document
 
@@ -54,3 +55,10 @@ def test_switched_off_neither_is_asked_for(scripted_config, script, folder) -> N
     assert script.calls(schema="SopAnswer") == [] and script.calls(schema="AssertionsAnswer") == []
     catalog = catalog_of(folder)
     assert catalog.assertions == [] and catalog.flows[0].sop is None
+
+
+def test_left_at_auto_they_are_read_with_a_hosted_model_but_not_with_the_embedded_one() -> None:
+    settings = DescribeConfig()
+    assert settings.programs("openai") == (True, True)
+    assert settings.programs("local") == (False, False)
+    assert DescribeConfig(procedures=True, assertions=False).programs("local") == (True, False)
