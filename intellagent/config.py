@@ -218,6 +218,11 @@ class SimulateConfig(_Strict):
         description="Whether the simulated user writes a private thought before each message (auto: not on the "
         "embedded model, where it is two fifths of the user's tokens).",
     )
+    goal_question: Literal["auto", "yes", "no"] = Field(
+        default="auto",
+        description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
+        "the embedded model, which said a user whose first message stated its goal had left it).",
+    )
     trials: Annotated[int, Field(ge=1, le=100)] | Literal["auto"] = Field(
         default=1,
         description="Dialogs per event, each with its own seed for the user; from 2, pass^k and the flip rate "

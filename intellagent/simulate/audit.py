@@ -63,12 +63,13 @@ def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world
     return program_faults(event, dialog, ids=trace.id_finder() if said else None, codes=codes)
 
 
-async def audited(event: Event, dialog: Dialog, faults: list[UserFault], judge: LLM) -> UserAudit:
+async def audited(event: Event, dialog: Dialog, faults: list[UserFault], judge: LLM | None) -> UserAudit:
     """The audit of a dialog: the program's faults, and the judge's answer on the user's goal when the user spoke
-    (a call that fails, or an answer that never parses, is recorded, and the program's faults stand)."""
+    and a judge is asked (a call that fails, or an answer that never parses, is recorded, and the program's
+    faults stand)."""
     user_turns = tuple(turn for turn, message in enumerate(dialog.transcript) if message.role == "user")
     audit = UserAudit(faults=faults)
-    if not user_turns:
+    if not user_turns or judge is None:
         return audit
     messages = render(STEP, scenario=event.scenario, conversation=conversation_text(dialog))
     try:

@@ -117,7 +117,7 @@ async def played_dialog(
         if settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
             faults = await asyncio.to_thread(read_faults, environment, event, settled,
                                              world=files.start if files else None)
-            settled.audit = await audited(event, settled, faults, deps.critique)
+            settled.audit = await audited(event, settled, faults, deps.critique if goal_question(ctx) else None)
     finally:
         if files:
             files.clear()
@@ -174,6 +174,15 @@ def user_thoughts(ctx: RunContext) -> bool:
     setting = ctx.config.simulate.user_thoughts
     if setting == "auto":
         return ctx.llms.spec("user").provider != "local"
+    return setting == "yes"
+
+
+def goal_question(ctx: RunContext) -> bool:
+    """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
+    not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""
+    setting = ctx.config.simulate.goal_question
+    if setting == "auto":
+        return ctx.llms.spec("critique").provider != "local"
     return setting == "yes"
 
 

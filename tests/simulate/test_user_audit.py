@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from scripted_dialogs import event, play_shop, pursued, reply, say, stop, verdict
+from scripted_dialogs import event, play_shop, pursued, reply, say, shop_config, stop, verdict
 
 from intellagent.artifacts import Analysis, CritiqueExchange, Dialog, Event, Message, UserAudit, UserFault, Violation
 from intellagent.checks.identifiers import id_finder
@@ -197,4 +197,18 @@ def test_a_judge_that_never_answers_leaves_the_programs_faults_standing(tmp_path
     (played,) = play_shop(tmp_path, run_folder, script)
     assert played.status == "pass" and played.audit is not None
     assert not played.audit.judged and played.audit.judge_error
+    assert [(f.kind, f.turn) for f in played.audit.faults] == [("narrated", 1)]
+
+
+def test_switched_off_the_goal_question_is_not_asked_and_the_programs_faults_stand(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("The customer asks to cancel order A1."),
+                                                      stop("success", "it asked first")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    script.on(role="critique", schema="GoalPursuit", reply=pursued(False, turn=1))
+    config = shop_config(tmp_path)
+    config = config.model_copy(update={"simulate": config.simulate.model_copy(update={"goal_question": "no"})})
+    (played,) = play_shop(tmp_path, run_folder, script, config=config)
+    assert script.calls(schema="GoalPursuit") == []
+    assert played.audit is not None and not played.audit.judged
     assert [(f.kind, f.turn) for f in played.audit.faults] == [("narrated", 1)]
