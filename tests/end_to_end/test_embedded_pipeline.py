@@ -3,7 +3,9 @@
 A three-rule lending-desk policy keeps it to a few dozen calls: one scenario, a short dialog. Most
 checks are about the pipeline: every artifact is written and valid, the report's figures are those of
 the dialogs and analyses, and the recorded calls replay the whole run without the model. One is about
-what a user comes for: even the small model's run ends with a dialog that has a verdict on a policy.
+what a user comes for: even the small model's run ends each dialog with a verdict on a policy, or sets it
+aside as the simulated user's fault and names the fault (the 1.5B user can fail to go on; the run then
+accepts having no verdict, `report.require_verdict: false`, rather than exit 1).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ samples: 1
 workers: 1
 describe: {{challenge_range: [2, 6]}}
 simulate: {{max_turns: 3, max_critiques: 1}}
+report: {{require_verdict: false}}
 """
 
 
@@ -97,7 +100,8 @@ def test_the_report_counts_what_the_dialogs_and_analyses_say(finished):
     analyses = lines(output / "analysis.jsonl", Analysis)
     statuses = [a.status for a in analyses]
     assert report.overall.dialogs == len(analyses)
-    assert report.overall.by_status == {s: statuses.count(s) for s in ("pass", "fail", "incomplete", "error")}
+    assert report.overall.by_status == {s: statuses.count(s)
+                                        for s in ("pass", "fail", "incomplete", "error", "user_fault")}
     assert report.overall.pass_rate.passed == statuses.count("pass")
     assert report.overall.pass_rate.total == statuses.count("pass") + statuses.count("fail")
     judged = [a for a in analyses if a.status in ("pass", "fail")]
@@ -106,12 +110,17 @@ def test_the_report_counts_what_the_dialogs_and_analyses_say(finished):
         assert policy.violated == sum(any(v.policy == policy.id for v in a.violations) for a in judged)
 
 
-def test_the_small_model_run_reaches_a_verdict_on_a_policy(finished):
+def test_the_small_model_run_reaches_a_verdict_on_a_policy_or_names_its_users_fault(finished):
     _, output, _ = finished
     report = Report.model_validate_json((output / "report.json").read_text())
+    dialogs = lines(output / "dialogs.jsonl", Dialog)
     judged = [dialog for dialog in report.dialogs if dialog.status in ("pass", "fail")]
-    assert judged, [(dialog.status, dialog.error) for dialog in report.dialogs]
-    assert report.coverage.tested >= 1 and any(dialog.tested for dialog in judged)
+    set_aside = [dialog for dialog in dialogs if dialog.audit and dialog.audit.faults]
+    assert judged or set_aside, [(dialog.status, dialog.error) for dialog in report.dialogs]
+    if judged:
+        assert report.coverage.tested >= 1 and any(dialog.tested for dialog in judged)
+    for dialog in report.dialogs:
+        assert dialog.status != "user_fault" or dialog.error, dialog
 
 
 def test_the_recorded_calls_replay_the_whole_run_without_the_model(finished, tmp_path):
