@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, column, delete, func, insert, or_, select, table, true
-from sqlalchemy.sql.expression import TableClause
+from sqlalchemy.sql.expression import Delete, Insert, TableClause
 
 from intellagent.environment.database import connect
 from intellagent.files import DELTA_SUFFIX, write_atomic
@@ -304,17 +304,24 @@ def apply_changes(connection: Connection, found: Changes) -> None:
     """Bring the main database of `connection` from a world to the one `found` (its changes) makes of it, in the
     transaction under way."""
     for name, changed in found.items():
-        shown = _table(name, changed.columns)
+        removing, adding = _replacing(name, tuple(changed.columns), tuple(changed.key))
         key = changed.key
         rows = [dict(zip(changed.columns, _stored(row), strict=True)) for row in changed.rows]
         keys = [dict(zip(key, _stored(values), strict=True)) for values in changed.removed]
         keys += [{k: row[k] for k in key} for row in rows]  # a changed row is replaced whole
         if keys:
-            match = and_(*(shown.c[k] == bindparam(f"key_{i}") for i, k in enumerate(key)))
-            connection.execute(delete(shown).where(match),
-                               [{f"key_{i}": values[k] for i, k in enumerate(key)} for values in keys])
+            connection.execute(removing, [{f"key_{i}": values[k] for i, k in enumerate(key)} for values in keys])
         if rows:
-            connection.execute(insert(shown), rows)
+            connection.execute(adding, rows)
+
+
+@lru_cache(maxsize=256)
+def _replacing(name: str, columns: tuple[str, ...], key: tuple[str, ...]) -> tuple[Delete, Insert]:
+    """The statements that remove a table's rows by key and insert rows whole, built once per table so that
+    SQLAlchemy finds them compiled at once: building them for every world applied cost more than running them."""
+    shown = _table(name, list(columns))
+    match = and_(*(shown.c[k] == bindparam(f"key_{i}") for i, k in enumerate(key)))
+    return delete(shown).where(match), insert(shown)
 
 
 def files(world: Path) -> list[Path]:
