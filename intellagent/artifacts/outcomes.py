@@ -11,6 +11,7 @@ grader, whichever way the outcome was made.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
@@ -28,10 +29,17 @@ def canonical(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def call_key(tool: str, arguments: dict[str, Any]) -> str:
+def call_key(tool: str, arguments: Mapping[str, Any]) -> str:
     """A call in canonical form: two calls match when their keys are equal, whatever order their arguments were
     given in."""
     return tool + canonical(arguments)
+
+
+def said(output: str, texts: Iterable[str]) -> bool:
+    """Whether one of `texts` contains `output`, as τ-bench matches an output to a reply: ignoring case, and the
+    text's commas ("1000" is in "$1,000")."""
+    wanted = output.lower()
+    return any(wanted in text.lower().replace(",", "") for text in texts)
 
 
 class ExpectedCall(BaseModel):

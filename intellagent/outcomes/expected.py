@@ -10,11 +10,12 @@ task's gold actions make an outcome of the same kind, replayed once on the task 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
+from intellagent.artifacts.outcomes import said
 from intellagent.environment import worlds
 from intellagent.run_folder import RunFolder
 
@@ -87,13 +88,6 @@ def store_world(folder: RunFolder, event_id: str, *, base: Path, changes: worlds
         return None, []
     worlds.save_delta(path, base=base, found=changes)
     return name, list(worlds.records(changes))
-
-
-def said(output: str, texts: Iterable[str]) -> bool:
-    """Whether one of `texts` contains `output`, as τ-bench matches an output to a reply: ignoring case, and the
-    text's commas ("1000" is in "$1,000")."""
-    wanted = output.lower()
-    return any(wanted in text.lower().replace(",", "") for text in texts)
 
 
 def _without(folder: RunFolder, event: Event, reason: str) -> Event:

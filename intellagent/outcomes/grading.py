@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import ExpectedOutcome, OutcomeGrade, ToolCall
-from intellagent.artifacts.outcomes import call_key, call_text
+from intellagent.artifacts.outcomes import call_key, call_text, said
 from intellagent.environment import worlds
-from intellagent.outcomes.expected import said
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Dialog, Event
+from intellagent.artifacts.outcomes import call_key, said
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.environment.environment import TauDocument
 from intellagent.environment.worlds import Changes
@@ -124,17 +125,16 @@ def grade(
     agent = final if final is not None else replay(env, initial, calls)
     gold = _gold_state(env, initial, initial.stat().st_mtime_ns, _frozen(task.replayed))
     # τ-bench searches the gold actions' messages too; no airline task has any, but a task could.
-    said = [*replies, *(str(action.kwargs.get("content", "")) for action in task.actions if action.name == "respond")]
-    texts = [text.lower().replace(",", "") for text in said]
-    outputs = {output: any(output.lower() in text for text in texts) for output in task.outputs}
+    texts = [*replies, *(str(action.kwargs.get("content", "")) for action in task.actions if action.name == "respond")]
+    outputs = {output: said(output, texts) for output in task.outputs}
     agent_hash, gold_hash = tau_hash(agent), tau_hash(gold)
     match = agent_hash == gold_hash
     ran = _succeeded(calls, failed)
-    made = {_key(name, arguments) for name, arguments in ran}
-    expected = {_key(action.name, action.kwargs) for action in task.replayed}
+    made = {call_key(name, arguments) for name, arguments in ran}
+    expected = {call_key(action.name, action.kwargs) for action in task.replayed}
     writes = {tool.name for tool in env.tools if tool.writes}
     reads = {tool.name for tool in env.tools if not tool.writes}  # a gold action of no known tool counts as a write
-    missed = [action for action in task.replayed if _key(action.name, action.kwargs) not in made]
+    missed = [action for action in task.replayed if call_key(action.name, action.kwargs) not in made]
     return TauGrade(
         task=task.index,
         reward=1.0 if match and all(outputs.values()) else 0.0,
@@ -145,17 +145,17 @@ def grade(
         missed=[action.text() for action in missed if action.name not in reads],
         missed_reads=[action.text() for action in missed if action.name in reads],
         unexpected=[TauAction(name=name, kwargs=dict(arguments)).text() for name, arguments in ran
-                    if name in writes and _key(name, arguments) not in expected],
+                    if name in writes and call_key(name, arguments) not in expected],
         diff=differences(agent, gold),
     )
 
 
 def _succeeded(calls: Sequence[Call], failed: Sequence[Call]) -> list[Call]:
     """`calls` without the attempts that returned an error: one occurrence per call of `failed`."""
-    left = Counter(_key(name, arguments) for name, arguments in failed)
+    left = Counter(call_key(name, arguments) for name, arguments in failed)
     kept = []
     for name, arguments in calls:
-        key = _key(name, arguments)
+        key = call_key(name, arguments)
         if left[key] > 0:
             left[key] -= 1
         else:
@@ -189,10 +189,6 @@ def _gold_state(env: Environment, initial: Path, version: int, actions: tuple[tu
 
 def _frozen(actions: list[TauAction]) -> tuple[tuple[str, str], ...]:
     return tuple((action.name, json.dumps(action.kwargs, sort_keys=True)) for action in actions)
-
-
-def _key(name: str, arguments: Mapping[str, Any]) -> str:
-    return name + json.dumps(arguments, sort_keys=True)
 
 
 def _canonical(value: Any) -> Any:
