@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
 from intellagent.artifacts import Event, ForbiddenCall
+from intellagent.artifacts.outcomes import call_text
 from intellagent.llm import LLMError
 from intellagent.outcomes.answer import given_arguments, mend_schema, proposal_schema, world_tools
 from intellagent.prompt_files import prompt_text, render
@@ -51,8 +52,7 @@ class ProposedCall:
 
     def text(self) -> str:
         """The call as one line, as reports cite it."""
-        shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in self.arguments.items())
-        return f"{self.tool}({shown})"
+        return call_text(self.tool, self.arguments)
 
 
 @dataclass(frozen=True)
