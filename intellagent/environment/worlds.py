@@ -143,10 +143,11 @@ def _rebased(connection: Connection, name: str, columns: list[str], key: list[st
     rows = [row for k, row in our_rows.items() if their_rows.get(k) != row]
     removed = [list(k) for k in our_removed - their_removed]
     # A row the world changed and this one shows as the base has it: restored to the base's row, or gone.
-    for k in (their_rows.keys() | their_removed) - our_rows.keys() - our_removed:
-        held = _rows_at(connection, name, columns, key, [k]).get(k)
-        if held is not None:
-            rows.append(held)
+    restored = (their_rows.keys() | their_removed) - our_rows.keys() - our_removed
+    held = _rows_at(connection, name, columns, key, list(restored))
+    for k in restored:
+        if k in held:
+            rows.append(held[k])
         elif k not in their_removed:
             removed.append(list(k))
     order = [columns.index(k) for k in key]
