@@ -13,7 +13,8 @@ the suite's the run's.
 
 When the users played more than one persona, a suite per persona follows (`<suite>.persona.<name>`):
 a case per policy its dialogs tested, failed where one of them violated it, so that a CI's test view
-groups the failures by the kind of user that brought them out.
+groups the failures by the kind of user that brought them out. Those suites regroup the run's verdicts,
+so the document's totals are the run's suite's alone.
 """
 
 from __future__ import annotations
@@ -60,10 +61,9 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
         rate = report.outcomes.pass_rate.rate
         properties["outcome_pass_rate"] = "" if rate is None else rate
     seconds_run = report.overall.usage.duration_s or 0.0
-    suites = [_suite(report.name or "run", cases, properties, seconds_run)]
-    if len(report.personas) > 1:
-        suites += [_persona_suite(report, persona, took) for persona in report.personas]
-    return _document(suites, seconds_run)
+    run = _suite(report.name or "run", cases, properties, seconds_run)
+    personas = report.personas if len(report.personas) > 1 else []
+    return _document(run, [_persona_suite(report, persona, took) for persona in personas], seconds_run)
 
 
 def program_properties(report: Report) -> dict[str, object]:
@@ -75,7 +75,7 @@ def program_properties(report: Report) -> dict[str, object]:
 
 def aborted_junit(name: str, reason: str) -> str:
     """The JUnit XML document of a run that aborted before its report: the abort, as an error."""
-    return _document([_suite(name or "run", [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0)],
+    return _document(_suite(name or "run", [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0), [],
                      0.0)
 
 
@@ -113,10 +113,15 @@ def _counts(cases: list[ET.Element]) -> dict[str, str]:
             "skipped": str(sum(case.find("skipped") is not None for case in cases))}
 
 
-def _document(suites: list[ET.Element], seconds: float) -> str:
-    cases = [case for suite in suites for case in suite.iter("testcase")]
-    document = ET.Element("testsuites", {"name": "intellagent", **_counts(cases), "time": _time(seconds)})
-    document.extend(suites)
+def _document(run: ET.Element, regrouped: list[ET.Element], seconds: float) -> str:
+    """The document of the run's suite, followed by suites that regroup its policy cases (one per persona).
+
+    The totals are the run's suite's: a regrouping suite holds the same verdicts again, and counting them twice
+    would report one broken policy as several failures.
+    """
+    totals = {key: run.get(key, "0") for key in ("tests", "failures", "errors", "skipped")}
+    document = ET.Element("testsuites", {"name": "intellagent", **totals, "time": _time(seconds)})
+    document.extend([run, *regrouped])
     ET.indent(document)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
 
