@@ -120,10 +120,14 @@ def _unverified(outcomes: Outcomes) -> str:
             f'checks and the judge alone.</p><ul class="unverified">{items}</ul>')
 
 
-def outcome_panel(dialog: Dialog, event: Event | None) -> str:
+def outcome_panel(dialog: Dialog, event: Event | None, *, kept_out: bool = False) -> str:
     """The dialog card's outcome: the expected calls beside the calls made, the forbidden writes, the outputs and
-    the records that differ; a line saying why when the dialog is not graded; nothing when no outcome was sought."""
-    outcome = dialog_outcome(dialog, event)
+    the records that differ; a line saying why when the dialog is not graded; nothing when no outcome was sought.
+
+    Args:
+        kept_out: the dialog is `user_fault`: its grade is shown, marked as counted in no figure.
+    """
+    outcome = dialog_outcome(dialog, event, kept_out=kept_out)
     if outcome is None or event is None:
         return ""
     expected, grade = event.expected, outcome.grade
