@@ -54,23 +54,21 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
         cases.append(_gate_case(suite, gate.failures))
     properties = {"dialogs": report.overall.dialogs,
                   **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
-                  "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
-                  "coverage": "" if report.coverage.share is None else report.coverage.share,
-                  **program_properties(report)}
+                  "pass_rate": _figure(report.overall.pass_rate.rate),
+                  "coverage": _figure(report.coverage.share)}
+    if report.programs is not None:
+        properties["program_backed"] = _figure(report.programs.backed.rate)
     if report.outcomes is not None:
-        rate = report.outcomes.pass_rate.rate
-        properties["outcome_pass_rate"] = "" if rate is None else rate
+        properties["outcome_pass_rate"] = _figure(report.outcomes.pass_rate.rate)
     seconds_run = report.overall.usage.duration_s or 0.0
     run = _suite(report.name or "run", cases, properties, seconds_run)
     personas = report.personas if len(report.personas) > 1 else []
     return _document(run, [_persona_suite(report, persona, took) for persona in personas], seconds_run)
 
 
-def program_properties(report: Report) -> dict[str, object]:
-    """The share of policies whose verdict a program backs, as a suite property (none in a report without it)."""
-    if report.programs is None:
-        return {}
-    return {"program_backed": "" if report.programs.backed.rate is None else report.programs.backed.rate}
+def _figure(value: float | None) -> object:
+    """A figure as a suite property: empty where it is undefined (nothing was counted)."""
+    return "" if value is None else value
 
 
 def aborted_junit(name: str, reason: str) -> str:
@@ -93,7 +91,7 @@ def _persona_suite(report: Report, persona: PersonaResult, took: dict[str, float
                            violated=entry.pass_rate.total - entry.pass_rate.passed))
     properties = {"persona": persona.name, "adversarial": str(persona.adversarial).lower(),
                   "dialogs": persona.dialogs,
-                  "pass_rate": "" if persona.pass_rate.rate is None else persona.pass_rate.rate}
+                  "pass_rate": _figure(persona.pass_rate.rate)}
     return _suite(name, cases, properties, sum(took.get(dialog, 0.0) for dialog in dialogs))
 
 
