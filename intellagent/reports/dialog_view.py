@@ -44,7 +44,8 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
     return (
         f'<details class="dialog" id="dialog-{escape(dialog.id)}" data-status="{analysis.status}">{summary}'
         f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
-        f"{_verdict(dialog, analysis, catalog)}</div>{outcome_panel(dialog, artifacts.event(dialog.event_id))}"
+        f"{_verdict(dialog, analysis, catalog)}</div>"
+        f"{outcome_panel(dialog, artifacts.event(dialog.event_id), kept_out=kept_out)}"
         f'<h4>Transcript</h4><ol class="transcript">{_transcript(dialog, analysis)}</ol></div></details>'
     )
 

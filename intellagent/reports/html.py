@@ -16,6 +16,7 @@ from intellagent.artifacts.report import (
     BaselineComparison,
     Calibration,
     Coverage,
+    PassK,
     PolicyResult,
     ProgramFigures,
     Rate,
@@ -143,16 +144,9 @@ def _trials(figures: TrialFigures) -> str:
              "No policy was tested in two trials of one event, so no flip could be seen.")
     flaky = (f" Flaky events, whose judged trials disagreed: {', '.join(figures.flaky)}." if figures.flaky else "")
     heads = "".join(f"<th>pass^{k}</th>" for k in range(1, figures.trials + 1))
-    rows = "".join(
-        f"<tr><td>{_policy_link(pid)}</td>"
-        + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
-        for pid, curve in figures.policies.items()
-    )
-    per_persona = "".join(
-        f'<tr><td><a href="#persona-{escape(name)}">{escape(name)}</a></td>'
-        + "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve) + "</tr>"
-        for name, curve in figures.personas.items()
-    )
+    rows = "".join(_curve_row(_policy_link(pid), curve) for pid, curve in figures.policies.items())
+    per_persona = "".join(_curve_row(f'<a href="#persona-{escape(name)}">{escape(name)}</a>', curve)
+                          for name, curve in figures.personas.items())
     personas = (f'<h3 class="sub">pass^k per kind of user</h3><table class="compact"><thead><tr><th>User</th>{heads}'
                 f"</tr></thead><tbody>{per_persona}</tbody></table>" if per_persona else "")
     return (
@@ -168,6 +162,12 @@ def _trials(figures: TrialFigures) -> str:
         f'<table class="compact"><thead><tr><th>Policy</th>{heads}</tr></thead><tbody>{rows}</tbody></table>'
         f"{personas}</div></section>"
     )
+
+
+def _curve_row(label: str, curve: list[PassK]) -> str:
+    """A table row: its label (HTML), then pass^1..pass^K, each titled with the events it is over."""
+    cells = "".join(f'<td title="over {p.events} events">{percent(p.value)}</td>' for p in curve)
+    return f"<tr><td>{label}</td>{cells}</tr>"
 
 
 def _played(figures: TrialFigures) -> str:

@@ -13,7 +13,8 @@ the suite's the run's.
 
 When the users played more than one persona, a suite per persona follows (`<suite>.persona.<name>`):
 a case per policy its dialogs tested, failed where one of them violated it, so that a CI's test view
-groups the failures by the kind of user that brought them out.
+groups the failures by the kind of user that brought them out. Those suites regroup the run's verdicts,
+so the document's totals are the run's suite's alone.
 """
 
 from __future__ import annotations
@@ -53,29 +54,26 @@ def junit_xml(report: Report, durations: dict[str, float] | None = None) -> str:
         cases.append(_gate_case(suite, gate.failures))
     properties = {"dialogs": report.overall.dialogs,
                   **{f"dialogs_{status}": count for status, count in report.overall.by_status.items()},
-                  "pass_rate": "" if report.overall.pass_rate.rate is None else report.overall.pass_rate.rate,
-                  "coverage": "" if report.coverage.share is None else report.coverage.share,
-                  **program_properties(report)}
+                  "pass_rate": _figure(report.overall.pass_rate.rate),
+                  "coverage": _figure(report.coverage.share)}
+    if report.programs is not None:
+        properties["program_backed"] = _figure(report.programs.backed.rate)
     if report.outcomes is not None:
-        rate = report.outcomes.pass_rate.rate
-        properties["outcome_pass_rate"] = "" if rate is None else rate
+        properties["outcome_pass_rate"] = _figure(report.outcomes.pass_rate.rate)
     seconds_run = report.overall.usage.duration_s or 0.0
-    suites = [_suite(report.name or "run", cases, properties, seconds_run)]
-    if len(report.personas) > 1:
-        suites += [_persona_suite(report, persona, took) for persona in report.personas]
-    return _document(suites, seconds_run)
+    run = _suite(report.name or "run", cases, properties, seconds_run)
+    personas = report.personas if len(report.personas) > 1 else []
+    return _document(run, [_persona_suite(report, persona, took) for persona in personas], seconds_run)
 
 
-def program_properties(report: Report) -> dict[str, object]:
-    """The share of policies whose verdict a program backs, as a suite property (none in a report without it)."""
-    if report.programs is None:
-        return {}
-    return {"program_backed": "" if report.programs.backed.rate is None else report.programs.backed.rate}
+def _figure(value: float | None) -> object:
+    """A figure as a suite property: empty where it is undefined (nothing was counted)."""
+    return "" if value is None else value
 
 
 def aborted_junit(name: str, reason: str) -> str:
     """The JUnit XML document of a run that aborted before its report: the abort, as an error."""
-    return _document([_suite(name or "run", [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0)],
+    return _document(_suite(name or "run", [_error_case(name, "run", f"the run aborted: {reason}", 0.0)], {}, 0.0), [],
                      0.0)
 
 
@@ -93,7 +91,7 @@ def _persona_suite(report: Report, persona: PersonaResult, took: dict[str, float
                            violated=entry.pass_rate.total - entry.pass_rate.passed))
     properties = {"persona": persona.name, "adversarial": str(persona.adversarial).lower(),
                   "dialogs": persona.dialogs,
-                  "pass_rate": "" if persona.pass_rate.rate is None else persona.pass_rate.rate}
+                  "pass_rate": _figure(persona.pass_rate.rate)}
     return _suite(name, cases, properties, sum(took.get(dialog, 0.0) for dialog in dialogs))
 
 
@@ -113,10 +111,15 @@ def _counts(cases: list[ET.Element]) -> dict[str, str]:
             "skipped": str(sum(case.find("skipped") is not None for case in cases))}
 
 
-def _document(suites: list[ET.Element], seconds: float) -> str:
-    cases = [case for suite in suites for case in suite.iter("testcase")]
-    document = ET.Element("testsuites", {"name": "intellagent", **_counts(cases), "time": _time(seconds)})
-    document.extend(suites)
+def _document(run: ET.Element, regrouped: list[ET.Element], seconds: float) -> str:
+    """The document of the run's suite, followed by suites that regroup its policy cases (one per persona).
+
+    The totals are the run's suite's: a regrouping suite holds the same verdicts again, and counting them twice
+    would report one broken policy as several failures.
+    """
+    totals = {key: run.get(key, "0") for key in ("tests", "failures", "errors", "skipped")}
+    document = ET.Element("testsuites", {"name": "intellagent", **totals, "time": _time(seconds)})
+    document.extend([run, *regrouped])
     ET.indent(document)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
 

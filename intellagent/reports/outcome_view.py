@@ -13,11 +13,11 @@ from html import escape
 
 from intellagent.artifacts import Dialog, Event, ExpectedOutcome, OutcomeGrade, ToolCall
 from intellagent.artifacts.outcomes import call_key, call_text
-from intellagent.artifacts.report import CallScore, Outcomes, Rate, Share
+from intellagent.artifacts.report import CallScore, Outcomes, Rate
 from intellagent.reports.charts import level_chart, pass_k_chart, rate_bars
 from intellagent.reports.outcome_verdicts import calls_that_ran
-from intellagent.reports.outcomes import dialog_outcome, why_ungraded
-from intellagent.reports.summary import call_scores
+from intellagent.reports.outcomes import dialog_outcome, left_ungraded, why_ungraded
+from intellagent.reports.summary import agreement_text, call_scores
 from intellagent.reports.text import counted, one_line, percent
 
 CALL_CHARS = 240
@@ -60,9 +60,8 @@ def outcome_section(outcomes: Outcomes) -> str:
         f"tool calls {escape(call_scores(outcomes.calls))}",
     ]
     if outcomes.judge_agreement is not None:
-        figures.append(_agreement(outcomes.judge_agreement))
-    apart = [f"{n} {why}" for n, why in ((outcomes.cut_short, "cut short by the simulated user"),
-                                          (outcomes.errors, "failed to run")) if n]
+        figures.append(agreement_text("outcome", outcomes.judge_agreement))
+    apart = left_ungraded(outcomes)
     if apart:
         figures.append(f"{' and '.join(apart)}, not graded")
     flows = "".join(f"<tr><td>{escape(group.name)}</td>{_rate_cells(group.pass_rate)}{_score_cells(group.calls)}</tr>"
@@ -85,10 +84,6 @@ def outcome_section(outcomes: Outcomes) -> str:
         f'<div><h3 class="sub">Against challenge level</h3><p class="hint">Graded dialogs at or above each level.</p>'
         f"{level_chart(outcomes.challenge_levels)}{_pass_k(outcomes)}</div></div>{_unverified(outcomes)}</section>"
     )
-
-
-def _agreement(share: Share) -> str:
-    return f"judge and outcome agreed on {share.count} of {share.total} policy verdicts ({percent(share.rate)})"
 
 
 def _rate_cells(rate: Rate) -> str:
@@ -120,10 +115,14 @@ def _unverified(outcomes: Outcomes) -> str:
             f'checks and the judge alone.</p><ul class="unverified">{items}</ul>')
 
 
-def outcome_panel(dialog: Dialog, event: Event | None) -> str:
+def outcome_panel(dialog: Dialog, event: Event | None, *, kept_out: bool = False) -> str:
     """The dialog card's outcome: the expected calls beside the calls made, the forbidden writes, the outputs and
-    the records that differ; a line saying why when the dialog is not graded; nothing when no outcome was sought."""
-    outcome = dialog_outcome(dialog, event)
+    the records that differ; a line saying why when the dialog is not graded; nothing when no outcome was sought.
+
+    Args:
+        kept_out: the dialog is `user_fault`: its grade is shown, marked as counted in no figure.
+    """
+    outcome = dialog_outcome(dialog, event, kept_out=kept_out)
     if outcome is None or event is None:
         return ""
     expected, grade = event.expected, outcome.grade

@@ -175,6 +175,13 @@ def what_differed(grade: OutcomeGrade) -> list[str]:
     return lines
 
 
+def left_ungraded(outcomes: Outcomes) -> list[str]:
+    """The dialogs on an event with a verified outcome that it could not grade, by why: "2 cut short by the
+    simulated user", "1 failed to run" (nothing when there were none)."""
+    return [f"{n} {why}" for n, why in ((outcomes.cut_short, "cut short by the simulated user"),
+                                        (outcomes.errors, "failed to run")) if n]
+
+
 def why_ungraded(outcomes: Outcomes) -> str:
     """Why no dialog of a run was graded, in a few words."""
     if outcomes.verified:

@@ -15,13 +15,14 @@ from intellagent.artifacts.report import (
     ProgramFigures,
     Report,
     Robustness,
+    Share,
     SimulatorFaults,
     TauFailure,
     TauScore,
     TrialFigures,
 )
 from intellagent.reports.metrics import worst_first
-from intellagent.reports.outcomes import NOT_SOUGHT, why_ungraded
+from intellagent.reports.outcomes import NOT_SOUGHT, left_ungraded, why_ungraded
 from intellagent.reports.program_view import backing_text
 from intellagent.reports.text import counted, one_line, percent, points
 from intellagent.run_folder import RunFolder
@@ -191,8 +192,7 @@ def outcome_line(outcomes: Outcomes) -> str:
     reasons = sorted({event.reason for event in outcomes.unverified} - {NOT_SOUGHT})
     if reasons:
         parts[-1] += f" ({one_line(reasons[0], 90)}{'; …' if len(reasons) > 1 else ''})"
-    apart = [f"{n} {why}" for n, why in ((outcomes.cut_short, "cut short by the simulated user"),
-                                           (outcomes.errors, "failed to run")) if n]
+    apart = left_ungraded(outcomes)
     if apart:
         parts.append(f"{' and '.join(apart)}, not counted")
     return "; ".join(parts)
@@ -218,16 +218,18 @@ def reliability_line(report: Report) -> str:
     if report.simulator is not None:
         parts.append(simulator_line(report.simulator))
     if report.agreement is not None:
-        agreement = report.agreement
-        parts.append(f"judge and checks agreed on {agreement.count} of {agreement.total} policy verdicts "
-                     f"({percent(agreement.rate)})")
+        parts.append(agreement_text("checks", report.agreement))
     if report.outcomes is not None and report.outcomes.judge_agreement is not None:
-        agreement = report.outcomes.judge_agreement
-        parts.append(f"judge and outcome agreed on {agreement.count} of {agreement.total} policy verdicts "
-                     f"({percent(agreement.rate)})")
+        parts.append(agreement_text("outcome", report.outcomes.judge_agreement))
     if report.trials is None and report.calibration is None:
         parts[0] = "not measured; " + parts[0]
     return "reliability: " + "; ".join(parts)
+
+
+def agreement_text(source: str, agreement: Share) -> str:
+    """How often the judge agreed with a deterministic source ("checks", "outcome") where both ruled."""
+    return (f"judge and {source} agreed on {agreement.count} of {agreement.total} policy verdicts "
+            f"({percent(agreement.rate)})")
 
 
 def simulator_line(figures: SimulatorFaults) -> str:

@@ -29,6 +29,14 @@ def audit_s002(dialogs, fault=FAULT):
     return dialogs
 
 
+def audit_s001(dialogs):
+    """Every dialog that ran audited; S001, which earned the outcome's reward, with a user that narrated at turn 1."""
+    for dialog in dialogs:
+        faults = [FAULT.model_copy(update={"kind": "narrated"})] if dialog.id == "S001" else []
+        dialog.audit = UserAudit(faults=faults, judged=True) if dialog.status != "error" else None
+    return dialogs
+
+
 @pytest.fixture
 def faulted(config, run_folder, analysis_script):
     """The shop run reported with S002's user at fault first."""
@@ -104,14 +112,16 @@ def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(conf
 
 
 def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_folder, outcome_script):
-    def audit_s001(dialogs):  # S001 earned the outcome's reward; its user narrated at turn 1
-        for dialog in dialogs:
-            faults = [FAULT.model_copy(update={"kind": "narrated"})] if dialog.id == "S001" else []
-            dialog.audit = UserAudit(faults=faults, judged=True) if dialog.status != "error" else None
-        return dialogs
-
     rewrite_dialogs(outcome_folder, audit_s001)
     report = report_run(config, outcome_folder, outcome_script).report
     (s001,) = [d for d in report.dialogs if d.id == "S001"]
     assert s001.status == "user_fault" and not s001.outcome.counted and s001.outcome.reason == KEPT_OUT
     assert (report.outcomes.pass_rate.passed, report.outcomes.pass_rate.total) == (1, 4)  # (2, 5) with S001
+
+
+def test_a_user_fault_dialogs_card_marks_its_outcome_grade_as_not_counted(config, outcome_folder, outcome_script):
+    rewrite_dialogs(outcome_folder, audit_s001)
+    report_run(config, outcome_folder, outcome_script)
+    card = outcome_folder.path("report.html").read_text().split('id="dialog-S001"')[1].split("</details>")[0]
+    heading = card.split('<section class="outcome-check')[1].split("</h4>")[0]
+    assert "Expected outcome: reached" in heading and "(not counted: its simulated user was at fault" in heading
