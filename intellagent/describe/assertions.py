@@ -58,7 +58,7 @@ def compiled(answer: BaseModel, catalog: PolicyCatalog, vocabulary: Vocabulary) 
     for proposed in answer.assertions:  # type: ignore[attr-defined]
         fields = proposed.model_dump(mode="json")
         policy = catalog.policy(fields["policy"])
-        assertion = _ASSERTION.validate_python({**typed(fields, vocabulary), "id": "", "policy": policy.id})
+        assertion = _ASSERTION.validate_python({**typed(fields), "id": "", "policy": policy.id})
         found = problems(assertion, vocabulary, policy)
         if found:
             notes.append(f"assertions: a {assertion.kind} assertion of {policy.id} was refused: {'; '.join(found)}")
@@ -71,7 +71,7 @@ def compiled(answer: BaseModel, catalog: PolicyCatalog, vocabulary: Vocabulary) 
     return numbered, notes
 
 
-def typed(fields: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+def typed(fields: dict[str, Any]) -> dict[str, Any]:
     """An answered assertion in the language's own terms: `tool.argument` and `table.column` names split, and the
     fields of its kind."""
     kind = fields["kind"]
@@ -84,7 +84,7 @@ def typed(fields: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
     elif kind == "precondition":
         found.update(tool=fields["tool"], any_of=[_condition(c) for c in fields["any_of"]])
     elif kind == "bound":
-        table, key = vocabulary.argument(fields["counted"]) if fields.get("counted") else (None, None)
+        table, key = fields["counted"].split(".", 1) if fields.get("counted") else (None, None)
         found.update(tool=fields["tool"], measure=fields["measure"], argument=_part(fields["argument"]), table=table,
                      key=key, op=fields["op"], value=fields["value"])
     elif kind == "forbidden":
@@ -97,16 +97,21 @@ def typed(fields: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
 
 def _condition(fields: dict[str, Any]) -> Condition:
     table, key = fields["key"].split(".", 1)
-    column_table, column = fields["column"].split(".", 1)
-    since_table, since = fields["since_column"].split(".", 1) if fields.get("since_column") else (table, None)
-    if table != column_table or table != since_table:  # a column of another table than the key's: named apart
-        column = fields["column"] if table != column_table else column
-        since = fields["since_column"] if table != since_table else since
+    column = _of_table(table, fields["column"])
+    since = _of_table(table, fields["since_column"]) if fields.get("since_column") else None
     return Condition(argument=_part(fields["argument"]), table=table, key=key, column=column, op=fields["op"],
                      value=fields["value"] if fields["value"] is not None else "", since=fields.get("since"),
                      since_column=since)
 
 
+def _of_table(table: str, qualified: str) -> str:
+    """A `table.column` as a column of `table`; one of another table keeps its table's name, and is refused as no
+    column of `table`."""
+    owner, _, column = qualified.partition(".")
+    return column if owner == table else qualified
+
+
 def _part(qualified: str | None) -> str:
     """The name after the dot of `tool.argument` ('' when none was given: refused as no argument of the tool)."""
-    return (qualified or "").partition(".")[2] if qualified and "." in qualified else (qualified or "")
+    owner, dot, name = (qualified or "").partition(".")
+    return name if dot else owner

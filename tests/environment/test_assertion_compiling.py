@@ -71,6 +71,15 @@ def test_a_size_comparison_on_a_text_column_is_refused_with_the_reason(vocabular
                      "reservations.cabin is text"]
 
 
+def test_a_column_of_another_table_than_the_keys_is_refused_with_the_reason(vocabulary) -> None:
+    answer = assertions_schema(vocabulary, ["P01"]).model_validate(
+        {"assertions": [precondition("users.membership", "eq", "gold")]})
+    kept, notes = compiled(answer, catalog(), vocabulary)
+    assert kept == []
+    assert notes == ["assertions: a precondition assertion of P01 was refused: users.membership is not a column of "
+                     "reservations"]
+
+
 def test_a_value_the_policy_never_states_is_refused(vocabulary) -> None:
     answer = assertions_schema(vocabulary, ["P01"]).model_validate(
         {"assertions": [precondition("reservations.cabin", "ne", "premium")]})
