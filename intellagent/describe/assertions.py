@@ -21,9 +21,6 @@ from intellagent.describe.vocabulary import Vocabulary
 from intellagent.llm import LLM
 from intellagent.prompt_files import render
 
-BATCH = 6
-"""Policies compiled per call, unless `describe.assertion_batch` says otherwise."""
-
 _ASSERTION: TypeAdapter[Assertion] = TypeAdapter(Assertion)
 
 
