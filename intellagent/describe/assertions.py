@@ -77,38 +77,33 @@ def typed(fields: dict[str, Any]) -> dict[str, Any]:
         found.update(before=fields["before"], then=fields["then"])
         first, then = fields.get("before_argument"), fields.get("then_argument")
         if first or then:
-            found["same"] = SameEntity(before=_part(first), then=_part(then))
+            found["same"] = SameEntity(before=_own(fields["before"], first), then=_own(fields["then"], then))
     elif kind == "precondition":
-        found.update(tool=fields["tool"], any_of=[_condition(c) for c in fields["any_of"]])
+        found.update(tool=fields["tool"], any_of=[_condition(fields["tool"], c) for c in fields["any_of"]])
     elif kind == "bound":
         table, key = fields["counted"].split(".", 1) if fields.get("counted") else (None, None)
-        found.update(tool=fields["tool"], measure=fields["measure"], argument=_part(fields["argument"]), table=table,
-                     key=key, op=fields["op"], value=fields["value"])
+        found.update(tool=fields["tool"], measure=fields["measure"], argument=_own(fields["tool"], fields["argument"]),
+                     table=table, key=key, op=fields["op"], value=fields["value"])
     elif kind == "forbidden":
         argument = fields.get("argument")
-        found.update(tool=fields["tool"], argument=_part(argument) if argument else None, value=fields.get("value"))
+        found.update(tool=fields["tool"], argument=_own(fields["tool"], argument) if argument else None,
+                     value=fields.get("value"))
     else:
         found["tool"] = fields["tool"]
     return found
 
 
-def _condition(fields: dict[str, Any]) -> Condition:
+def _condition(tool: str, fields: dict[str, Any]) -> Condition:
     table, key = fields["key"].split(".", 1)
-    column = _of_table(table, fields["column"])
-    since = _of_table(table, fields["since_column"]) if fields.get("since_column") else None
-    return Condition(argument=_part(fields["argument"]), table=table, key=key, column=column, op=fields["op"],
+    column = _own(table, fields["column"])
+    since = _own(table, fields["since_column"]) if fields.get("since_column") else None
+    return Condition(argument=_own(tool, fields["argument"]), table=table, key=key, column=column, op=fields["op"],
                      value=fields["value"] if fields["value"] is not None else "", since=fields.get("since"),
                      since_column=since)
 
 
-def _of_table(table: str, qualified: str) -> str:
-    """A `table.column` as a column of `table`; one of another table keeps its table's name, and is refused as no
-    column of `table`."""
-    owner, _, column = qualified.partition(".")
-    return column if owner == table else qualified
-
-
-def _part(qualified: str | None) -> str:
-    """The name after the dot of `tool.argument` ('' when none was given: refused as no argument of the tool)."""
-    owner, dot, name = (qualified or "").partition(".")
-    return name if dot else owner
+def _own(owner: str, qualified: str | None) -> str:
+    """A `tool.argument` or `table.column` as a name of `owner`; one of another owner keeps its qualified name, and
+    is refused as none of `owner`'s ('' when none was given: refused too)."""
+    named_by, dot, name = (qualified or "").partition(".")
+    return name if dot and named_by == owner else (qualified or "")
