@@ -93,12 +93,18 @@ class FlowTask(TypedDict):
     flow: Flow
 
 
-class ProgramTask(TypedDict):
+class ProcedureTask(TypedDict):
     reading: str
     catalog: PolicyCatalog
     vocabulary: Vocabulary
-    flow: Flow | None  # the flow whose procedure to read, or None
-    batch: tuple[str, ...]  # the policies to compile into assertions (none with a flow)
+    flow: Flow  # the flow whose procedure to read
+
+
+class CompileTask(TypedDict):
+    reading: str
+    catalog: PolicyCatalog
+    vocabulary: Vocabulary
+    batch: tuple[str, ...]  # the policies to compile into assertions
 
 
 class BlockTask(TypedDict):
@@ -225,15 +231,14 @@ def prepare_programs(state: State, runtime: DescribeRuntime) -> Update:
 def route_programs(state: State) -> str | list[Send]:
     """One procedure call per flow and one assertion call per batch, side by side (none when both are off)."""
     common = {"reading": state["reading"], "catalog": state["catalog"], "vocabulary": state["vocabulary"]}
-    sends = [Send("procedure", ProgramTask(**common, flow=flow, batch=())) for flow in state["procedure_flows"]]
-    sends += [Send("compile", ProgramTask(**common, flow=None, batch=batch)) for batch in state["batches"]]
+    sends = [Send("procedure", ProcedureTask(**common, flow=flow)) for flow in state["procedure_flows"]]
+    sends += [Send("compile", CompileTask(**common, batch=batch)) for batch in state["batches"]]
     return sends or "programs"
 
 
-async def read_procedure(task: ProgramTask, runtime: DescribeRuntime) -> Update:
+async def read_procedure(task: ProcedureTask, runtime: DescribeRuntime) -> Update:
     """One flow's procedure; a failed call leaves the flow without one, noted."""
     flow = task["flow"]
-    assert flow is not None
     try:
         procedure, notes = await flow_procedure(runtime.context.ctx.llms["policies"], task["reading"],
                                                 task["catalog"], flow, task["vocabulary"])
@@ -244,7 +249,7 @@ async def read_procedure(task: ProgramTask, runtime: DescribeRuntime) -> Update:
     return {"procedures": [ProcedureResult(flow.id, procedure, notes)]}
 
 
-async def compile_batch(task: ProgramTask, runtime: DescribeRuntime) -> Update:
+async def compile_batch(task: CompileTask, runtime: DescribeRuntime) -> Update:
     """One batch of policies compiled into assertions; a failed call leaves them without any, noted."""
     batch = task["batch"]
     try:

@@ -48,10 +48,3 @@ class SopGraph(BaseModel):
 
     steps: list[SopStep]
     edges: list[SopEdge] = Field(default_factory=list)
-
-    def step(self, step_id: str) -> SopStep:
-        """The step with this id (KeyError if none)."""
-        for step in self.steps:
-            if step.id == step_id:
-                return step
-        raise KeyError(step_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from datetime import datetime
 from typing import Any
@@ -70,7 +71,7 @@ def compare(op: str, actual: Any, expected: Any) -> bool | None:
     left, right = number(actual), number(expected)
     if left is None or right is None:
         return None
-    return {"lt": left < right, "le": left <= right, "gt": left > right, "ge": left >= right}[op]
+    return getattr(operator, op)(left, right)  # lt, le, gt, ge: the operator module's own names
 
 
 def within_days(value: Any, reference: Any, days: float) -> bool | None:

@@ -21,9 +21,6 @@ from intellagent.describe.vocabulary import Vocabulary
 from intellagent.llm import LLM
 from intellagent.prompt_files import render
 
-BATCH = 6
-"""Policies compiled per call, unless `describe.assertion_batch` says otherwise."""
-
 _ASSERTION: TypeAdapter[Assertion] = TypeAdapter(Assertion)
 
 
@@ -58,7 +55,7 @@ def compiled(answer: BaseModel, catalog: PolicyCatalog, vocabulary: Vocabulary) 
     for proposed in answer.assertions:  # type: ignore[attr-defined]
         fields = proposed.model_dump(mode="json")
         policy = catalog.policy(fields["policy"])
-        assertion = _ASSERTION.validate_python({**typed(fields, vocabulary), "id": "", "policy": policy.id})
+        assertion = _ASSERTION.validate_python({**typed(fields), "id": "", "policy": policy.id})
         found = problems(assertion, vocabulary, policy)
         if found:
             notes.append(f"assertions: a {assertion.kind} assertion of {policy.id} was refused: {'; '.join(found)}")
@@ -71,7 +68,7 @@ def compiled(answer: BaseModel, catalog: PolicyCatalog, vocabulary: Vocabulary) 
     return numbered, notes
 
 
-def typed(fields: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+def typed(fields: dict[str, Any]) -> dict[str, Any]:
     """An answered assertion in the language's own terms: `tool.argument` and `table.column` names split, and the
     fields of its kind."""
     kind = fields["kind"]
@@ -80,33 +77,33 @@ def typed(fields: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
         found.update(before=fields["before"], then=fields["then"])
         first, then = fields.get("before_argument"), fields.get("then_argument")
         if first or then:
-            found["same"] = SameEntity(before=_part(first), then=_part(then))
+            found["same"] = SameEntity(before=_own(fields["before"], first), then=_own(fields["then"], then))
     elif kind == "precondition":
-        found.update(tool=fields["tool"], any_of=[_condition(c) for c in fields["any_of"]])
+        found.update(tool=fields["tool"], any_of=[_condition(fields["tool"], c) for c in fields["any_of"]])
     elif kind == "bound":
-        table, key = vocabulary.argument(fields["counted"]) if fields.get("counted") else (None, None)
-        found.update(tool=fields["tool"], measure=fields["measure"], argument=_part(fields["argument"]), table=table,
-                     key=key, op=fields["op"], value=fields["value"])
+        table, key = fields["counted"].split(".", 1) if fields.get("counted") else (None, None)
+        found.update(tool=fields["tool"], measure=fields["measure"], argument=_own(fields["tool"], fields["argument"]),
+                     table=table, key=key, op=fields["op"], value=fields["value"])
     elif kind == "forbidden":
         argument = fields.get("argument")
-        found.update(tool=fields["tool"], argument=_part(argument) if argument else None, value=fields.get("value"))
+        found.update(tool=fields["tool"], argument=_own(fields["tool"], argument) if argument else None,
+                     value=fields.get("value"))
     else:
         found["tool"] = fields["tool"]
     return found
 
 
-def _condition(fields: dict[str, Any]) -> Condition:
+def _condition(tool: str, fields: dict[str, Any]) -> Condition:
     table, key = fields["key"].split(".", 1)
-    column_table, column = fields["column"].split(".", 1)
-    since_table, since = fields["since_column"].split(".", 1) if fields.get("since_column") else (table, None)
-    if table != column_table or table != since_table:  # a column of another table than the key's: named apart
-        column = fields["column"] if table != column_table else column
-        since = fields["since_column"] if table != since_table else since
-    return Condition(argument=_part(fields["argument"]), table=table, key=key, column=column, op=fields["op"],
+    column = _own(table, fields["column"])
+    since = _own(table, fields["since_column"]) if fields.get("since_column") else None
+    return Condition(argument=_own(tool, fields["argument"]), table=table, key=key, column=column, op=fields["op"],
                      value=fields["value"] if fields["value"] is not None else "", since=fields.get("since"),
                      since_column=since)
 
 
-def _part(qualified: str | None) -> str:
-    """The name after the dot of `tool.argument` ('' when none was given: refused as no argument of the tool)."""
-    return (qualified or "").partition(".")[2] if qualified and "." in qualified else (qualified or "")
+def _own(owner: str, qualified: str | None) -> str:
+    """A `tool.argument` or `table.column` as a name of `owner`; one of another owner keeps its qualified name, and
+    is refused as none of `owner`'s ('' when none was given: refused too)."""
+    named_by, dot, name = (qualified or "").partition(".")
+    return name if dot and named_by == owner else (qualified or "")

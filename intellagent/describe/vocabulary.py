@@ -8,7 +8,7 @@ comparing a text column by size is refused when it is compiled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Literal
 
@@ -64,14 +64,9 @@ class Vocabulary:
         tables = {}
         for table in environment.tables:
             keys = {column.name for column in table.__table__.primary_key.columns}  # type: ignore[attr-defined]
-            tables[table.__tablename__] = {name: Name(**{**vars(found), "key": name in keys}) for name, found in
+            tables[table.__tablename__] = {name: replace(found, key=name in keys) for name, found in
                                            _names(table.model_json_schema()).items()}
         return cls(tools=tools, tables=tables)
-
-    def argument(self, qualified: str) -> tuple[str, str]:
-        """`tool.argument` split in two."""
-        tool, _, argument = qualified.partition(".")
-        return tool, argument
 
     @property
     def arguments(self) -> list[str]:

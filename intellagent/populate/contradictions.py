@@ -49,6 +49,8 @@ def reviewed_assertions(environment: Environment, catalog: PolicyCatalog, events
         if event.status != "ok" or event.expected is None:
             continue
         sampled = [a for a in catalog.assertions if a.policy in event.policies and a.id not in discarded]
+        if not sampled:  # nothing left to read against this outcome: neither rehearsed nor counted
+            continue
         with tempfile.TemporaryDirectory(prefix="outcome-") as scratch:
             try:
                 trace = outcome_trace(environment, event, event.expected, folder, Path(scratch),

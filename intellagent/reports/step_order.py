@@ -30,21 +30,26 @@ from intellagent.checks.builtin import explicit_yes
 YES = "confirm"
 """How the user's explicit yes is named as a step that shows."""
 
+Pair = tuple[str, str]
+"""Two steps as a transcript shows them (`shown_as`), the first ordered before the second."""
+
 
 def step_order(catalog: PolicyCatalog, dialogs: list[Dialog]) -> list[FlowOrder]:
     """Per flow with a procedure: its dialogs (those of `dialogs` that sampled one of its policies) and how many
     followed it, with every deviation."""
-    procedural = _visible(flow for flow in catalog.flows)
+    procedural = _visible(catalog.flows)
     flows = {dialog.id: flows_of_dialog(catalog, dialog) for dialog in dialogs}
+    extra = {dialog.id: procedural - _visible(flows[dialog.id]) for dialog in dialogs}
     found = []
     for flow in catalog.flows:
         if flow.sop is None:
             continue
         own = [dialog for dialog in dialogs if flow in flows[dialog.id]]
+        required, ordered = orders(flow.sop)
         deviations: list[StepDeviation] = []
         followed = 0
         for dialog in own:
-            seen = list(deviations_in(dialog, flow.sop, extra=procedural - _visible(flows[dialog.id])))
+            seen = list(deviations_in(dialog, required, ordered, extra=extra[dialog.id]))
             followed += not seen
             deviations += seen
         found.append(FlowOrder(id=flow.id, name=flow.name, steps=len(flow.sop.steps), dialogs=len(own),
@@ -64,15 +69,16 @@ def shown_as(step: SopStep) -> str | None:
     return YES if step.kind == "confirm" else None
 
 
-def deviations_in(dialog: Dialog, procedure: SopGraph, *, extra: set[str]) -> Iterator[StepDeviation]:
-    """Where `dialog` leaves `procedure`; `extra` are the steps that are some other flow's and none of its own."""
+def deviations_in(dialog: Dialog, required: set[Pair], ordered: set[Pair], *, extra: set[str]
+                  ) -> Iterator[StepDeviation]:
+    """Where `dialog` leaves a procedure whose `orders` are `required` and `ordered`; `extra` are the steps that are
+    some other flow's and none of its own."""
     first: dict[str, int] = {}
     for turn, signature in observed(dialog):
         first.setdefault(signature, turn)
         if signature in extra:
             yield StepDeviation(dialog=dialog.id, kind="extra", step=signature, turn=turn,
                                 detail=f"{signature} is a step of another flow's procedure, not of this dialog's")
-    required, ordered = orders(procedure)
     missing: dict[str, str] = {}  # a step that never came → the first step that needed it: reported once, there
     for before, after in sorted(ordered):
         if after not in first:
@@ -100,7 +106,7 @@ def observed(dialog: Dialog) -> list[tuple[int, str]]:
     return seen
 
 
-def orders(procedure: SopGraph) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+def orders(procedure: SopGraph) -> tuple[set[Pair], set[Pair]]:
     """The pairs of visible steps the procedure orders (before, after): those with no condition on the way, and
     all of them; a pair ordered both ways is left out of both."""
     shown = {step.id: signature for step in procedure.steps if (signature := shown_as(step))}

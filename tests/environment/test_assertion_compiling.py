@@ -71,6 +71,26 @@ def test_a_size_comparison_on_a_text_column_is_refused_with_the_reason(vocabular
                      "reservations.cabin is text"]
 
 
+def test_a_column_of_another_table_than_the_keys_is_refused_with_the_reason(vocabulary) -> None:
+    answer = assertions_schema(vocabulary, ["P01"]).model_validate(
+        {"assertions": [precondition("users.membership", "eq", "gold")]})
+    kept, notes = compiled(answer, catalog(), vocabulary)
+    assert kept == []
+    assert notes == ["assertions: a precondition assertion of P01 was refused: users.membership is not a column of "
+                     "reservations"]
+
+
+def test_an_argument_of_another_tool_than_the_calls_is_refused_though_the_call_has_one_of_its_name(vocabulary) -> None:
+    answer = assertions_schema(vocabulary, ["P01"]).model_validate({"assertions": [
+        {"kind": "order", "policy": "P01", "before": "get_reservation_details", "then": "cancel_reservation",
+         "before_argument": "update_reservation_flights.reservation_id",
+         "then_argument": "cancel_reservation.reservation_id", "rationale": RULE}]})
+    kept, notes = compiled(answer, catalog(), vocabulary)
+    assert kept == []
+    assert notes == ["assertions: a order assertion of P01 was refused: update_reservation_flights.reservation_id "
+                     "is not an argument of get_reservation_details"]
+
+
 def test_a_value_the_policy_never_states_is_refused(vocabulary) -> None:
     answer = assertions_schema(vocabulary, ["P01"]).model_validate(
         {"assertions": [precondition("reservations.cabin", "ne", "premium")]})

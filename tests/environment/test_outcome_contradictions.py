@@ -86,6 +86,13 @@ def test_events_with_no_verified_outcome_discard_nothing(parcels, run) -> None:
     assert review.discarded == [] and review.outcomes == 0  # a failed event is not read, though it has one
 
 
+def test_an_outcome_no_assertion_is_read_against_is_not_counted(parcels, run) -> None:
+    folder, event = run
+    unsampled = event.model_copy(update={"policies": ["P05"]})  # a rule that compiled into no assertion
+    review = reviewed_assertions(parcels, catalog(), [unsampled, event], folder)
+    assert review.outcomes == 1 and [d.id for d in review.discarded] == ["P02.1"]
+
+
 def test_assertions_on_the_calls_alone_are_read_without_the_events_world(parcels, run) -> None:
     folder, event = run
     (folder.root / "events" / "E1.sqlite").unlink()  # no world to read: the order reads the calls alone

@@ -86,6 +86,13 @@ def test_a_conditional_order_is_read_for_its_order_but_its_absence_is_no_missing
     assert address.deviations == [] and address.followed.count == 1
 
 
+def test_a_conditional_order_taken_the_other_way_round_is_a_wrong_order() -> None:
+    moved = dialog("moved", ["P02"], [("chatbot", "Hi!", []), ("user", "Move it.", []), ("chatbot", "Moved.", [MOVE]),
+                                      ("user", "Is it shipped?", []), ("chatbot", "Not yet.", [LOOKUP])])
+    (_, address) = step_order(CATALOG, [moved])
+    assert [(d.kind, d.step, d.turn) for d in address.deviations] == [("wrong_order", "call change_address", 2)]
+
+
 def test_the_share_that_follows_counts_the_dialogs_with_no_deviation_and_flows_without_procedure_are_left_out() -> None:
     found = step_order(CATALOG, [refund("kept"), refund("hasty", lookup=False), refund("early", ask_first=False)])
     assert [flow.id for flow in found] == ["F1", "F2"]
