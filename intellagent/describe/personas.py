@@ -19,6 +19,7 @@ the seed, so a resumed run finds the same personas.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 
@@ -64,7 +65,8 @@ def attacks(persona: Persona, sample: Sample, catalog: PolicyCatalog) -> bool:
 
 def with_personas(slots: list[Slot], catalog: PolicyCatalog, mix: list[tuple[Persona, float]], *,
                   seed: int) -> tuple[list[Slot], list[str]]:
-    """The slots with the persona of each of their candidates, and a note per seat that found no rule to attack.
+    """The slots with the persona of each of their candidates, and a note per persona whose seats did not all find
+    a rule to attack (a plan of thousands of scenarios would otherwise warn thousands of times).
 
     Args:
         slots: the sampling plan.
@@ -75,8 +77,10 @@ def with_personas(slots: list[Slot], catalog: PolicyCatalog, mix: list[tuple[Per
     seats = dealt(mix, len(slots), seed=seed)
     spare = fallback(mix)
     placed = _matched(seats, slots, catalog, seed=seed)
-    notes = [f"{seat.name} attacks rules of {', '.join(seat.attacks)}, which no scenario left samples: "
-             f"{spare.name} plays it" for index, seat in enumerate(seats) if seat.attacks and index not in placed]
+    left = Counter(seat.name for index, seat in enumerate(seats) if seat.attacks and index not in placed)
+    attacked = {seat.name: seat.attacks for seat in seats}
+    notes = [f"{name} attacks rules of {', '.join(attacked[name])}, which no scenario left samples: {spare.name} "
+             f"plays it in {count} {'scenario' if count == 1 else 'scenarios'}" for name, count in left.items()]
     calm = iter([seat if not seat.attacks else spare for index, seat in enumerate(seats) if index not in placed])
     taken = {slot: index for index, slot in placed.items()}
     personas = [seats[taken[number]] if number in taken else next(calm) for number in range(len(slots))]

@@ -69,6 +69,8 @@ def test_a_persona_with_no_rule_to_attack_gives_way_to_the_mix_s_calm_persona(sc
 
     assert [s.persona.name for s in scenarios_of(folder)] == ["impatient"] * 4
     assert "injection attacks rules of" in caplog.text and "impatient plays it" in caplog.text
+    assert caplog.text.count("injection attacks rules of") == 1  # one line for its three seats
+    assert "impatient plays it in 3 scenarios" in caplog.text
 
 
 def test_the_writer_of_an_adversarial_scenario_is_told_the_user_wants_what_the_rules_refuse(
