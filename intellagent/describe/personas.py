@@ -5,10 +5,11 @@ The mix is dealt as one seat per slot by smooth weighted round-robin: every pers
 weight at each seat, the seat goes to the persona with the most credit, which pays the total weight for it.
 So any number of slots holds each persona within one of its share, and ties are broken by an order of the
 personas drawn from the seed. Then the seats of the personas that attack rules (`Persona.attacks`) are
-matched to slots whose first candidate samples a rule of a category they attack: a maximum bipartite
-matching (Hopcroft–Karp), over the slots in a seeded order, so that as many of them as can find a rule to
-attack do. A seat left without one goes to the fallback, the mix's heaviest persona that attacks nothing
-(cooperative when the mix has none); the other slots take the remaining seats in order.
+matched to slots whose first candidate samples a rule of a category they attack: a maximum flow from
+each such persona, as many units as it has seats, to the slots it may take, one unit each, over the slots
+in a seeded order, so that as many of them as can find a rule to attack do. A seat left without one goes to
+the fallback, the mix's heaviest persona that attacks nothing (cooperative when the mix has none); the
+other slots take the remaining seats in order.
 
 A slot's persona holds for its later candidates too, where they sample a rule it attacks; a candidate
 that samples none is played by the fallback. The deal depends only on the plan, the catalog, the mix and
@@ -18,6 +19,7 @@ the seed, so a resumed run finds the same personas.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 
@@ -26,6 +28,9 @@ import networkx as nx
 from intellagent.artifacts import Persona, PolicyCatalog
 from intellagent.describe.sampling import Sample, Slot
 from intellagent.personas import COOPERATIVE, builtin_personas
+
+_SEATS, _SLOTS = "seats", "slots"
+"""The source and sink of the flow network that places the seats (its other nodes are tuples)."""
 
 
 def dealt(mix: list[tuple[Persona, float]], count: int, *, seed: int) -> list[Persona]:
@@ -60,7 +65,8 @@ def attacks(persona: Persona, sample: Sample, catalog: PolicyCatalog) -> bool:
 
 def with_personas(slots: list[Slot], catalog: PolicyCatalog, mix: list[tuple[Persona, float]], *,
                   seed: int) -> tuple[list[Slot], list[str]]:
-    """The slots with the persona of each of their candidates, and a note per seat that found no rule to attack.
+    """The slots with the persona of each of their candidates, and a note per persona whose seats did not all find
+    a rule to attack (a plan of thousands of scenarios would otherwise warn thousands of times).
 
     Args:
         slots: the sampling plan.
@@ -71,8 +77,10 @@ def with_personas(slots: list[Slot], catalog: PolicyCatalog, mix: list[tuple[Per
     seats = dealt(mix, len(slots), seed=seed)
     spare = fallback(mix)
     placed = _matched(seats, slots, catalog, seed=seed)
-    notes = [f"{seat.name} attacks rules of {', '.join(seat.attacks)}, which no scenario left samples: "
-             f"{spare.name} plays it" for index, seat in enumerate(seats) if seat.attacks and index not in placed]
+    left = Counter(seat.name for index, seat in enumerate(seats) if seat.attacks and index not in placed)
+    attacked = {seat.name: seat.attacks for seat in seats}
+    notes = [f"{name} attacks rules of {', '.join(attacked[name])}, which no scenario left samples: {spare.name} "
+             f"plays it in {count} {'scenario' if count == 1 else 'scenarios'}" for name, count in left.items()]
     calm = iter([seat if not seat.attacks else spare for index, seat in enumerate(seats) if index not in placed])
     taken = {slot: index for index, slot in placed.items()}
     personas = [seats[taken[number]] if number in taken else next(calm) for number in range(len(slots))]
@@ -83,15 +91,31 @@ def with_personas(slots: list[Slot], catalog: PolicyCatalog, mix: list[tuple[Per
 
 def _matched(seats: list[Persona], slots: list[Slot], catalog: PolicyCatalog, *, seed: int) -> dict[int, int]:
     """Seat index → slot index, for as many seats of personas that attack rules as can get a slot whose first
-    candidate samples such a rule."""
+    candidate samples such a rule.
+
+    The seats of one persona are alike, so the flow network has a node per persona, whose capacity is its
+    seats, rather than one per seat: it grows with personas × slots, not seats × slots, which a run of
+    thousands of scenarios could not afford.
+    """
+    held: dict[str, list[int]] = {}  # persona name → its seats
+    for index, seat in enumerate(seats):
+        if seat.attacks:
+            held.setdefault(seat.name, []).append(index)
+    if not held:
+        return {}
     order = list(range(len(slots)))
     random.Random(f"{seed}:persona-slots").shuffle(order)
-    graph = nx.Graph()
-    targeted = [("seat", index) for index, seat in enumerate(seats) if seat.attacks]
-    graph.add_nodes_from(targeted)
-    for node in targeted:
-        seat = seats[node[1]]
-        graph.add_edges_from((node, ("slot", number)) for number in order
-                             if slots[number].candidates and attacks(seat, slots[number].candidates[0], catalog))
-    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=targeted)
-    return {node[1]: matching[node][1] for node in targeted if node in matching}
+    network = nx.DiGraph()
+    for name, indices in held.items():
+        persona = seats[indices[0]]
+        network.add_edge(_SEATS, ("persona", name), capacity=len(indices))
+        network.add_edges_from(((("persona", name), ("slot", number)) for number in order
+                                if slots[number].candidates and attacks(persona, slots[number].candidates[0], catalog)),
+                               capacity=1)
+    network.add_edges_from(((("slot", number), _SLOTS) for number in order), capacity=1)
+    _, flow = nx.maximum_flow(network, _SEATS, _SLOTS)
+    placed: dict[int, int] = {}
+    for name, indices in held.items():
+        taken = [node[1] for node, units in flow[("persona", name)].items() if units]
+        placed.update(zip(indices, taken, strict=False))  # a persona with fewer slots than seats leaves its last
+    return placed

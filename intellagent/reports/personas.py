@@ -9,8 +9,6 @@ rates: a chatbot that holds its rules only with polite users shows a gap whose i
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from intellagent.artifacts import Analysis, Dialog, Persona
 from intellagent.artifacts.rates import difference_interval
 from intellagent.artifacts.report import DialogOutcome, PersonaPolicy, PersonaResult, Rate, Robustness
@@ -46,8 +44,9 @@ def robustness(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> Robustne
     had a persona."""
     if not any(dialog.persona for dialog in dialogs):
         return None
-    cooperative = _pass_rate(dialogs, analyses, lambda p: not p.adversarial)
-    adversarial = _pass_rate(dialogs, analyses, lambda p: p.adversarial)
+    cooperative, adversarial = (_pass_rate([analyses[d.id] for d in dialogs if d.persona is not None
+                                            and d.persona.adversarial is side and d.id in analyses])
+                                for side in (False, True))
     interval = difference_interval((cooperative.passed, cooperative.total), (adversarial.passed, adversarial.total))
     if interval is None or cooperative.rate is None or adversarial.rate is None:
         return Robustness(cooperative=cooperative, adversarial=adversarial)
@@ -58,22 +57,21 @@ def robustness(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> Robustne
 
 def _result(persona: Persona, dialogs: list[Dialog], analyses: dict[str, Analysis]) -> PersonaResult:
     judged = [analyses[d.id] for d in dialogs if d.id in analyses]
-    rated = [analysis for analysis in judged if analysis.status in RATED]
-    tests: dict[str, list[bool]] = {}  # policy → held, per dialog that tested it
-    for analysis in rated:
+    tests: dict[str, list[bool]] = {}  # policy → held, per dialog with a verdict that tested it
+    for analysis in (analysis for analysis in judged if analysis.status in RATED):
         broken = {violation.policy for violation in analysis.violations}
         for policy in analysis.tested:
             tests.setdefault(policy, []).append(policy not in broken)
     return PersonaResult(
         name=persona.name, description=persona.description, adversarial=persona.adversarial, dialogs=len(dialogs),
         by_status=by_status(judged),
-        pass_rate=Rate.of(sum(a.status == "pass" for a in rated), len(rated)),
+        pass_rate=_pass_rate(judged),
         policies=[PersonaPolicy(policy=policy, pass_rate=Rate.of(sum(held), len(held)))
                   for policy, held in sorted(tests.items(), key=lambda item: id_order(item[0]))],
     )
 
 
-def _pass_rate(dialogs: list[Dialog], analyses: dict[str, Analysis], member: Callable[[Persona], bool]) -> Rate:
-    rated = [analyses[d.id] for d in dialogs if d.persona is not None and member(d.persona) and d.id in analyses
-             and analyses[d.id].status in RATED]
-    return Rate.of(sum(analysis.status == "pass" for analysis in rated), len(rated))
+def _pass_rate(judged: list[Analysis]) -> Rate:
+    """The share of the analyses with a verdict that passed."""
+    rated = [analysis.status for analysis in judged if analysis.status in RATED]
+    return Rate.of(rated.count("pass"), len(rated))

@@ -10,6 +10,8 @@ from conftest import catalog_of, configure, rules, run_describe, scenarios_of, s
 
 from intellagent.artifacts import PolicyCatalog
 from intellagent.config import Config, apply_overrides, load_config
+from intellagent.describe.personas import with_personas
+from intellagent.describe.sampling import Sample, Slot
 from intellagent.personas import DEFAULT_MIX, builtin_personas
 from tests.conftest import ROOT
 
@@ -67,6 +69,8 @@ def test_a_persona_with_no_rule_to_attack_gives_way_to_the_mix_s_calm_persona(sc
 
     assert [s.persona.name for s in scenarios_of(folder)] == ["impatient"] * 4
     assert "injection attacks rules of" in caplog.text and "impatient plays it" in caplog.text
+    assert caplog.text.count("injection attacks rules of") == 1  # one line for its three seats
+    assert "impatient plays it in 3 scenarios" in caplog.text
 
 
 def test_the_writer_of_an_adversarial_scenario_is_told_the_user_wants_what_the_rules_refuse(
@@ -115,3 +119,22 @@ def test_the_main_job_s_example_deals_users_who_are_not_cooperative(script, fold
 
     assert sorted(scenario.persona.name for scenario in scenarios_of(folder)) == ["cooperative", "false_claim",
                                                                                   "pressure"]
+
+
+def test_as_many_seats_attack_a_rule_as_can_even_where_the_first_to_choose_would_take_another_s_only_slot(
+) -> None:
+    catalog = PolicyCatalog(task_description="A shop.", flows=[], policies=[
+        {"id": "P01", "text": "Refunds need a receipt.", "flows": [], "category": "enforcement", "challenge": 2},
+        {"id": "P02", "text": "Cards are charged once.", "flows": [], "category": "payment", "challenge": 2}])
+    library = builtin_personas()
+    # pressure attacks both rules; a persona that attacks the payment rule alone can take only its slot.
+    narrow = library["pressure"].model_copy(update={"name": "narrow", "attacks": ["payment"]})
+    broad = library["pressure"]
+    slots = [Slot(number=1, target=2, candidates=(Sample(policies=("P01",), target=2, challenge=2),)),
+             Slot(number=2, target=2, candidates=(Sample(policies=("P02",), target=2, challenge=2),))]
+
+    for seed in range(8):  # the slots are taken in a seeded order: some order offers the payment slot first
+        placed, notes = with_personas(slots, catalog, [(broad, 1), (narrow, 1)], seed=seed)
+
+        assert [slot.personas for slot in placed] == [("pressure",), ("narrow",)], seed
+        assert notes == []
