@@ -246,14 +246,6 @@ class SimulateConfig(_Strict):
         description="trials: auto: the most dialogs of the chatbot the run plays in all (default: three per "
         "event; never less than one per event).",
     )
-
-    @field_validator("trials", mode="before")
-    @classmethod
-    def _count_or_auto(cls, value: Any) -> Any:
-        # One message for both shapes, instead of one per member of the union.
-        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
-            return value
-        raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
     personas: dict[str, Persona] = Field(
         default_factory=dict,
         description="Your own personas besides the built-ins (name → its fields, as in prompts/simulate/personas/), "
@@ -264,6 +256,14 @@ class SimulateConfig(_Strict):
         description="The personas the scenarios' users are given, with their weights (any scale); the default is "
         "half cooperative, the rest spread over the other built-ins.",
     )
+
+    @field_validator("trials", mode="before")
+    @classmethod
+    def _count_or_auto(cls, value: Any) -> Any:
+        # One message for both shapes, instead of one per member of the union.
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
+            return value
+        raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
 
     @field_validator("personas", mode="before")
     @classmethod
