@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -37,6 +38,20 @@ class _Strict(BaseModel):
 
 def _spec(value: Any) -> Any:
     return parse_spec(value) if isinstance(value, str) else value
+
+
+def _spelled(value: Any) -> Any:
+    # YAML reads an unquoted yes or no (and true, false, on, off) as a boolean.
+    return ("yes" if value else "no") if isinstance(value, bool) else value
+
+
+Switch = Annotated[Literal["auto", "yes", "no"], BeforeValidator(_spelled)]
+"""A setting that is on (`yes`), off (`no`), or chosen for the model in use (`auto`)."""
+
+
+def switched_on(setting: Switch, provider: str) -> bool:
+    """Whether `setting` is on for a model of `provider`: `auto` is on for hosted models, off on the embedded one."""
+    return setting == "yes" or (setting == "auto" and provider != "local")
 
 
 class EnvironmentConfig(_Strict):
@@ -104,7 +119,7 @@ class ChatbotConfig(_Strict):
 
     type: Literal["llm_agent", "python", "langgraph", "http", "openai"] = "llm_agent"
     llm: ModelSpec | None = Field(default=None, description="llm_agent: its model; defaults to llm.default.")
-    native_tools: Literal["auto", "yes", "no"] = Field(
+    native_tools: Switch = Field(
         default="auto",
         description="llm_agent: use the API's tool calls, or a JSON choice per step (auto: no for local models).",
     )
@@ -163,12 +178,12 @@ class DescribeConfig(_Strict):
         le=1,
         description="Word-sequence similarity from which two extracted policies are one rule (1: exact only).",
     )
-    procedures: bool | Literal["auto"] = Field(
+    procedures: Switch = Field(
         default="auto",
         description="Read each flow's procedure (its steps and their order): one call per flow (auto: not on "
         "local models).",
     )
-    assertions: bool | Literal["auto"] = Field(
+    assertions: Switch = Field(
         default="auto",
         description="Compile the policies into assertions a program checks after every dialog: one call per batch "
         "(auto: not on local models).",
@@ -179,10 +194,7 @@ class DescribeConfig(_Strict):
         """Whether procedures are read and assertions compiled with a model of `provider`. On the embedded
         model each answer to their large schemas took five to twelve minutes (a flow's procedure on two
         cores), more than the rest of a run; so `auto` leaves them to hosted models."""
-        def wanted(setting: bool | Literal["auto"]) -> bool:
-            return setting if isinstance(setting, bool) else provider != "local"
-
-        return wanted(self.procedures), wanted(self.assertions)
+        return switched_on(self.procedures, provider), switched_on(self.assertions, provider)
 
     @model_validator(mode="after")
     def _ordered_range(self) -> DescribeConfig:
@@ -195,7 +207,7 @@ class DescribeConfig(_Strict):
 class PopulateConfig(_Strict):
     """Settings of the populate stage (one database per scenario)."""
 
-    lean: Literal["auto", "yes", "no"] = Field(
+    lean: Switch = Field(
         default="auto",
         description="One call per scenario: the plan's rows, whose own values are kept where valid and the rest "
         "generated; no rewrite of the texts with symbols, no constraints or values step (auto: yes for local "
@@ -213,12 +225,12 @@ class SimulateConfig(_Strict):
     max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
     max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
     max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
-    user_thoughts: Literal["auto", "yes", "no"] = Field(
+    user_thoughts: Switch = Field(
         default="auto",
         description="Whether the simulated user writes a private thought before each message (auto: not on the "
         "embedded model, where it is two fifths of the user's tokens).",
     )
-    goal_question: Literal["auto", "yes", "no"] = Field(
+    goal_question: Switch = Field(
         default="auto",
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
@@ -234,14 +246,6 @@ class SimulateConfig(_Strict):
         description="trials: auto: the most dialogs of the chatbot the run plays in all (default: three per "
         "event; never less than one per event).",
     )
-
-    @field_validator("trials", mode="before")
-    @classmethod
-    def _count_or_auto(cls, value: Any) -> Any:
-        # One message for both shapes, instead of one per member of the union.
-        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
-            return value
-        raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
     personas: dict[str, Persona] = Field(
         default_factory=dict,
         description="Your own personas besides the built-ins (name → its fields, as in prompts/simulate/personas/), "
@@ -252,6 +256,14 @@ class SimulateConfig(_Strict):
         description="The personas the scenarios' users are given, with their weights (any scale); the default is "
         "half cooperative, the rest spread over the other built-ins.",
     )
+
+    @field_validator("trials", mode="before")
+    @classmethod
+    def _count_or_auto(cls, value: Any) -> Any:
+        # One message for both shapes, instead of one per member of the union.
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100):
+            return value
+        raise ValueError(f"give a number of trials per event from 1 to 100, or auto (got {value!r})")
 
     @field_validator("personas", mode="before")
     @classmethod

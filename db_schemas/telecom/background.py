@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from .network import can_register
 from .schema import CURRENT_PERIOD, DEFAULT_APN, Bill, Customer, Line, Phone, Plan
-from .validators import MAX_REFUEL_PER_MONTH_GB
+from .validators import MAX_REFUEL_PER_MONTH_GB, issue_dates
 
 CUSTOMERS = 36
 PLANS = (
@@ -151,9 +151,8 @@ def _bill(rng: random.Random, customer: Customer, lines: list[Line], period: str
                 amount=round(sum(charge["amount"] for charge in charges), 2), charges=charges)
     if period == CURRENT_PERIOD:
         return bill
-    year, month = map(int, period.split("-"))
-    issued = date(year, month + 1, 1)  # no billed month is December
-    bill.issued_on, bill.due_on = issued.isoformat(), issued.replace(day=21).isoformat()
+    bill.issued_on, bill.due_on = issue_dates(period)
+    issued = date.fromisoformat(bill.issued_on)
     if period == "2025-04" and overdue:
         bill.status = "overdue"
     elif period == "2025-05" and rng.random() < 0.7:

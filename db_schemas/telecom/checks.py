@@ -31,7 +31,8 @@ def _calls(trace: Trace, *names: str) -> Iterator[Call]:
 
 
 def _worked(call: Call) -> bool:
-    return call.result is not None and not call.result.startswith("Error")
+    """Whether the call returned, and not the framework's `Error: …` observation."""
+    return call.result is not None and not call.failed
 
 
 @check

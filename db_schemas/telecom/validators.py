@@ -115,7 +115,7 @@ def bill_is_consistent(bill: Bill, session: Session) -> None:
         return
     if bill.period == CURRENT_PERIOD:
         raise RowRejected(f"this month's bill ({CURRENT_PERIOD}) is not issued yet: its status is 'pending'")
-    issued, due = _issue_dates(bill.period)
+    issued, due = issue_dates(bill.period)
     bill.issued_on, bill.due_on = issued, due  # they follow from the period
     if bill.status == "paid":
         if bill.paid_on is None or bill.paid_with is None:
@@ -178,7 +178,7 @@ def _charges(bill: Bill) -> None:
         raise RowRejected(f"amount {bill.amount} is not the sum of the charges, {total}; make them agree")
 
 
-def _issue_dates(period: str) -> tuple[str, str]:
+def issue_dates(period: str) -> tuple[str, str]:
     """The issue day (the 1st of the month after `period`) and the due day, 20 days later."""
     year, month = map(int, period.split("-"))
     issued = date(year + month // 12, month % 12 + 1, 1)

@@ -84,6 +84,21 @@ def test_chatbot_type_needs_its_field(tmp_path):
     assert "needs `url`" in problem(tmp_path, MINIMAL + "chatbot:\n  type: http\n")
 
 
+def test_a_switch_written_yes_or_no_unquoted_is_that_switch(tmp_path):
+    # YAML reads an unquoted yes or no as a boolean: each switch takes it as the word it was written as.
+    config = load_config(write(tmp_path, MINIMAL + "chatbot: {native_tools: no}\n"
+                               "describe: {procedures: yes, assertions: no}\npopulate: {lean: no}\n"
+                               "simulate: {user_thoughts: yes, goal_question: no}\n"))
+    assert (config.chatbot.native_tools, config.populate.lean) == ("no", "no")
+    assert (config.simulate.user_thoughts, config.simulate.goal_question) == ("yes", "no")
+    assert config.describe.programs("local") == (True, False)
+
+
+def test_a_switch_names_its_three_values(tmp_path):
+    message = problem(tmp_path, MINIMAL + "simulate: {user_thoughts: sometimes}\n")
+    assert "`simulate.user_thoughts`" in message and "'auto', 'yes' or 'no'" in message
+
+
 def test_missing_config_file_lists_examples():
     with pytest.raises(UsageError, match=r"airline\.yml"):
         load_config("no-such-config.yml")

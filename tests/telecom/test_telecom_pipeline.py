@@ -68,6 +68,7 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
     assert [a.id for a in analyses] == [d.id for d in dialogs if d.status != "error"]
     assert all(item.error for item in [*scenarios, *events] if item.status == "error")
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
+    assert all(analysis.error for analysis in analyses if analysis.status in ("user_fault", "incomplete"))
     assert report.overall.dialogs == len(dialogs)
 
 
