@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
@@ -171,18 +171,19 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
 def user_thoughts(ctx: RunContext) -> bool:
     """Whether the simulated user writes a private thought (`simulate.user_thoughts`; auto: not on the
     embedded model, whose every token is slow)."""
-    setting = ctx.config.simulate.user_thoughts
-    if setting == "auto":
-        return ctx.llms.spec("user").provider != "local"
-    return setting == "yes"
+    return _switched_on(ctx, ctx.config.simulate.user_thoughts, role="user")
 
 
 def goal_question(ctx: RunContext) -> bool:
     """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
     not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""
-    setting = ctx.config.simulate.goal_question
+    return _switched_on(ctx, ctx.config.simulate.goal_question, role="critique")
+
+
+def _switched_on(ctx: RunContext, setting: Literal["auto", "yes", "no"], *, role: str) -> bool:
+    """A yes/no/auto setting of a model's work, where auto is yes unless `role` is played by the embedded model."""
     if setting == "auto":
-        return ctx.llms.spec("critique").provider != "local"
+        return ctx.llms.spec(role).provider != "local"
     return setting == "yes"
 
 

@@ -7,12 +7,17 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from scripted_dialogs import event, play_shop, pursued, reply, say, shop_config, stop, verdict
+from scripted_dialogs import event, play_shop, pursued, reply, say, shop_config, shop_settings, stop, verdict
 
 from intellagent.artifacts import Analysis, CritiqueExchange, Dialog, Event, Message, UserAudit, UserFault, Violation
 from intellagent.checks.identifiers import id_finder
+from intellagent.config import load_config
+from intellagent.context import RunContext
+from intellagent.executors import LocalExecutor
+from intellagent.llm import RoleModels
 from intellagent.reports.user_faults import attributed
 from intellagent.simulate.audit import pursuit_schema
+from intellagent.simulate.setting import goal_question
 from intellagent.simulate.user_faults import program_faults
 from intellagent.simulate.users import USER_ENDED, gave_up
 
@@ -212,3 +217,17 @@ def test_switched_off_the_goal_question_is_not_asked_and_the_programs_faults_sta
     assert script.calls(schema="GoalPursuit") == []
     assert played.audit is not None and not played.audit.judged
     assert [(f.kind, f.turn) for f in played.audit.faults] == [("narrated", 1)]
+
+
+def asks_goal_question(tmp_path, llm: str | dict[str, str] = "scripted", **settings: Any) -> bool:
+    config = load_config({**shop_settings(**settings), "llm": llm}, base_dir=tmp_path)
+    return goal_question(RunContext(config=config, folder=None, llms=RoleModels(config, cache=None, usage=None),
+                                    usage=None, progress=None, executor=LocalExecutor()))
+
+
+def test_the_goal_question_is_asked_unless_the_critique_is_the_embedded_model(tmp_path):
+    assert asks_goal_question(tmp_path) is True  # the scripted model
+    assert asks_goal_question(tmp_path, llm={"default": "scripted", "critique": "local"}) is False
+    assert asks_goal_question(tmp_path, llm={"default": "local", "critique": "scripted"}) is True  # the user's model
+    assert asks_goal_question(tmp_path, llm="local", simulate={"goal_question": "yes"}) is True
+    assert asks_goal_question(tmp_path, simulate={"goal_question": "no"}) is False
