@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from intellagent.artifacts import Finding, Message
-from intellagent.checks.grounding import CODE, Grounds
+from intellagent.checks.grounding import Grounds, WorldFacts
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
 
@@ -93,13 +93,11 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
     any layout of its letters and digits.
     """
     grounds = Grounds([trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()])
-    said = [message.content for message in trace.messages if message.role == "chatbot"]
-    codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
-    ids = trace.id_finder() if said else None
+    world = WorldFacts.said_in(trace, [message.content for message in trace.messages if message.role == "chatbot"])
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
-        unknown = grounds.ungrounded(message.content, ids=ids, codes=codes)
+        unknown = grounds.ungrounded(message.content, world)
         if unknown:
             yield Finding(message=f"stated {', '.join(unknown)}, found in no tool result, "
                                   "customer message or the policy", turn=turn)

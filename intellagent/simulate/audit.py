@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from intellagent import text_limits
 from intellagent.artifacts import Dialog, Event, UserAudit, UserFault
 from intellagent.checks import Trace
-from intellagent.checks.grounding import CODE
+from intellagent.checks.grounding import WorldFacts
 from intellagent.environment import Environment
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
@@ -59,8 +59,7 @@ def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world
     complete database) are learnt as the chatbot's grounding check learns them."""
     trace = Trace(messages=dialog.transcript, environment=environment, start=world)
     said = [message.content for message in dialog.transcript if message.role == "user"]
-    codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
-    return program_faults(event, dialog, ids=trace.id_finder() if said else None, codes=codes)
+    return program_faults(event, dialog, WorldFacts.said_in(trace, said))
 
 
 async def audited(event: Event, dialog: Dialog, faults: list[UserFault], judge: LLM | None) -> UserAudit:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from intellagent.artifacts import Dialog, Event, Message, UserFault
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.checks.builtin import SENTENCE_END, UNDER_WAY
-from intellagent.checks.grounding import Grounds
+from intellagent.checks.grounding import NO_WORLD, Grounds, WorldFacts
 from intellagent.simulate.turns import AGENT_SPEAK
 from intellagent.simulate.users import ended_by_user
 
@@ -93,15 +93,13 @@ _OPEN_OFFER = re.compile(
 )
 
 
-def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None = None,
-                   codes: set[str] = frozenset()) -> list[UserFault]:
+def program_faults(event: Event, dialog: Dialog, world: WorldFacts = NO_WORLD) -> list[UserFault]:
     """The faults a program can tell in a dialog's user, in transcript order.
 
     Args:
         event: what the user was given: its scenario, expected behaviour and known rows.
         dialog: the dialog played.
-        ids: finds words shaped like the world's identifiers (see `checks.identifiers`).
-        codes: the codes the world holds (see `checks.grounding.CODE`), among those the user said.
+        world: what tells the facts of the event's world in the user's words.
     """
     given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False),
              *([event.claim.statement] if event.claim else [])]  # a false claim is the user's part, not an invention
@@ -115,7 +113,7 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
             told.append(message.content)
             continue
         message = _own_words(message)
-        invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), ids, codes)
+        invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), world)
                     if fact not in stated]
         stated.update(invented)
         if invented:
@@ -147,8 +145,8 @@ def _goals(scenario: str) -> set[str]:
     return wanted - denied - _PLAIN
 
 
-def _invented(message: str, grounds: Grounds, ids: re.Pattern[str] | None, codes: set[str]) -> Iterator[str]:
-    yield from grounds.ungrounded(message, ids=ids, codes=codes)
+def _invented(message: str, grounds: Grounds, world: WorldFacts) -> Iterator[str]:
+    yield from grounds.ungrounded(message, world)
     known = grounds.text.lower()
     for name in _NAMED.findall(message):
         if not any(re.search(rf"\b{re.escape(word.lower())}\b", known) for word in name.split()):
