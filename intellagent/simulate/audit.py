@@ -36,7 +36,8 @@ class GoalPursuit(BaseModel):
 
     reason: str = Field(max_length=text_limits.REASON, description="One sentence on the customer's messages.")
     pursued: bool = Field(description="true if the customer's messages pursued the goal it was given.")
-    turn: int | None = Field(description="When false: the number of the first customer message that left the goal.")
+    turn: int | None = Field(description="When false: the number in brackets of the first customer message that "
+                             "left the goal; when true: null.")
 
     @model_validator(mode="after")
     def _turn_when_left(self) -> GoalPursuit:
@@ -49,9 +50,8 @@ class GoalPursuit(BaseModel):
 def pursuit_schema(user_turns: tuple[int, ...]) -> type[GoalPursuit]:
     """The answer schema of a dialog: `turn` names one of its user messages, or nothing."""
     turn: Any = Literal[user_turns]  # type: ignore[valid-type]
-    return create_model("GoalPursuit", __base__=GoalPursuit,
-                        turn=(turn | None, Field(description="When false: the number in brackets of the first "
-                                                 "customer message that left the goal; when true: null.")))
+    described = Field(description=GoalPursuit.model_fields["turn"].description)
+    return create_model("GoalPursuit", __base__=GoalPursuit, turn=(turn | None, described))
 
 
 def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world: Path | None) -> list[UserFault]:
