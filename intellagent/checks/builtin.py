@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 
 from intellagent.artifacts import Finding, Message
 from intellagent.checks.grounding import Grounds, WorldFacts
+from intellagent.checks.sentences import first_sentence
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
 
@@ -35,7 +36,6 @@ UNDER_WAY = re.compile(
     r"let'?s proceed|proceeding (?:with|to))\b",
     re.IGNORECASE,
 )
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @check
@@ -112,11 +112,15 @@ def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or any(done <= turn for done in made):
             continue
-        claims = [sentence for sentence in SENTENCE_END.split(message.content)
-                  if _CLAIM.search(sentence) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")]
-        if claims:
-            yield Finding(message=f'said "{claims[0].strip()[:160]}" before any change was made: no tool that '
+        claim = first_sentence(message.content, _claims_done)
+        if claim:
+            yield Finding(message=f'said "{claim}" before any change was made: no tool that '
                                   "changes the database had run", turn=turn)
+
+
+def _claims_done(sentence: str) -> bool:
+    """Whether a sentence states a change as done, with no hedge and no question."""
+    return bool(_CLAIM.search(sentence)) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")
 
 
 @check(category="knowledge_extraction", every_dialog=True)
@@ -127,9 +131,9 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or message.tool_calls or "?" in message.content:
             continue
-        announced = [sentence for sentence in SENTENCE_END.split(message.content) if UNDER_WAY.search(sentence)]
+        announced = first_sentence(message.content, UNDER_WAY.search)
         if announced:
-            yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
+            yield Finding(message=f'said "{announced}" but called no tool in that turn: the work '
                                   "it announced never happened", turn=turn)
 
 

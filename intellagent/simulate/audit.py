@@ -22,11 +22,12 @@ from intellagent import text_limits
 from intellagent.artifacts import Dialog, Event, UserAudit, UserFault
 from intellagent.checks import Trace
 from intellagent.checks.grounding import WorldFacts
+from intellagent.checks.sentences import quote
 from intellagent.environment import Environment
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
 from intellagent.prompt_files import render
-from intellagent.simulate.user_faults import program_faults, quote
+from intellagent.simulate.user_faults import program_faults
 
 STEP = "simulate/user_goal"
 
