@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from intellagent.artifacts import Finding, Message
-from intellagent.checks.grounding import CODE, Grounds
+from intellagent.checks.grounding import Grounds, WorldFacts
+from intellagent.checks.sentences import first_sentence
 from intellagent.checks.trace import Trace
 from intellagent.environment.checks import check
 
@@ -35,7 +36,6 @@ UNDER_WAY = re.compile(
     r"let'?s proceed|proceeding (?:with|to))\b",
     re.IGNORECASE,
 )
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @check
@@ -93,13 +93,11 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
     any layout of its letters and digits.
     """
     grounds = Grounds([trace.environment.policy, *(call.result or "" for call in trace.calls), *trace.customer_said()])
-    said = [message.content for message in trace.messages if message.role == "chatbot"]
-    codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
-    ids = trace.id_finder() if said else None
+    world = WorldFacts.said_in(trace, [message.content for message in trace.messages if message.role == "chatbot"])
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot":
             continue
-        unknown = grounds.ungrounded(message.content, ids=ids, codes=codes)
+        unknown = grounds.ungrounded(message.content, world)
         if unknown:
             yield Finding(message=f"stated {', '.join(unknown)}, found in no tool result, "
                                   "customer message or the policy", turn=turn)
@@ -114,11 +112,15 @@ def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or any(done <= turn for done in made):
             continue
-        claims = [sentence for sentence in SENTENCE_END.split(message.content)
-                  if _CLAIM.search(sentence) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")]
-        if claims:
-            yield Finding(message=f'said "{claims[0].strip()[:160]}" before any change was made: no tool that '
+        claim = first_sentence(message.content, _claims_done)
+        if claim:
+            yield Finding(message=f'said "{claim}" before any change was made: no tool that '
                                   "changes the database had run", turn=turn)
+
+
+def _claims_done(sentence: str) -> bool:
+    """Whether a sentence states a change as done, with no hedge and no question."""
+    return bool(_CLAIM.search(sentence)) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")
 
 
 @check(category="knowledge_extraction", every_dialog=True)
@@ -129,9 +131,9 @@ def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
     for turn, message in enumerate(trace.messages):
         if message.role != "chatbot" or message.tool_calls or "?" in message.content:
             continue
-        announced = [sentence for sentence in SENTENCE_END.split(message.content) if UNDER_WAY.search(sentence)]
+        announced = first_sentence(message.content, UNDER_WAY.search)
         if announced:
-            yield Finding(message=f'said "{announced[0].strip()[:160]}" but called no tool in that turn: the work '
+            yield Finding(message=f'said "{announced}" but called no tool in that turn: the work '
                                   "it announced never happened", turn=turn)
 
 

@@ -11,10 +11,15 @@ rule whoever states it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from intellagent.checks.identifiers import WORD_ID
+
+if TYPE_CHECKING:
+    from intellagent.checks.trace import Trace
 
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -26,6 +31,34 @@ the world holds it as a value: the speaker then told a fact of the world no sour
 JFK" with no tool call), which is a guess even when it is right."""
 MAX_FACTOR = 9
 """An amount counts as grounded when it is a known amount times at most this (a price per person, say)."""
+
+
+@dataclass(frozen=True)
+class WorldFacts:
+    """What tells a fact of the event's world in a speaker's words, besides ids of letters and digits and amounts
+    and dates, which need no world to be told.
+
+    Attributes:
+        ids: finds words shaped like the world's identifiers (see `identifiers`); None: none but those.
+        codes: the codes (see `CODE`) among the speaker's words that the world holds; another capitalised word
+            is no fact.
+    """
+
+    ids: re.Pattern[str] | None = None
+    codes: frozenset[str] = frozenset()
+
+    @classmethod
+    def said_in(cls, trace: Trace, said: Sequence[str]) -> WorldFacts:
+        """What tells the world's facts in the messages `said`, learnt from the trace's world (not at all when
+        nothing was said)."""
+        if not said:
+            return cls()
+        codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
+        return cls(ids=trace.id_finder(), codes=frozenset(codes))
+
+
+NO_WORLD = WorldFacts()
+"""No world's facts: only ids of letters and digits, amounts and dates are told."""
 
 
 class Grounds:
@@ -45,21 +78,14 @@ class Grounds:
         most messages state none."""
         return _derivable({_cents(n) for n in _NUMBER.findall(self.text.replace(",", ""))})
 
-    def ungrounded(self, message: str, *, ids: re.Pattern[str] | None = None,
-                   codes: set[str] = frozenset()) -> list[str]:
-        """The facts `message` states that no source holds, each once, in the order found.
-
-        Args:
-            message: what the speaker said.
-            ids: finds words shaped like the world's identifiers (see `identifiers`), besides any word of
-                letters and digits; None: only those.
-            codes: the codes (see `CODE`) the world holds; another capitalised word is no fact.
-        """
-        named = WORD_ID.findall(message) + (ids.findall(message) if ids else [])
+    def ungrounded(self, message: str, world: WorldFacts = NO_WORLD) -> list[str]:
+        """The facts `message` states that no source holds, each once, in the order found; `world` tells the
+        facts of the world among its words."""
+        named = WORD_ID.findall(message) + (world.ids.findall(message) if world.ids else [])
         unknown = [token for token in _DATE.findall(message) if token not in self.text]
         unknown += [token for token in named
                     if token not in self.text and _ALNUM.sub("", token) not in self.letters_and_digits]
-        unknown += [word for word in CODE.findall(message) if word in codes and word not in self.text]
+        unknown += [word for word in CODE.findall(message) if word in world.codes and word not in self.text]
         stated = _AMOUNT.findall(message)
         unknown += [f"${amount}" for amount in stated if _cents(amount) not in self.amounts] if stated else []
         return list(dict.fromkeys(unknown))

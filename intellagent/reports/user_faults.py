@@ -10,6 +10,8 @@ that names no turn cannot be shown to come after the fault, so it stands.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, UserFault
 from intellagent.artifacts.rates import Share
 from intellagent.artifacts.report import SimulatorFaults
@@ -38,16 +40,14 @@ def simulator_faults(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> Si
         dialogs: the chatbot's dialogs (not the mutants').
         analyses: every dialog's analysis, by dialog id.
     """
-    audited = [dialog for dialog in dialogs if dialog.audit is not None]
-    if not audited:
+    audits = {dialog.id: dialog.audit for dialog in dialogs if dialog.audit is not None}
+    if not audits:
         return None
-    faulted = [dialog for dialog in audited if dialog.audit and dialog.audit.faults]
-    kinds = {kind: sum(any(f.kind == kind for f in d.audit.faults) for d in faulted if d.audit)
-             for kind in FAULT_LABELS}
+    kinds = Counter(kind for audit in audits.values() for kind in {fault.kind for fault in audit.faults})
     return SimulatorFaults(
-        audited=len(audited),
-        faulted=Share.of(len(faulted), len(audited)),
-        kept_out=[d.id for d in audited if d.id in analyses and analyses[d.id].status == "user_fault"],
-        kinds={kind: count for kind, count in kinds.items() if count},
-        judge_errors=sum(bool(d.audit and d.audit.judge_error) for d in audited),
+        audited=len(audits),
+        faulted=Share.of(sum(bool(audit.faults) for audit in audits.values()), len(audits)),
+        kept_out=[name for name in audits if name in analyses and analyses[name].status == "user_fault"],
+        kinds={kind: kinds[kind] for kind in FAULT_LABELS if kinds[kind]},  # in the labels' order
+        judge_errors=sum(bool(audit.judge_error) for audit in audits.values()),
     )

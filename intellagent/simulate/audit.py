@@ -21,12 +21,13 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from intellagent import text_limits
 from intellagent.artifacts import Dialog, Event, UserAudit, UserFault
 from intellagent.checks import Trace
-from intellagent.checks.grounding import CODE
+from intellagent.checks.grounding import WorldFacts
+from intellagent.checks.sentences import quote
 from intellagent.environment import Environment
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
 from intellagent.prompt_files import render
-from intellagent.simulate.user_faults import program_faults, quote
+from intellagent.simulate.user_faults import program_faults
 
 STEP = "simulate/user_goal"
 
@@ -36,7 +37,8 @@ class GoalPursuit(BaseModel):
 
     reason: str = Field(max_length=text_limits.REASON, description="One sentence on the customer's messages.")
     pursued: bool = Field(description="true if the customer's messages pursued the goal it was given.")
-    turn: int | None = Field(description="When false: the number of the first customer message that left the goal.")
+    turn: int | None = Field(description="When false: the number in brackets of the first customer message that "
+                             "left the goal; when true: null.")
 
     @model_validator(mode="after")
     def _turn_when_left(self) -> GoalPursuit:
@@ -49,9 +51,8 @@ class GoalPursuit(BaseModel):
 def pursuit_schema(user_turns: tuple[int, ...]) -> type[GoalPursuit]:
     """The answer schema of a dialog: `turn` names one of its user messages, or nothing."""
     turn: Any = Literal[user_turns]  # type: ignore[valid-type]
-    return create_model("GoalPursuit", __base__=GoalPursuit,
-                        turn=(turn | None, Field(description="When false: the number in brackets of the first "
-                                                 "customer message that left the goal; when true: null.")))
+    described = Field(description=GoalPursuit.model_fields["turn"].description)
+    return create_model("GoalPursuit", __base__=GoalPursuit, turn=(turn | None, described))
 
 
 def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world: Path | None) -> list[UserFault]:
@@ -59,8 +60,7 @@ def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world
     complete database) are learnt as the chatbot's grounding check learns them."""
     trace = Trace(messages=dialog.transcript, environment=environment, start=world)
     said = [message.content for message in dialog.transcript if message.role == "user"]
-    codes = trace.world_holds({word for content in said for word in CODE.findall(content)})
-    return program_faults(event, dialog, ids=trace.id_finder() if said else None, codes=codes)
+    return program_faults(event, dialog, WorldFacts.said_in(trace, said))
 
 
 async def audited(event: Event, dialog: Dialog, faults: list[UserFault], judge: LLM | None) -> UserAudit:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
 from intellagent.checks import Check, run_checks
+from intellagent.config import switched_on
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
@@ -171,19 +172,13 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
 def user_thoughts(ctx: RunContext) -> bool:
     """Whether the simulated user writes a private thought (`simulate.user_thoughts`; auto: not on the
     embedded model, whose every token is slow)."""
-    setting = ctx.config.simulate.user_thoughts
-    if setting == "auto":
-        return ctx.llms.spec("user").provider != "local"
-    return setting == "yes"
+    return switched_on(ctx.config.simulate.user_thoughts, ctx.llms.spec("user").provider)
 
 
 def goal_question(ctx: RunContext) -> bool:
     """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
     not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""
-    setting = ctx.config.simulate.goal_question
-    if setting == "auto":
-        return ctx.llms.spec("critique").provider != "local"
-    return setting == "yes"
+    return switched_on(ctx.config.simulate.goal_question, ctx.llms.spec("critique").provider)
 
 
 @asynccontextmanager

@@ -94,7 +94,8 @@ def noise(verdicts: list[bool], limits: Iterable[float]) -> str | None:
 
 def next_round(planned: dict[str, int], played: Mapping[str, list[Dialog]], limits: Mapping[str, list[float]],
                total: int) -> dict[str, int]:
-    """The plan after one more round: a trial more for each noisy event, in id order, while `total` lasts.
+    """The plan after one more round: a trial more for each noisy event, in the order of `planned`, while `total`
+    lasts.
 
     Args:
         planned: trials per event so far, all of them played.

@@ -27,13 +27,11 @@ from collections.abc import Iterator
 
 from intellagent.artifacts import Dialog, Event, Message, UserFault
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
-from intellagent.checks.builtin import SENTENCE_END, UNDER_WAY
-from intellagent.checks.grounding import Grounds
+from intellagent.checks.builtin import UNDER_WAY
+from intellagent.checks.grounding import NO_WORLD, Grounds, WorldFacts
+from intellagent.checks.sentences import first_sentence, sentence_at
 from intellagent.simulate.turns import AGENT_SPEAK
 from intellagent.simulate.users import ended_by_user
-
-QUOTED = 160
-"""Characters of a message quoted as evidence."""
 
 # A name the user gives itself: "my name is Ana Lopez", "I'm Ana". Capitalised words only, so that "I am
 # ready" is no name.
@@ -93,15 +91,13 @@ _OPEN_OFFER = re.compile(
 )
 
 
-def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None = None,
-                   codes: set[str] = frozenset()) -> list[UserFault]:
+def program_faults(event: Event, dialog: Dialog, world: WorldFacts = NO_WORLD) -> list[UserFault]:
     """The faults a program can tell in a dialog's user, in transcript order.
 
     Args:
         event: what the user was given: its scenario, expected behaviour and known rows.
         dialog: the dialog played.
-        ids: finds words shaped like the world's identifiers (see `checks.identifiers`).
-        codes: the codes the world holds (see `checks.grounding.CODE`), among those the user said.
+        world: what tells the facts of the event's world in the user's words.
     """
     given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False),
              *([event.claim.statement] if event.claim else [])]  # a false claim is the user's part, not an invention
@@ -115,7 +111,7 @@ def program_faults(event: Event, dialog: Dialog, *, ids: re.Pattern[str] | None 
             told.append(message.content)
             continue
         message = _own_words(message)
-        invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), ids, codes)
+        invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), world)
                     if fact not in stated]
         stated.update(invented)
         if invented:
@@ -147,8 +143,8 @@ def _goals(scenario: str) -> set[str]:
     return wanted - denied - _PLAIN
 
 
-def _invented(message: str, grounds: Grounds, ids: re.Pattern[str] | None, codes: set[str]) -> Iterator[str]:
-    yield from grounds.ungrounded(message, ids=ids, codes=codes)
+def _invented(message: str, grounds: Grounds, world: WorldFacts) -> Iterator[str]:
+    yield from grounds.ungrounded(message, world)
     known = grounds.text.lower()
     for name in _NAMED.findall(message):
         if not any(re.search(rf"\b{re.escape(word.lower())}\b", known) for word in name.split()):
@@ -163,11 +159,11 @@ def _message_faults(message: Message, turn: int, goals: set[str], *, mind_may_ch
     if taken_back is None and not mind_may_change:
         taken_back = _CHANGES_MIND.search(text)
     if taken_back is not None:
-        faults.append(UserFault(kind="contradicted_goal", turn=turn, evidence=_sentence(text, taken_back)))
+        faults.append(UserFault(kind="contradicted_goal", turn=turn, evidence=sentence_at(text, taken_back.start())))
     for kind, pattern in (("narrated", _NARRATION), ("spoke_as_agent", AGENT_SPEAK), ("spoke_as_agent", _AGENT_PART)):
         found = pattern.search(text)
         if found and not any(fault.kind == kind for fault in faults):
-            faults.append(UserFault(kind=kind, turn=turn, evidence=_sentence(text, found)))
+            faults.append(UserFault(kind=kind, turn=turn, evidence=sentence_at(text, found.start())))
     return faults
 
 
@@ -182,7 +178,7 @@ def _ending_faults(dialog: Dialog) -> list[UserFault]:
         return [UserFault(kind="stopped_early", turn=end, evidence="ended the conversation before saying what it "
                           "wanted")]
     last = dialog.transcript[-1]
-    pending = _still_on_request(last.content) if last.role == "chatbot" else None
+    pending = first_sentence(last.content, _still_on_request) if last.role == "chatbot" else None
     if pending is None:
         return []
     return [UserFault(kind="stopped_early", turn=end, evidence=f'ended the conversation while the chatbot was still '
@@ -195,28 +191,8 @@ def _vetted(dialog: Dialog) -> bool:
     return last is not None and last.confirmed and last.checked
 
 
-def _still_on_request(content: str) -> str | None:
-    """The sentence of the chatbot's message that asks the customer for something or announces work under way,
-    if one does (an open offer of help, "anything else?", does not)."""
-    for sentence in SENTENCE_END.split(content):
-        asks = sentence.rstrip().endswith("?") and not _OPEN_OFFER.search(sentence)
-        if asks or _ASKS.search(sentence) or UNDER_WAY.search(sentence):
-            return quote(sentence.strip())
-    return None
-
-
-def _sentence(text: str, found: re.Match[str]) -> str:
-    """The sentence of `text` that holds a match, clipped, as evidence."""
-    start = 0
-    for sentence in SENTENCE_END.split(text):
-        position = text.find(sentence, start)
-        if position <= found.start() < position + len(sentence):
-            return quote(sentence.strip())
-        start = position + len(sentence)
-    return quote(found.group(0))
-
-
-def quote(text: str) -> str:
-    """Words of a message as evidence: on one line, clipped to `QUOTED` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
+def _still_on_request(sentence: str) -> bool:
+    """Whether a sentence of the chatbot asks the customer for something or announces work under way (an open
+    offer of help, "anything else?", does not)."""
+    asks = sentence.rstrip().endswith("?") and not _OPEN_OFFER.search(sentence)
+    return asks or bool(_ASKS.search(sentence) or UNDER_WAY.search(sentence))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from shop_run import make_run, report_run
 
-from intellagent.artifacts import UserAudit, UserFault
+from intellagent.artifacts import Dialog, UserAudit, UserFault
 from intellagent.reports.outcomes import KEPT_OUT
 from intellagent.reports.summary import reliability_line
+from intellagent.reports.user_faults import simulator_faults
 
 # S002 broke P03 at turn 4; its user spoke as the agent at turn 1, before it.
 FAULT = UserFault(kind="spoke_as_agent", turn=1, evidence="what's the order ID you want to update?")
@@ -125,3 +126,14 @@ def test_a_user_fault_dialogs_card_marks_its_outcome_grade_as_not_counted(config
     card = outcome_folder.path("report.html").read_text().split('id="dialog-S001"')[1].split("</details>")[0]
     heading = card.split('<section class="outcome-check')[1].split("</h4>")[0]
     assert "Expected outcome: reached" in heading and "(not counted: its simulated user was at fault" in heading
+
+
+def test_each_kind_counts_the_dialogs_with_that_fault_not_the_faults():
+    twice = [FAULT, FAULT.model_copy(update={"turn": 3}), FAULT.model_copy(update={"kind": "narrated"})]
+    audited = [Dialog(id="S001", status="pass", audit=UserAudit(faults=twice, judged=True)),
+               Dialog(id="S002", status="pass", audit=UserAudit(faults=[FAULT], judge_error="no answer")),
+               Dialog(id="S003", status="pass", audit=UserAudit()), Dialog(id="S004", status="error")]
+    figures = simulator_faults(audited, {})
+    assert figures.kinds == {"narrated": 1, "spoke_as_agent": 2}
+    assert list(figures.kinds) == ["narrated", "spoke_as_agent"]  # in the labels' order
+    assert (figures.audited, figures.faulted.count, figures.judge_errors) == (3, 2, 1)

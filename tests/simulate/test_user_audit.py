@@ -7,12 +7,18 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from scripted_dialogs import event, play_shop, pursued, reply, say, shop_config, stop, verdict
+from scripted_dialogs import event, play_shop, pursued, reply, say, shop_config, shop_settings, stop, verdict
 
 from intellagent.artifacts import Analysis, CritiqueExchange, Dialog, Event, Message, UserAudit, UserFault, Violation
+from intellagent.checks.grounding import NO_WORLD, WorldFacts
 from intellagent.checks.identifiers import id_finder
+from intellagent.config import load_config
+from intellagent.context import RunContext
+from intellagent.executors import LocalExecutor
+from intellagent.llm import RoleModels
 from intellagent.reports.user_faults import attributed
 from intellagent.simulate.audit import pursuit_schema
+from intellagent.simulate.setting import goal_question
 from intellagent.simulate.user_faults import program_faults
 from intellagent.simulate.users import USER_ENDED, gave_up
 
@@ -28,8 +34,8 @@ def dialog(*user_and_chatbot: str, status: str = "incomplete", reason: str = "re
                   turns=sum(m.role == "user" for m in messages))
 
 
-def faults(shop_dialog: Dialog, of: Event | None = None, **options: Any) -> list[tuple[str, int]]:
-    return [(fault.kind, fault.turn) for fault in program_faults(of or event(), shop_dialog, **options)]
+def faults(shop_dialog: Dialog, of: Event | None = None, world: WorldFacts = NO_WORLD) -> list[tuple[str, int]]:
+    return [(fault.kind, fault.turn) for fault in program_faults(of or event(), shop_dialog, world)]
 
 
 def test_a_user_that_keeps_to_its_scenario_has_no_fault():
@@ -122,18 +128,18 @@ DIGIT_IDS = id_finder([r"[0-9]{10}"])
 
 def test_on_a_domain_of_digit_only_ids_a_known_number_is_grounded():
     known = dialog("My parcel 4402918830 is late, please redirect it.", "Where to?")
-    assert faults(known, PARCEL, ids=DIGIT_IDS) == []
+    assert faults(known, PARCEL, WorldFacts(ids=DIGIT_IDS)) == []
 
 
 def test_on_a_domain_of_digit_only_ids_an_unknown_number_is_invented():
     unknown = dialog("My parcel 4402918830 is late.", "I see it.", "Also redirect 9917730021, my other one.",
                      "Let me check.")
-    assert faults(unknown, PARCEL, ids=DIGIT_IDS) == [("invented", 3)]
+    assert faults(unknown, PARCEL, WorldFacts(ids=DIGIT_IDS)) == [("invented", 3)]
 
 
 def test_on_a_domain_of_digit_only_ids_a_known_number_in_the_rows_json_is_grounded():
     recipient = dialog("My parcel 4402918830 is late; I am recipient 17.", "Thanks, checking.")
-    assert faults(recipient, PARCEL, ids=DIGIT_IDS) == []
+    assert faults(recipient, PARCEL, WorldFacts(ids=DIGIT_IDS)) == []
 
 
 def test_the_judges_turn_can_only_name_a_message_of_the_user():
@@ -212,3 +218,17 @@ def test_switched_off_the_goal_question_is_not_asked_and_the_programs_faults_sta
     assert script.calls(schema="GoalPursuit") == []
     assert played.audit is not None and not played.audit.judged
     assert [(f.kind, f.turn) for f in played.audit.faults] == [("narrated", 1)]
+
+
+def asks_goal_question(tmp_path, llm: str | dict[str, str] = "scripted", **settings: Any) -> bool:
+    config = load_config({**shop_settings(**settings), "llm": llm}, base_dir=tmp_path)
+    return goal_question(RunContext(config=config, folder=None, llms=RoleModels(config, cache=None, usage=None),
+                                    usage=None, progress=None, executor=LocalExecutor()))
+
+
+def test_the_goal_question_is_asked_unless_the_critique_is_the_embedded_model(tmp_path):
+    assert asks_goal_question(tmp_path) is True  # the scripted model
+    assert asks_goal_question(tmp_path, llm={"default": "scripted", "critique": "local"}) is False
+    assert asks_goal_question(tmp_path, llm={"default": "local", "critique": "scripted"}) is True  # the user's model
+    assert asks_goal_question(tmp_path, llm="local", simulate={"goal_question": "yes"}) is True
+    assert asks_goal_question(tmp_path, simulate={"goal_question": "no"}) is False
