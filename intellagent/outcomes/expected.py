@@ -40,7 +40,7 @@ def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Pr
     """
     if proposal.error is not None or run is None:
         return _without(folder, event, proposal.error or "no proposal")
-    if proposal.proposed and not proposal.calls:
+    if proposal.failed and not proposal.calls:
         shown = "; ".join(proposal.dropped[:SHOWN_DROPS])
         more = f"; and {len(proposal.dropped) - SHOWN_DROPS} more" if len(proposal.dropped) > SHOWN_DROPS else ""
         return _without(folder, event, f"no proposed call could be verified: {shown}{more}")

@@ -65,7 +65,8 @@ class Proposal:
         outputs: the facts the chatbot must state.
         dropped: each call given up, with why.
         repairs: calls sent back to the model so far.
-        proposed: how many calls the model proposed at first.
+        failed: how many calls were dropped because they would not run clean; not those the rules forbid, whose
+            dropping leaves a refusal.
         error: why the model gave no usable proposal.
     """
 
@@ -74,7 +75,7 @@ class Proposal:
     outputs: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     repairs: int = 0
-    proposed: int = 0
+    failed: int = 0
     error: str | None = None
 
     @classmethod
@@ -84,13 +85,14 @@ class Proposal:
         forbidden = [ForbiddenCall(tool=item.tool, arguments=item.arguments, policies=[item.policy],
                                    reason=item.reason.strip()) for item in getattr(answer, "forbidden", [])]
         outputs = list(dict.fromkeys(output.strip() for output in answer.outputs if output.strip()))  # type: ignore[attr-defined]
-        return cls(calls=calls, forbidden=forbidden, outputs=outputs, proposed=len(calls))
+        return cls(calls=calls, forbidden=forbidden, outputs=outputs)
 
-    def dropping(self, index: int, reason: str) -> Proposal:
-        """The proposal without its call at `index`, noted with `reason`."""
+    def dropping(self, index: int, reason: str, *, failed: bool = True) -> Proposal:
+        """The proposal without its call at `index`, noted with `reason` (`failed`: because it would not run
+        clean, rather than because the rules forbid it)."""
         call = self.calls[index]
         return replace(self, calls=self.calls[:index] + self.calls[index + 1:],
-                       dropped=[*self.dropped, f"{call.text()}: {reason}"])
+                       dropped=[*self.dropped, f"{call.text()}: {reason}"], failed=self.failed + failed)
 
     def answered(self) -> str:
         """The calls kept, as the model's answer gave them (for a repair's conversation)."""

@@ -95,7 +95,7 @@ def admissible(deps: EventDeps, proposal: Proposal) -> Proposal:
         else:
             reason, ended = None, deps.env.tool(call.tool).ends_dialog
         if reason is not None:
-            kept = kept.dropping(position - (len(proposal.calls) - len(kept.calls)), reason)
+            kept = kept.dropping(position - (len(proposal.calls) - len(kept.calls)), reason, failed=False)
     return kept
 
 

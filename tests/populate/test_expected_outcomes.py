@@ -219,6 +219,22 @@ def test_a_refusal_is_an_outcome_of_no_call_with_its_forbidden_write(tmp_path: P
     assert expected.forbidden[0].arguments == {"reservation_id": user_and_reservation(run.event.user_rows)[1]}
 
 
+def test_a_refusal_whose_forbidden_write_was_also_proposed_is_an_outcome_of_no_call(tmp_path: Path) -> None:
+    def refusing_what_it_proposed(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        cancel = call("cancel_reservation", ("P01",), reservation_id=user_and_reservation(rows)[1])
+        return proposal(cancel, forbidden=[{"tool": "cancel_reservation", "arguments": None, "policy": "P01",
+                                             "reason": "it was booked too long ago"}])
+
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), refusing_what_it_proposed)
+
+    expected = run.event.expected
+    assert expected is not None and expected.calls == [] and expected.world is None
+    assert [(f.tool, f.policies) for f in expected.forbidden] == [("cancel_reservation", ["P01"])]
+    assert len(expected.dropped) == 1 and expected.dropped[0].endswith(
+        "the rules forbid it (P01: it was booked too long ago)")
+    assert run.event.expected_error is None
+
+
 def test_an_output_no_result_row_or_rule_holds_is_dropped(tmp_path: Path) -> None:
     def telling(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         _, reservation = user_and_reservation(rows)
