@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 SHOWN_DROPS = 3
 """Dropped calls an event's `expected_error` quotes."""
 
+OUTPUT_WORDS = 6
+"""Words an expected output holds at most: a reply must contain it word for word, which suits a value (an amount,
+a date, a name) and no sentence; the embedded model proposed whole sentences of the scenario."""
+
 
 def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Proposal, run: Run | None, *,
                  background: Path) -> Event:
@@ -49,8 +53,10 @@ def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Pr
                           policies=call.policies, result=result)
              for call, result in zip(proposal.calls, run.results, strict=True)]
     sources = [*run.results, json.dumps(event.user_rows, ensure_ascii=False), event.scenario, env.policy]
-    outputs = [output for output in proposal.outputs if said(output, sources)]
-    unfounded = [f'output "{output}": no call\'s result, row of the event, the scenario or the policy holds it'
+    outputs = [output for output in proposal.outputs if len(output.split()) <= OUTPUT_WORDS and said(output, sources)]
+    unfounded = [f'output "{output}": ' + ("a sentence, which no reply is held to word for word"
+                                          if len(output.split()) > OUTPUT_WORDS else
+                                          "no call's result, row of the event, the scenario or the policy holds it")
                  for output in proposal.outputs if output not in outputs]
     world, touched = store_world(folder, event.id, base=folder.path(event.database), changes=run.world)
     digest = worlds.digest(run.over_background, background) if run.world else event.digest

@@ -249,6 +249,21 @@ def test_an_output_no_result_row_or_rule_holds_is_dropped(tmp_path: Path) -> Non
                                 "policy holds it"]
 
 
+def test_an_output_of_a_whole_sentence_is_dropped_though_the_policy_holds_it(tmp_path: Path) -> None:
+    rule = "Share only what the user told you or what your tools return"
+
+    def quoting(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        _, reservation = user_and_reservation(rows)
+        return proposal(call("get_reservation_details", reservation_id=reservation),
+                        outputs=[rows["reservations"][0]["cabin"], rule])
+
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), quoting)
+
+    expected = run.event.expected
+    assert expected is not None and expected.outputs == ["business"]
+    assert expected.dropped == [f'output "{rule}": a sentence, which no reply is held to word for word']
+
+
 def test_an_answer_that_never_fits_leaves_the_event_without_an_outcome(tmp_path: Path) -> None:
     run = Populated(tmp_path, AIRLINE, airline_plan("business"),
                     lambda rows: proposal(call("get_user_details", ("P09",), user_id="x")))
