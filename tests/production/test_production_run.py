@@ -1,0 +1,133 @@
+"""A whole scripted run of the shop given its production conversations (tests/production/shop_transcripts.py):
+judged as dialogs, masked before any request, set beside the tests in the report, shaping the sampling, and the
+failing one kept as a regression scenario that --scenarios-from plays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from intellagent.api import evaluate
+from intellagent.artifacts import Analysis, Dialog, Event, RunInfo
+from intellagent.artifacts.report import Report
+from intellagent.cli import main
+from intellagent.llm import ScriptedLLM
+from tests.pipeline.scripted_pipeline import config, pipeline_script, write_config
+from tests.production.shop_transcripts import write_transcripts
+
+EMAIL = "ana@example.com"
+REDACT = {"fields": ["customer"], "patterns": [r"[\w.]+@[\w.]+\.\w+"]}
+
+
+@pytest.fixture(scope="module")
+def production_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path, ScriptedLLM]:
+    """The scripted shop run with the three conversations and a malformed line, emails masked, sampling by them."""
+    folder = tmp_path_factory.mktemp("production")
+    transcripts = write_transcripts(folder / "transcripts.jsonl")
+    script = pipeline_script()
+    settings = config(transcripts={"path": str(transcripts), "redact": REDACT},
+                      describe={"challenge_range": [3, 3], "max_attempts": 1, "weights_from": "transcripts"})
+    report = evaluate(settings, output=folder / "run", script=script)
+    return report, folder / "run", script
+
+
+def analyses(folder: Path) -> dict[str, Analysis]:
+    return {a.id: a for a in map(Analysis.model_validate_json, (folder / "production.jsonl").open())}
+
+
+def transcripts(folder: Path) -> dict[str, Dialog]:
+    return {d.id: d for d in map(Dialog.model_validate_json, (folder / "transcripts.jsonl").open())}
+
+
+def test_each_conversation_gets_the_policies_it_tested_and_broke_with_the_turn(production_run) -> None:
+    _, folder, _ = production_run
+    found = analyses(folder)
+
+    assert {pid: a.status for pid, a in found.items()} == {"P0001": "fail", "P0002": "pass", "P0003": "pass",
+                                                             "P0004": "error"}
+    assert found["P0001"].tested == ["P01", "P02"]
+    assert {(v.policy, v.turn, v.source) for v in found["P0001"].violations} == {("P01", 2, "check"),
+                                                                                 ("P01", 2, "judge")}
+
+
+def test_a_write_before_the_users_yes_is_found_by_the_confirmation_check(production_run) -> None:
+    _, folder, _ = production_run
+    hasty, careful = transcripts(folder)["P0001"], transcripts(folder)["P0002"]
+
+    assert [(f.check, f.call) for f in hasty.findings] == [("confirmed_before_write",
+                                                            'cancel_order({"order_id": "A7"})')]
+    assert careful.findings == []
+
+
+def test_a_check_that_needs_a_world_is_marked_not_applicable_and_rules_on_nothing(production_run) -> None:
+    report, folder, _ = production_run
+    hasty = transcripts(folder)["P0001"]
+
+    assert "writes_are_valid" in hasty.inapplicable and "writes_are_valid" not in hasty.checks
+    assert "confirmed_before_write" in hasty.checks
+    assert report.production is not None and report.production.not_applicable == ["writes_are_valid"]
+
+
+def test_a_malformed_line_is_reported_with_its_number_and_skipped(production_run) -> None:
+    report, folder, _ = production_run
+
+    assert transcripts(folder)["P0004"].reason.startswith("line 4: not JSON")
+    assert report.production is not None and report.production.skipped == [transcripts(folder)["P0004"].reason]
+    assert report.production.by_status["error"] == 1
+
+
+def test_marked_data_is_masked_before_any_request_and_in_the_run_folder(production_run) -> None:
+    _, folder, script = production_run
+    judged = [r for r in script.requests if r.role == "analysis" and "real conversation" in r.text]
+
+    assert len(judged) == 3  # the three conversations, each judged once though describe asked first
+    assert all(EMAIL not in request.text for request in script.requests)
+    assert "[redacted-1]" in judged[0].text
+    assert EMAIL not in (folder / "transcripts.jsonl").read_text()
+    assert EMAIL not in (folder / "regression" / "events.jsonl").read_text()
+
+
+def test_the_report_sets_production_beside_the_tests(production_run) -> None:
+    report, folder, _ = production_run
+    production = report.production
+    assert production is not None
+
+    assert (production.pass_rate.passed, production.pass_rate.total) == (2, 3)
+    assert production.worst == ["P01"]
+    assert [(p.id, p.seen, p.broken) for p in production.policies] == [("P01", 3, 1), ("P02", 3, 0)]
+    assert "Policy graph shaded by production traffic" in (folder / "report.html").read_text()
+
+
+def test_sampling_by_transcripts_records_the_plain_graph(production_run) -> None:
+    _, folder, _ = production_run
+    graph = json.loads((folder / "graph.json").read_text())
+
+    assert all("focus" not in node for node in graph["nodes"])
+
+
+def test_the_failing_conversation_is_a_regression_scenario_with_the_world_its_tools_showed(production_run) -> None:
+    _, folder, _ = production_run
+    (event,) = map(Event.model_validate_json, (folder / "regression" / "events.jsonl").open())
+
+    assert event.id == "P0001" and event.policies[0] == "P01"
+    assert "Please cancel my order A7" in event.scenario
+    assert event.user_rows == {"orders": [{"order_id": "A7", "customer": "[redacted-1]", "status": "placed"}]}
+    assert event.expected is None and event.expected_error
+
+
+def test_scenarios_from_the_regression_set_plays_it(production_run, tmp_path: Path,
+                                                     scripted_models: ScriptedLLM) -> None:
+    _, folder, _ = production_run
+    written = write_config(tmp_path / "shop.yml")
+
+    code = main(["--config", str(written), "--scenarios-from", str(folder / "regression"),
+                 "--output", str(tmp_path / "replay"), "--no-progress"])
+
+    played = [Dialog.model_validate_json(line) for line in (tmp_path / "replay" / "dialogs.jsonl").open()]
+    assert code in (0, 1)
+    assert [(d.event_id, d.status != "error") for d in played] == [("P0001", True)]
+    assert "get_order" in {c.name for m in played[0].transcript for c in m.tool_calls}
+    assert list(RunInfo.model_validate_json((tmp_path / "replay" / "run.json").read_text()).stages) == [
+        "simulate", "report"]
