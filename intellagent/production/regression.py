@@ -89,8 +89,7 @@ def regression_event(environment: Environment, scenario: Scenario, dialog: Dialo
     """The event of a regression scenario: its world is the background with the rows its tool results showed."""
     base = target.path(BACKGROUND)
     whole = target.path(RunFolder.event_worlds.whole(scenario.id))
-    shutil.copy2(base, whole)
-    kept, dropped = _insert(environment, whole, shown_rows(environment, dialog))
+    kept, dropped = _insert(environment, base, whole, shown_rows(environment, dialog))
     found = worlds.changes(whole, base)
     whole.unlink()
     stored = RunFolder.event_worlds.stored(scenario.id)
@@ -149,24 +148,61 @@ def _key(table: type[SQLModel], row: SQLModel) -> str:
                       default=str)
 
 
-def _insert(environment: Environment, path: Path, rows: list[SQLModel]) -> tuple[dict[str, list[dict[str, Any]]],
-                                                                                  list[str]]:
-    """Write each row over the world at `path` (replacing a row of the same key), keeping those the database
-    and the domain's rules accept; the rows kept, per table, and why each other was dropped."""
-    kept: dict[str, list[dict[str, Any]]] = {}
+def _insert(environment: Environment, base: Path, path: Path, rows: list[SQLModel]
+            ) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """The world at `path`: the base with each row written over it (replacing a row of the same key), keeping those
+    the database and the domain's rules accept; the rows kept, per table, and why each other was dropped.
+
+    A row is refused alone when the database or a rule of its own refuses it; the rows that break a world rule
+    together (an order shown without its payment) are dropped, and the others written again on a fresh copy,
+    until the world is valid.
+    """
     dropped: list[str] = []
-    with environment.session(path) as session:
-        for row in rows:
-            name = f"{row.__tablename__} {_key(type(row), row)}"
-            try:
-                with session.begin_nested():
-                    merged = session.merge(row)
-                    session.flush()
-                    problems = environment.validate(merged, session)
-                    if problems:
-                        raise ValueError("; ".join(problems))
-            except Exception as error:  # any refusal leaves the row out: the world stays valid
-                dropped.append(f"{name}: {str(error).splitlines()[0][:200]}")
-                continue
-            kept.setdefault(str(row.__tablename__), []).append(row.model_dump(mode="json"))
-    return kept, dropped
+    candidates = list(rows)
+    while True:
+        shutil.copy2(base, path)
+        with environment.session(path) as session:
+            accepted, refused = _merged(environment, session, candidates)
+            changes = [(row.__tablename__, {name: getattr(row, name) for name in type(row).model_fields})
+                       for _, row in accepted]
+            breaches = environment.broken_world_rules(session, changes)
+            if not breaches:
+                dropped += refused
+                return _by_table([row for row, _ in accepted]), dropped
+            culprits = {index for breach in breaches for index in breach.causes} or set(range(len(accepted)))
+            session.rollback()
+        broken = {id(accepted[i][0]): breach for breach in breaches for i in breach.causes or range(len(accepted))}
+        dropped += [f"{_name(row)}: breaks {broken[id(row)].rule}: {broken[id(row)].message}"
+                    for row in (accepted[i][0] for i in sorted(culprits))]
+        gone = {id(accepted[i][0]) for i in culprits}
+        candidates = [row for row, _ in accepted if id(row) not in gone]
+
+
+def _merged(environment: Environment, session: Any, rows: list[SQLModel]) -> tuple[list[tuple[SQLModel, SQLModel]],
+                                                                                    list[str]]:
+    """Each row written in a savepoint of its own, as (row, row in the session), and why each refused one was."""
+    accepted, refused = [], []
+    for row in rows:
+        try:
+            with session.begin_nested():
+                merged = session.merge(row)
+                session.flush()
+                problems = environment.validate(merged, session)
+                if problems:
+                    raise ValueError("; ".join(problems))
+        except Exception as error:  # any refusal leaves the row out: the world stays valid
+            refused.append(f"{_name(row)}: {str(error).splitlines()[0][:200]}")
+            continue
+        accepted.append((row, merged))
+    return accepted, refused
+
+
+def _name(row: SQLModel) -> str:
+    return f"{row.__tablename__} {_key(type(row), row)}"
+
+
+def _by_table(rows: list[SQLModel]) -> dict[str, list[dict[str, Any]]]:
+    kept: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        kept.setdefault(str(row.__tablename__), []).append(row.model_dump(mode="json"))
+    return kept
