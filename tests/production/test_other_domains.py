@@ -113,7 +113,8 @@ def test_a_row_whose_reference_names_no_row_is_dropped_and_the_world_stays_valid
 def test_rows_that_together_break_a_world_rule_are_dropped_with_the_rule(tmp_path: Path) -> None:
     environment, shown = store_order(tmp_path)
     shown = {**shown, "order_id": "#W0000003", "status": "pending", "payments": [], "shipments": [],
-             "lines": [{**line, "order_id": "#W0000003", "line_id": line["line_id"] + 80000} for line in shown["lines"]]}
+             "lines": [{**line, "order_id": "#W0000003", "line_id": line["line_id"] + 80000}
+                       for line in shown["lines"]]}
     dialog = Dialog(id="P0004", status="incomplete", production="store (line 4)", transcript=[
         Message(role="user", content="And #W0000003?"),
         Message(role="chatbot", content="Here.", tool_calls=[
@@ -128,3 +129,17 @@ def test_rows_that_together_break_a_world_rule_are_dropped_with_the_rule(tmp_pat
 
     assert "store_orders" not in event.user_rows  # an order shown without its payment
     assert any(d.startswith("store_orders") and "order_has_lines_and_a_payment" in d for d in event.dropped)
+
+
+def test_the_readme_example_file_reads_whole_and_its_rule_breaker_is_caught(tmp_path: Path) -> None:
+    airline = load_environment(EnvironmentConfig(
+        policy=REPO / "policies/airline.md", schema="intellagent.db_schemas.airline.schema",
+        tools="intellagent.db_schemas.airline.tools"))
+    example = TranscriptsConfig(path=REPO / "examples/production/airline_conversations.jsonl")
+
+    dialogs = production_dialogs(example, airline, catalog(["P01"]))
+
+    assert [d.status for d in dialogs] == ["incomplete"] * 4
+    assert {d.production: [f.check for f in d.findings if f.check == "confirmed_before_write"] for d in dialogs} == {
+        "chat-0412 (line 1)": [], "chat-0413 (line 2)": ["confirmed_before_write"], "plain-0414 (line 3)": [],
+        "6f1c2a9e-run (line 4)": []}
