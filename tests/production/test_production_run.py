@@ -131,3 +131,20 @@ def test_scenarios_from_the_regression_set_plays_it(production_run, tmp_path: Pa
     assert "get_order" in {c.name for m in played[0].transcript for c in m.tool_calls}
     assert list(RunInfo.model_validate_json((tmp_path / "replay" / "run.json").read_text()).stages) == [
         "simulate", "report"]
+
+
+def test_a_careless_judge_leaves_honest_statuses_and_a_valid_report(tmp_path: Path) -> None:
+    from intellagent.llm.careless import careless_answers
+
+    script = pipeline_script()
+    script.on(role="analysis", reply=careless_answers(seed=5))  # the judge answers anything its schema allows
+    script.rules.insert(0, script.rules.pop())  # before the sensible judge: the first rule that matches answers
+    transcripts = write_transcripts(tmp_path / "t.jsonl")
+    report = evaluate(config(transcripts=str(transcripts)), output=tmp_path / "run", script=script)
+
+    found = analyses(tmp_path / "run")
+    assert found["P0004"].status == "error"  # the malformed line, whatever the judge says
+    assert all(a.status in ("pass", "fail") for pid, a in found.items() if pid != "P0004")
+    assert found["P0001"].status == "fail"  # the confirmation check's finding stands whatever the judge said
+    assert report.production is not None and report.production.conversations == 4
+    assert any(r.role == "analysis" and "real conversation" in r.text for r in script.requests)
