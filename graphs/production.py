@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, TypedDict
 
+from intellagent.graphs.report import DialogToJudge, analyse
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -30,7 +31,6 @@ from intellagent.checks.assertions import compiled_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.production.regression import write_regression_set
 from intellagent.production.transcripts import production_dialogs
-from intellagent.reports.analysis import failed
 from intellagent.reports.judging import AnalysisWork, to_judge
 from intellagent.stage import StageItems
 
@@ -43,19 +43,14 @@ class ProductionState(TypedDict, total=False):
     analyses: Annotated[list[Analysis], operator.add]
 
 
-class ConversationToJudge(TypedDict):
-    """One conversation to analyse, sent to `analyse`."""
-
-    dialog: Dialog
-
-
 @dataclass(frozen=True)
 class ProductionDeps:
     """What the nodes work with (the graph's runtime context), fixed while the graph runs.
 
     Attributes:
         items: the analyses, recorded in production.jsonl as each is made.
-        judge: analyses one conversation, wherever the run's executor runs it.
+        judge: analyses one conversation, wherever the run's executor runs it (the report stage's `analyse`
+            node reads both, as it reads them from the report's own dependencies).
         regress: whether to write the regression set (describe judges production before it has scenarios).
     """
 
@@ -82,17 +77,10 @@ def load(state: ProductionState, runtime: Runtime[ProductionDeps]) -> Update:
 
 
 def route_analyses(state: ProductionState) -> list[Send] | str:
-    """One `analyse` per conversation still to judge, or straight on to `regress` when none is."""
+    """One `analyse` (the report stage's node) per conversation still to judge, or on to `regress` when none is."""
     if not state["pending"]:
         return "regress"
-    return [Send("analyse", ConversationToJudge(dialog=dialog)) for dialog in state["pending"]]
-
-
-async def analyse(task: ConversationToJudge, runtime: Runtime[ProductionDeps]) -> Update:
-    """One conversation's analysis, recorded; a failure is recorded as an `error` analysis."""
-    deps, dialog = runtime.context, task["dialog"]
-    analysis = await deps.items.run(lambda: deps.judge(dialog), failed=lambda reason: failed(dialog, reason))
-    return {"analyses": [analysis]}
+    return [Send("analyse", DialogToJudge(dialog=dialog)) for dialog in state["pending"]]
 
 
 def regress(state: ProductionState, runtime: Runtime[ProductionDeps]) -> Update:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlmodel import text
 
-from intellagent.artifacts import Analysis, Dialog, Flow, Message, Policy, PolicyCatalog, ToolCall, Violation
+from intellagent.artifacts import Analysis, Dialog, Event, Flow, Message, Policy, PolicyCatalog, ToolCall, Violation
 from intellagent.config import EnvironmentConfig, TranscriptsConfig
 from intellagent.environment import Environment, load_environment, worlds
 from intellagent.production.regression import BACKGROUND, regression_event, regression_scenario, shown_rows
@@ -58,35 +58,43 @@ def store_order(tmp_path: Path) -> tuple[Environment, dict]:
         return environment, json.loads(environment.call_tool(session, "get_order", {"order_id": order_id}))
 
 
-def test_a_store_transcripts_tool_results_become_the_rows_of_its_regression_world(tmp_path: Path) -> None:
-    environment, shown = store_order(tmp_path)
-    shown = {**shown, "order_id": "#W0000001", "status": "pending"}
-    for line in shown["lines"]:
-        line["order_id"] = "#W0000001"
-        line["line_id"] += 90000
-    for number, payment in enumerate(shown["payments"]):
-        payment.update(order_id="#W0000001", payment_id=f"99999999{number:02d}", status="paid")
-    shown["shipments"] = []
+def regression_of(environment: Environment, shown: dict, tmp_path: Path) -> tuple[Dialog, Event]:
+    """A failing conversation whose one tool call showed `shown`, and its regression event in a fresh set."""
     dialog = Dialog(id="P0002", status="incomplete", production="store (line 2)", transcript=[
-        Message(role="user", content="Cancel #W0000001"),
-        Message(role="chatbot", content="Cancelled.", tool_calls=[
-            ToolCall(id="c", name="get_order", arguments={"order_id": "#W0000001"}, result=json.dumps(shown))])])
+        Message(role="user", content="What about my order?"),
+        Message(role="chatbot", content="Here it is.", tool_calls=[
+            ToolCall(id="c", name="get_order", arguments={}, result=json.dumps(shown))])])
     analysis = Analysis(id="P0002", status="fail", tested=["P01"], source="x",
-                        violations=[Violation(policy="P01", turn=1, reason='"Cancelled."')])
+                        violations=[Violation(policy="P01", turn=1, reason='"Here it is."')])
     target = RunFolder(tmp_path / "regression")
     target.path(BACKGROUND).parent.mkdir(parents=True)
     environment.create_database(target.path(BACKGROUND), seed=7)
+    scenario = regression_scenario(dialog, analysis, catalog(["P01"]))
+    return dialog, regression_event(environment, scenario, dialog, target)
+
+
+def renamed(shown: dict, order_id: str, *, payments: bool) -> dict:
+    """An order as get_order shows it, under a new id with its lines (and payments, or none): new rows."""
+    return {**shown, "order_id": order_id, "status": "pending", "shipments": [],
+            "lines": [{**line, "order_id": order_id, "line_id": line["line_id"] + 90000} for line in shown["lines"]],
+            "payments": [{**payment, "order_id": order_id, "payment_id": f"99999999{n:02d}", "status": "paid"}
+                         for n, payment in enumerate(shown["payments"])] if payments else []}
+
+
+def test_a_store_transcripts_tool_results_become_the_rows_of_its_regression_world(tmp_path: Path) -> None:
+    environment, shown = store_order(tmp_path)
+    shown = renamed(shown, "#W0000001", payments=True)
+
+    dialog, event = regression_of(environment, shown, tmp_path)
 
     rows = shown_rows(environment, dialog)
-    event = regression_event(environment, regression_scenario(dialog, analysis, catalog(["P01"])), dialog, target)
-
     assert {row.__tablename__ for row in rows} == {"store_orders", "store_order_lines", "store_payments"}
     assert event.dropped == []
     assert [r["order_id"] for r in event.user_rows["store_orders"]] == ["#W0000001"]
     assert {r["line_id"] for r in event.user_rows["store_order_lines"]} == {line["line_id"] for line in shown["lines"]}
     assert isinstance(event.user_rows["store_order_lines"][0]["options"], dict)
     whole = tmp_path / "world.sqlite"
-    worlds.materialize(target.path(event.database or ""), whole)
+    worlds.materialize(tmp_path / "regression" / (event.database or ""), whole)
     with environment.session(whole) as session:
         assert list(environment.broken_rows(session)) == []
 
@@ -94,17 +102,8 @@ def test_a_store_transcripts_tool_results_become_the_rows_of_its_regression_worl
 def test_a_row_whose_reference_names_no_row_is_dropped_and_the_world_stays_valid(tmp_path: Path) -> None:
     environment, shown = store_order(tmp_path)
     orphan = {**shown["lines"][0], "line_id": 99999, "order_id": "#W0000002", "variant_id": "0000000000"}
-    dialog = Dialog(id="P0003", status="incomplete", production="store (line 3)", transcript=[
-        Message(role="user", content="What about this line?"),
-        Message(role="chatbot", content="Here it is.", tool_calls=[
-            ToolCall(id="c", name="get_line", arguments={}, result=json.dumps(orphan))])])
-    analysis = Analysis(id="P0003", status="fail", tested=["P01"], source="x",
-                        violations=[Violation(policy="P01", turn=1, reason='"Here it is."')])
-    target = RunFolder(tmp_path / "regression")
-    target.path(BACKGROUND).parent.mkdir(parents=True)
-    environment.create_database(target.path(BACKGROUND), seed=7)
 
-    event = regression_event(environment, regression_scenario(dialog, analysis, catalog(["P01"])), dialog, target)
+    _, event = regression_of(environment, orphan, tmp_path)
 
     assert event.user_rows == {}
     assert len(event.dropped) == 1 and event.dropped[0].startswith("store_order_lines")
@@ -112,20 +111,8 @@ def test_a_row_whose_reference_names_no_row_is_dropped_and_the_world_stays_valid
 
 def test_rows_that_together_break_a_world_rule_are_dropped_with_the_rule(tmp_path: Path) -> None:
     environment, shown = store_order(tmp_path)
-    shown = {**shown, "order_id": "#W0000003", "status": "pending", "payments": [], "shipments": [],
-             "lines": [{**line, "order_id": "#W0000003", "line_id": line["line_id"] + 80000}
-                       for line in shown["lines"]]}
-    dialog = Dialog(id="P0004", status="incomplete", production="store (line 4)", transcript=[
-        Message(role="user", content="And #W0000003?"),
-        Message(role="chatbot", content="Here.", tool_calls=[
-            ToolCall(id="c", name="get_order", arguments={"order_id": "#W0000003"}, result=json.dumps(shown))])])
-    analysis = Analysis(id="P0004", status="fail", tested=["P01"], source="x",
-                        violations=[Violation(policy="P01", turn=1, reason='"Here."')])
-    target = RunFolder(tmp_path / "regression")
-    target.path(BACKGROUND).parent.mkdir(parents=True)
-    environment.create_database(target.path(BACKGROUND), seed=7)
 
-    event = regression_event(environment, regression_scenario(dialog, analysis, catalog(["P01"])), dialog, target)
+    _, event = regression_of(environment, renamed(shown, "#W0000003", payments=False), tmp_path)
 
     assert "store_orders" not in event.user_rows  # an order shown without its payment
     assert any(d.startswith("store_orders") and "order_has_lines_and_a_payment" in d for d in event.dropped)
