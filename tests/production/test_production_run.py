@@ -148,3 +148,13 @@ def test_a_careless_judge_leaves_honest_statuses_and_a_valid_report(tmp_path: Pa
     assert found["P0001"].status == "fail"  # the confirmation check's finding stands whatever the judge said
     assert report.production is not None and report.production.conversations == 4
     assert any(r.role == "analysis" and "real conversation" in r.text for r in script.requests)
+
+
+def test_the_end_of_run_summary_has_a_line_for_production(production_run) -> None:
+    from intellagent.reports.summary import production_line
+
+    report, _, _ = production_run
+    assert report.production is not None
+    assert production_line(report.production) == (
+        "production: 2 of 3 conversations broke no policy (67%, 95% CI 21%–94%); worst P01; 1 line skipped; "
+        "1 regression scenario in regression/")
