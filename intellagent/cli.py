@@ -100,8 +100,8 @@ def parser() -> argparse.ArgumentParser:
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
                    help="reuse the scenarios and databases of a frozen test set (a run where describe and "
-                        "populate ran, or a run's regression/) and record this run's LLM calls in its cache; runs simulate and "
-                        "report (and production, with --transcripts). "
+                        "populate ran, or a run's regression/) and record this run's LLM calls in its cache; runs "
+                        "simulate and report (and production, with --transcripts). "
                         "tau:DIR plays the tasks of a τ-bench task set instead and grades them as τ-bench does")
     p.add_argument("--tasks", metavar="LIST",
                    help="with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. 0-9,12 "

@@ -25,6 +25,7 @@ from intellagent.describe import Described
 from intellagent.files import Artifact, Jsonl
 from intellagent.graphs import describe, populate, production, report, simulate
 from intellagent.modes import check_scenario_source
+from intellagent.production.transcripts import check_transcripts
 from intellagent.reports.baseline import check_baseline
 from intellagent.run_folder import RunFolder
 
@@ -68,7 +69,7 @@ POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by
                                      check=check_scenario_source, prepare=populate.prepare)
 SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
 PRODUCTION: Stage[list[Analysis]] = Stage("production", production.run, RunFolder.made_by("production"),
-                                          wanted=lambda config: config.transcripts.active)
+                                          check=check_transcripts, wanted=lambda config: config.transcripts.active)
 REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
 
 PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, PRODUCTION, REPORT)

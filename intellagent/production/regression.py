@@ -44,18 +44,20 @@ def write_regression_set(ctx: RunContext, dialogs: list[Dialog], analyses: list[
     failing = {analysis.id for analysis in analyses if analysis.status == "fail"}
     chosen = [dialog for dialog in dialogs if dialog.id in failing]
     target = RunFolder(ctx.folder.regression)
-    if target.root.exists():
-        shutil.rmtree(target.root)
+    _clear(target)
     if not chosen:
         return []
-    target.root.mkdir(parents=True)
+    target.root.mkdir(parents=True, exist_ok=True)
     catalog = ctx.folder.policies.require()
     for entry in (RunFolder.policies, RunFolder.graph, RunFolder.assertions):
         if ctx.folder.path(entry.name).exists():
             shutil.copy2(ctx.folder.path(entry.name), target.path(entry.name))
     background = target.path(BACKGROUND)
     background.parent.mkdir(parents=True)
-    ctx.environment.create_database(background, seed=ctx.config.seed)
+    if ctx.folder.path(BACKGROUND).exists():  # the run's own, built from the same seed
+        shutil.copy2(ctx.folder.path(BACKGROUND), background)
+    else:
+        ctx.environment.create_database(background, seed=ctx.config.seed)
     by_id = {analysis.id: analysis for analysis in analyses}
     scenarios, events = [], []
     for dialog in chosen:
@@ -65,6 +67,19 @@ def write_regression_set(ctx: RunContext, dialogs: list[Dialog], analyses: list[
     target.scenarios.replace(scenarios)
     target.events.replace(events)
     return events
+
+
+def _clear(target: RunFolder) -> None:
+    """The set's artifacts removed, its LLM cache kept: what playing the set recorded is not paid for again."""
+    if not target.root.exists():
+        return
+    for path in target.root.iterdir():
+        if path.name == RunFolder.llm_cache:
+            continue
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def regression_scenario(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> Scenario:

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from intellagent.artifacts import Dialog, PolicyCatalog
 from intellagent.checks import Check, Trace, check_trace, every_check
-from intellagent.config import TranscriptsConfig
+from intellagent.config import Config, TranscriptsConfig
 from intellagent.environment.environment import Environment
+from intellagent.errors import UsageError
 from intellagent.production.formats import Conversation, Unreadable, read_transcripts
 from intellagent.production.redaction import redacted
 
@@ -25,6 +26,17 @@ log = logging.getLogger("intellagent")
 
 NOT_SIMULATED = "a production conversation: no simulated verdict"
 """The reason of a production dialog before it is judged: nothing concluded anything about it yet."""
+
+
+def check_transcripts(config: Config, chatbot: object = None) -> None:
+    """Before the run starts: a transcripts file that is not there is a one-line error, not an hour later.
+
+    Raises:
+        UsageError: `transcripts.path` names no file.
+    """
+    path = config.transcripts.path
+    if path is not None and not path.is_file():
+        raise UsageError(f"transcripts: file {path} not found; fix transcripts.path or --transcripts")
 
 
 def production_id(line: int) -> str:

@@ -5,6 +5,7 @@ failing one kept as a regression scenario that --scenarios-from plays."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from intellagent.api import evaluate
 from intellagent.artifacts import Analysis, Dialog, Event, RunInfo
 from intellagent.artifacts.report import Report
 from intellagent.cli import main
+from intellagent.config import Config
 from intellagent.llm import ScriptedLLM
 from tests.pipeline.scripted_pipeline import config, pipeline_script, write_config
 from tests.production.shop_transcripts import write_transcripts
@@ -21,15 +23,20 @@ EMAIL = "ana@example.com"
 REDACT = {"fields": ["customer"], "patterns": [r"[\w.]+@[\w.]+\.\w+"]}
 
 
+def settings(folder: Path) -> Config:
+    """The run's config: the three conversations and a malformed line (transcripts.jsonl in `folder`), emails
+    masked, sampling by them."""
+    return config(transcripts={"path": str(folder / "transcripts.jsonl"), "redact": REDACT},
+                  describe={"challenge_range": [3, 3], "max_attempts": 1, "weights_from": "transcripts"})
+
+
 @pytest.fixture(scope="module")
 def production_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path, ScriptedLLM]:
-    """The scripted shop run with the three conversations and a malformed line, emails masked, sampling by them."""
+    """The scripted shop run given its production conversations: (report, run folder, the script it asked)."""
     folder = tmp_path_factory.mktemp("production")
-    transcripts = write_transcripts(folder / "transcripts.jsonl")
+    write_transcripts(folder / "transcripts.jsonl")
     script = pipeline_script()
-    settings = config(transcripts={"path": str(transcripts), "redact": REDACT},
-                      describe={"challenge_range": [3, 3], "max_attempts": 1, "weights_from": "transcripts"})
-    report = evaluate(settings, output=folder / "run", script=script)
+    report = evaluate(settings(folder), output=folder / "run", script=script)
     return report, folder / "run", script
 
 
@@ -158,3 +165,38 @@ def test_the_end_of_run_summary_has_a_line_for_production(production_run) -> Non
     assert production_line(report.production) == (
         "production: 2 of 3 conversations broke no policy (67%, 95% CI 21%–94%); worst P01; 1 line skipped; "
         "1 regression scenario in regression/")
+
+
+def test_a_missing_transcripts_file_stops_the_command_line_before_any_call(
+    tmp_path: Path, scripted_models: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = write_config(tmp_path / "shop.yml")
+
+    code = main(["--config", str(written), "--transcripts", str(tmp_path / "nowhere.jsonl"),
+                 "--output", str(tmp_path / "run"), "--no-progress"])
+
+    error = capsys.readouterr().err
+    assert code == 2
+    assert error.startswith("error: transcripts: file") and "nowhere.jsonl not found" in error
+    assert scripted_models.requests == []
+
+
+def test_sampling_by_transcripts_without_any_is_a_config_error() -> None:
+    from intellagent.errors import UsageError
+
+    with pytest.raises(UsageError, match="weights_from is transcripts, and no transcripts are given"):
+        config(describe={"weights_from": "transcripts"})
+
+
+def test_judging_production_again_keeps_what_playing_the_regression_set_recorded(production_run,
+                                                                                  tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(production_run[1], copy)
+    shutil.copy2(production_run[1].parent / "transcripts.jsonl", tmp_path / "transcripts.jsonl")
+    (copy / "regression" / "llm_cache.sqlite").write_text("recorded")
+
+    evaluate(settings(copy.parent), output=copy, stages=("production",), script=pipeline_script())
+
+    assert (copy / "regression" / "llm_cache.sqlite").read_text() == "recorded"
+    assert (copy / "regression" / "events.jsonl").read_bytes() == (
+        production_run[1] / "regression" / "events.jsonl").read_bytes()
