@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.analysis import VerdictSource
 from intellagent.artifacts.rates import Rate
 
 
@@ -28,6 +29,23 @@ class ProductionPair(BaseModel):
     tested_together: bool = Field(description="Whether a test dialog tested both.")
 
 
+class ProductionBreach(BaseModel):
+    """A policy a production conversation broke: where, why, and who found it."""
+
+    policy: str
+    turn: int | None = Field(description="Index of the message in the conversation's transcript.")
+    reason: str
+    source: VerdictSource
+
+
+class ProductionFailure(BaseModel):
+    """A production conversation that broke a policy, as the report shows it."""
+
+    id: str = Field(description="Its dialog id (P + its line number).")
+    conversation: str = Field(description="Its name and line in the transcripts file.")
+    breaches: list[ProductionBreach]
+
+
 class ProductionFigures(BaseModel):
     """Production beside the tests: pass rates per policy, the worst, and coverage both ways on the policy graph."""
 
@@ -48,6 +66,12 @@ class ProductionFigures(BaseModel):
     not_applicable: list[str] = Field(
         default_factory=list, description="Checks that need a world, which no production conversation has: not run."
     )
-    regression: list[str] = Field(
-        default_factory=list, description="The failing conversations kept as regression scenarios (regression/)."
+    failures: list[ProductionFailure] = Field(
+        default_factory=list, description="The conversations that broke a policy, each breach with its evidence; they "
+        "are kept as regression scenarios (regression/)."
     )
+
+    @property
+    def regression(self) -> list[str]:
+        """The ids of the failing conversations, the scenarios of the regression set."""
+        return [failure.id for failure in self.failures]

@@ -11,7 +11,13 @@ from __future__ import annotations
 import networkx as nx
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
-from intellagent.artifacts.production import ProductionFigures, ProductionPair, ProductionPolicy
+from intellagent.artifacts.production import (
+    ProductionBreach,
+    ProductionFailure,
+    ProductionFigures,
+    ProductionPair,
+    ProductionPolicy,
+)
 from intellagent.artifacts.report import Rate
 from intellagent.files import id_order
 from intellagent.production.traffic import Traffic
@@ -52,8 +58,15 @@ def production_figures(catalog: PolicyCatalog, graph: nx.Graph, tests: list[Anal
         tested_never_in_production=[pid for pid in ids if pid in tested and not traffic.exercised[pid]],
         pairs_in_production_never_tested=[pair.policies for pair in pairs if pair.seen and not pair.tested_together],
         not_applicable=sorted({name for dialog in transcripts for name in dialog.inapplicable}),
-        regression=[analysis.id for analysis in production if analysis.status == "fail"],
+        failures=_failures(transcripts, production),
     )
+
+
+def _failures(transcripts: list[Dialog], production: list[Analysis]) -> list[ProductionFailure]:
+    names = {dialog.id: dialog.production or dialog.id for dialog in transcripts}
+    return [ProductionFailure(id=a.id, conversation=names.get(a.id, a.id), breaches=[
+        ProductionBreach(policy=v.policy, turn=v.turn, reason=v.reason, source=v.source) for v in a.violations])
+        for a in production if a.status == "fail"]
 
 
 def _policy(policy_id: str, traffic: Traffic, tests: list[Analysis]) -> ProductionPolicy:

@@ -28,6 +28,7 @@ def production_section(report: Report) -> str:
         f"policy{interval}; {figures.conversations} read: {escape(counts)}.</p>"
         + (f'<h3 class="sub">Lines skipped</h3><ul>{skipped}</ul>' if skipped else "")
         + _worst(figures)
+        + _failures(figures)
         + '<div class="grid two"><div>'
         + _listed("In production, never tested", figures.in_production_never_tested)
         + _listed("Tested, never seen in production", figures.tested_never_in_production)
@@ -56,6 +57,19 @@ def _worst(figures: ProductionFigures) -> str:
     return ('<h3 class="sub">Worst in production</h3><table><thead><tr><th>Policy</th><th>Seen</th><th>Broken</th>'
             "<th>Pass rate</th><th>95% interval</th><th>Test dialogs</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _failures(figures: ProductionFigures) -> str:
+    """Each failing conversation with what it broke: the policy, the turn, who found it and the quoted reason."""
+    if not figures.failures:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(failure.id)}</code> {escape(failure.conversation)}<ul>"
+        + "".join(f'<li><a href="#policy-{escape(b.policy)}">{escape(b.policy)}</a> at turn '
+                  f"{'–' if b.turn is None else b.turn} ({escape(b.source)}): {escape(b.reason)}</li>"
+                  for b in failure.breaches)
+        + "</ul></li>" for failure in figures.failures)
+    return f'<h3 class="sub">Failing conversations</h3><ul>{items}</ul>'
 
 
 def _listed(title: str, items: list[str]) -> str:

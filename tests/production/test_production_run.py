@@ -200,3 +200,13 @@ def test_judging_production_again_keeps_what_playing_the_regression_set_recorded
     assert (copy / "regression" / "llm_cache.sqlite").read_text() == "recorded"
     assert (copy / "regression" / "events.jsonl").read_bytes() == (
         production_run[1] / "regression" / "events.jsonl").read_bytes()
+
+
+def test_the_report_shows_each_failing_conversation_with_its_evidence(production_run) -> None:
+    report, folder, _ = production_run
+    assert report.production is not None
+    (failure,) = report.production.failures
+
+    assert (failure.id, failure.conversation) == ("P0001", "chat-hasty (line 1)")
+    assert [(b.policy, b.turn, b.source) for b in failure.breaches] == [("P01", 2, "check"), ("P01", 2, "judge")]
+    assert "chat-hasty (line 1)" in (folder / "report.html").read_text()
