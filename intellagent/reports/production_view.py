@@ -7,7 +7,7 @@ from html import escape
 from intellagent.artifacts.production import ProductionFigures
 from intellagent.artifacts.report import Report
 from intellagent.reports.charts import policy_graph
-from intellagent.reports.text import percent
+from intellagent.reports.text import counted, percent
 
 
 def production_section(report: Report) -> str:
@@ -19,7 +19,7 @@ def production_section(report: Report) -> str:
     interval = "" if rate.low is None else f" (95% interval {percent(rate.low)}–{percent(rate.high)})"
     counts = ", ".join(f"{n} {status}" for status, n in figures.by_status.items() if n)
     skipped = "".join(f"<li>{escape(line)}</li>" for line in figures.skipped)
-    regression = (f"<p>{len(figures.regression)} failing conversations kept as regression scenarios in "
+    regression = (f"<p>{counted(len(figures.regression), 'failing conversation')} kept as regression scenarios in "
                   "<code>regression/</code>: play them with <code>--scenarios-from</code>.</p>"
                   if figures.regression else "")
     return (
