@@ -31,10 +31,8 @@ from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Scenar
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.environment.environment import Environment
+from intellagent.populate.background import BACKGROUND
 from intellagent.run_folder import RunFolder
-
-BACKGROUND = RunFolder.event_worlds.whole("_background")
-"""Where a set's background world is, relative to its folder (as in a run folder)."""
 
 NO_OUTCOME = "a production conversation: its expected outcome is not verified"
 
