@@ -12,7 +12,8 @@ from sqlmodel import text
 from intellagent.artifacts import Analysis, Dialog, Event, Flow, Message, Policy, PolicyCatalog, ToolCall, Violation
 from intellagent.config import EnvironmentConfig, TranscriptsConfig
 from intellagent.environment import Environment, load_environment, worlds
-from intellagent.production.regression import BACKGROUND, regression_event, regression_scenario, shown_rows
+from intellagent.populate.background import BACKGROUND
+from intellagent.production.regression import regression_event, regression_scenario, shown_rows
 from intellagent.production.transcripts import production_dialogs
 from intellagent.run_folder import RunFolder
 from tests.airline.conftest import REPO
