@@ -131,8 +131,9 @@ def _langsmith(run: dict[str, Any]) -> list[Any]:
         given = given[0]
     outputs = run.get("outputs") or {}
     answered: list[Any] = []
-    if isinstance(outputs.get("messages"), list):
-        answered = outputs["messages"][len(given):] if len(outputs["messages"]) > len(given) else outputs["messages"]
+    if isinstance(outputs.get("messages"), list):  # a chain's state: the whole conversation, or only what it added
+        whole = outputs["messages"][:len(given)] == given
+        answered = outputs["messages"][len(given):] if whole else outputs["messages"]
     elif isinstance(outputs.get("generations"), list) and outputs["generations"]:
         first = outputs["generations"][0]
         first = first[0] if isinstance(first, list) and first else first

@@ -92,3 +92,17 @@ def test_a_line_that_is_no_conversation_says_why(record: object, why: str, tmp_p
 def test_a_missing_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not found"):
         read(tmp_path / "nowhere.jsonl")
+
+
+def test_a_langsmith_chain_run_whose_outputs_hold_only_what_it_added_is_read(tmp_path: Path) -> None:
+    run = {"id": "r3", "run_type": "chain",
+           "inputs": {"messages": [{"type": "human", "content": "Cancel B2"}]},
+           "outputs": {"messages": [{"type": "ai", "content": "", "tool_calls": [
+               {"id": "t", "name": "get_order", "args": {"order_id": "B2"}}]},
+               {"type": "tool", "tool_call_id": "t", "content": "placed"},
+               {"type": "ai", "content": "B2 is placed; shall I cancel it?"}]}}
+
+    (user, chatbot) = only(run, tmp_path).messages
+
+    assert (user.content, chatbot.content) == ("Cancel B2", "B2 is placed; shall I cancel it?")
+    assert [(c.name, c.result) for c in chatbot.tool_calls] == [("get_order", "placed")]
