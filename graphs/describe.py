@@ -424,9 +424,9 @@ async def run(ctx: RunContext) -> Described:
     deps = DescribeDeps(ctx=ctx, source=scenario_source(ctx), extracting=ctx.progress.stage("policies", 0),
                         programs=ctx.progress.stage("programs", 0), scoring=ctx.progress.stage("graph", 0),
                         items=StageItems(ctx, stage="describe", artifact=ctx.folder.scenarios))
-    # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
-    # than a dozen.
-    limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
+    # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes sixteen at
+    # most (from start through traffic and plan to finish).
+    limit = 18 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
     final = await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},

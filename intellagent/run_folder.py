@@ -44,10 +44,11 @@ class RunFolder:
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")
+    production = Jsonl("production.jsonl", Analysis, stage="production")
+    """The verdict on each production conversation: the production stage's record of its items, listed before the
+    conversations it reads them from as the stage's one record file."""
     transcripts = Jsonl("transcripts.jsonl", Dialog, stage="production")
     """The production conversations as dialogs, masked, with the checks' findings (`transcripts:`)."""
-    production = Jsonl("production.jsonl", Analysis, stage="production")
-    """The verdict on each production conversation."""
     regression = Folder("regression", stage="production")
     """The failing production conversations as a frozen test set (`--scenarios-from`)."""
     analyses = Jsonl("analysis.jsonl", Analysis, stage="report")
