@@ -210,3 +210,21 @@ def test_the_report_shows_each_failing_conversation_with_its_evidence(production
     assert (failure.id, failure.conversation) == ("P0001", "chat-hasty (line 1)")
     assert [(b.policy, b.turn, b.source) for b in failure.breaches] == [("P01", 2, "check"), ("P01", 2, "judge")]
     assert "chat-hasty (line 1)" in (folder / "report.html").read_text()
+
+
+def test_a_config_names_its_transcripts_by_a_path_relative_to_its_own_folder(tmp_path: Path) -> None:
+    from intellagent.config import load_config
+
+    written = write_config(tmp_path / "configs" / "shop.yml", transcripts="logs/t.jsonl")
+
+    assert load_config(written).transcripts.path == tmp_path / "configs" / "logs" / "t.jsonl"
+
+
+def test_a_pattern_that_is_not_a_regular_expression_is_a_one_line_config_error(tmp_path: Path) -> None:
+    from intellagent.config import load_config
+    from intellagent.errors import UsageError
+
+    written = write_config(tmp_path / "shop.yml", transcripts={"path": "t.jsonl", "redact": {"patterns": ["(oops"]}})
+
+    with pytest.raises(UsageError, match=r"transcripts.redact.patterns.*is not a regular expression"):
+        load_config(written)
