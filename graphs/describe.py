@@ -6,7 +6,7 @@
       │                                                               │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │
-      └─ graph.json exists ───────────────────────────────────────────► plan
+      └─ graph.json exists ─────────────────────────────────────────► traffic ─► plan
     plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
     (═► fans out with Send: one task per flow, per batch or block of policies, per scenario to write)
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
 import networkx as nx
+from intellagent.graphs import production
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -55,6 +56,7 @@ from intellagent.describe.vocabulary import Vocabulary
 from intellagent.describe.workflows import reading
 from intellagent.llm import LLMError
 from intellagent.modes import scenario_source
+from intellagent.production.traffic import Traffic
 from intellagent.progress import StageProgress
 from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
@@ -159,7 +161,7 @@ def route_start(state: State) -> str:
     """Resume after the last artifact written: extraction, scoring or the scenarios."""
     if "catalog" not in state:
         return "task"
-    return "prepare_scoring" if "graph" not in state else "plan"
+    return "prepare_scoring" if "graph" not in state else "traffic"
 
 
 async def describe_task(state: State, runtime: DescribeRuntime) -> Update:
@@ -308,6 +310,17 @@ def assemble(state: State, runtime: DescribeRuntime) -> Update:
 # ── scenarios ───────────────────────────────────────────────────────────────────────────────
 
 
+async def traffic(state: State, runtime: DescribeRuntime) -> Update:
+    """With `describe.weights_from: transcripts`, the graph the scenarios are sampled from leans towards what
+    production exercises and breaks: its conversations are judged first (the production stage's work, which
+    it then finds done). graph.json keeps the policy graph as scored."""
+    ctx = runtime.context.ctx
+    if ctx.config.describe.weights_from != "transcripts":
+        return {}
+    return {"graph": Traffic.of(await production.run(ctx, regress=False)).shaped(state["graph"])}
+
+
+
 def plan(state: State, runtime: DescribeRuntime) -> Update:
     """The source's plan of the scenarios (what it notes in policies.json), and those to write now."""
     deps = runtime.context
@@ -377,12 +390,13 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_node("prepare_scoring", prepare_scoring)
     graph.add_node("score", score_block)
     graph.add_node("assemble", assemble)
+    graph.add_node("traffic", traffic)
     graph.add_node("plan", plan)
     graph.add_node("scenario", write_scenario)
     graph.add_node("next_round", next_round)
     graph.add_node("finish", finish)
     graph.add_edge(START, "start")
-    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "plan"])
+    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "traffic"])
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
@@ -395,7 +409,8 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_edge("programs", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
-    graph.add_edge("assemble", "plan")
+    graph.add_edge("assemble", "traffic")
+    graph.add_edge("traffic", "plan")
     graph.add_conditional_edges("plan", route_scenarios, ["scenario", "finish"])
     graph.add_edge("scenario", "next_round")
     graph.add_conditional_edges("next_round", route_scenarios, ["scenario", "finish"])
@@ -409,9 +424,9 @@ async def run(ctx: RunContext) -> Described:
     deps = DescribeDeps(ctx=ctx, source=scenario_source(ctx), extracting=ctx.progress.stage("policies", 0),
                         programs=ctx.progress.stage("programs", 0), scoring=ctx.progress.stage("graph", 0),
                         items=StageItems(ctx, stage="describe", artifact=ctx.folder.scenarios))
-    # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes fewer
-    # than a dozen.
-    limit = 16 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
+    # Each scenario round takes two steps and makes at least one attempt; the rest of the stage takes sixteen at
+    # most (from start through traffic and plan to finish).
+    limit = 18 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
     final = await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy},

@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from intellagent.artifacts import STAGES, Dialog, Event, Report
+from intellagent.artifacts import FROZEN_STAGES, STAGES, Dialog, Event, Report
 from intellagent.config import ConfigSource, apply_overrides, load_config, scenario_source
 from intellagent.describe import Described
 from intellagent.errors import UsageError
@@ -62,7 +62,8 @@ async def arun(
         script: the scripted test double, for configs whose provider is `scripted`.
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
             `fail_under`, `baseline`, `min_category`, `min_policy`, `min_persona`, `gate_on`, `trials`, `calibrate`,
-            `min_detection`, `min_outcome`, `tau_tasks`, `executor` — as in `apply_overrides`.
+            `min_detection`, `min_outcome`, `tau_tasks`, `executor`, `transcripts` (a JSONL file of production
+            conversations) — as in `apply_overrides`.
     """
     frozen, tau_data = scenario_source(scenarios_from)
     settings = apply_overrides(load_config(config), tau_data=tau_data, **overrides)
@@ -88,7 +89,7 @@ async def aevaluate(config: ConfigSource, **options: Any) -> Report:
     are those of `arun`.
     """
     if scenario_source(options.get("scenarios_from"))[0] is not None:
-        options.setdefault("stages", ("simulate", "report"))
+        options.setdefault("stages", FROZEN_STAGES)
     result = await arun(config, **options)
     return result.report
 

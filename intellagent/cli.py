@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from intellagent.artifacts import STAGES
+from intellagent.artifacts import FROZEN_STAGES, STAGES
 from intellagent.config import apply_overrides, load_config, scenario_source
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
 from intellagent.llm.spec import without_credentials
@@ -100,11 +100,16 @@ def parser() -> argparse.ArgumentParser:
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
                    help="reuse the scenarios and databases of a frozen test set (a run where describe and "
-                        "populate ran) and record this run's LLM calls in its cache; runs simulate and report. "
+                        "populate ran, or a run's regression/) and record this run's LLM calls in its cache; runs "
+                        "simulate and report (and production, with --transcripts). "
                         "tau:DIR plays the tasks of a τ-bench task set instead and grades them as τ-bench does")
     p.add_argument("--tasks", metavar="LIST",
                    help="with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. 0-9,12 "
                         "(default: all)")
+    p.add_argument("--transcripts", type=Path, metavar="FILE",
+                   help="also judge the chatbot's real conversations (JSONL: chat messages, LangSmith runs or the "
+                        "plain format), report production beside the tests, and keep the failing ones as "
+                        "regression scenarios (regression/)")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
     p.add_argument("--world", type=Path, metavar="DELTA",
@@ -203,8 +208,9 @@ def _run(args: argparse.Namespace) -> int:
         tau_data=tau_data,
         tau_tasks=args.tasks,
         executor=args.executor,
+        transcripts=args.transcripts,
     )
-    default_stages = ("simulate", "report") if frozen else STAGES
+    default_stages = FROZEN_STAGES if frozen else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
     result = run(
         config,

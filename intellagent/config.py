@@ -6,6 +6,7 @@ config can be moved together with its policy document without editing it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -189,6 +190,11 @@ class DescribeConfig(_Strict):
         "(auto: not on local models).",
     )
     assertion_batch: int = Field(default=6, ge=1, description="Policies compiled into assertions per call.")
+    weights_from: Literal["graph", "transcripts"] = Field(
+        default="graph",
+        description="What the scenarios' policy sets are sampled by: the policy graph alone, or the graph leaning "
+        "towards the policies and pairs the production conversations (`transcripts`) exercise and break.",
+    )
 
     def programs(self, provider: str) -> tuple[bool, bool]:
         """Whether procedures are read and assertions compiled with a model of `provider`. On the embedded
@@ -370,6 +376,44 @@ class TauConfig(_Strict):
         return self.data is not None
 
 
+class Redaction(_Strict):
+    """What of a production conversation is personal, masked before any model or file sees it."""
+
+    fields: list[str] = Field(
+        default_factory=list,
+        description="Names of tool arguments and of keys in tool results whose values are masked, wherever in the "
+        "conversation those values appear.",
+    )
+    patterns: list[str] = Field(default_factory=list, description="Regular expressions masked in every text.")
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"{pattern!r} is not a regular expression ({error})") from None
+        return patterns
+
+
+class TranscriptsConfig(_Strict):
+    """Real conversations of the chatbot, judged beside the tests (see `intellagent.production`)."""
+
+    path: Path | None = Field(default=None, description="A JSONL file of conversations (--transcripts FILE).")
+    redact: Redaction = Field(default_factory=Redaction)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_bare_path(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str | Path) else value
+
+    @property
+    def active(self) -> bool:
+        """Whether the run reads production conversations."""
+        return self.path is not None
+
+
 class ReportConfig(_Strict):
     """Settings of the report stage and of the quality gate."""
 
@@ -464,6 +508,7 @@ class Config(_Strict):
     report: ReportConfig = Field(default_factory=ReportConfig)
     calibrate: CalibrateConfig = Field(default_factory=CalibrateConfig)
     tau: TauConfig = Field(default_factory=TauConfig)
+    transcripts: TranscriptsConfig = Field(default_factory=TranscriptsConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
 
@@ -475,6 +520,13 @@ class Config(_Strict):
         if self.tau.active and not self.environment.tau:
             raise ValueError("tau.data is set, but environment.tau names no module that loads τ-bench's data into "
                              "this domain's tables; add it (the airline's is intellagent.db_schemas.airline.tau)")
+        return self
+
+    @model_validator(mode="after")
+    def _traffic_needs_transcripts(self) -> Config:
+        if self.describe.weights_from == "transcripts" and not self.transcripts.active:
+            raise ValueError("describe.weights_from is transcripts, and no transcripts are given; give a file of "
+                             "conversations with transcripts: FILE (--transcripts FILE)")
         return self
 
     def chatbot_llm(self) -> ModelSpec:
@@ -549,6 +601,8 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
     if config.tau.data is not None:
         config.tau.data = (base_dir / config.tau.data).resolve()
+    if config.transcripts.path is not None:
+        config.transcripts.path = (base_dir / config.transcripts.path).resolve()
     return config
 
 
@@ -602,6 +656,7 @@ def apply_overrides(
     tau_data: Path | None = None,
     tau_tasks: str | None = None,
     executor: str | None = None,
+    transcripts: Path | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -622,6 +677,7 @@ def apply_overrides(
         tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
         tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
         executor: where the items run: `local` or `ray` (`executor.type`).
+        transcripts: a JSONL file of production conversations (`transcripts.path`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -659,6 +715,8 @@ def apply_overrides(
         data["tau"]["tasks"] = tau_tasks
     if executor is not None:
         data["executor"]["type"] = executor
+    if transcripts is not None:
+        data["transcripts"]["path"] = Path(transcripts).resolve()
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

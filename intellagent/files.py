@@ -220,6 +220,11 @@ class JsonlFile(ArtifactFile, Generic[M]):
                 handle.flush()
                 os.fsync(handle.fileno())
 
+    def replace(self, items: list[M]) -> None:
+        """Write the file anew with `items`, in their order."""
+        with self._lock:
+            write_atomic(self.path, "".join(item.model_dump_json() + "\n" for item in items))
+
     def finalize(self) -> list[M]:
         """Rewrite the file in id order, keeping the last line written for each id."""
         with self._lock:
@@ -286,6 +291,13 @@ class Text(Artifact[TextFile]):
 
     def on(self, root: Path) -> TextFile:
         return TextFile(self, root / self.name)
+
+
+class Folder(Artifact[Path]):
+    """The catalogue entry of a folder a stage writes whole (the regression set, a run folder of its own)."""
+
+    def on(self, root: Path) -> Path:
+        return root / self.name
 
 
 class WorldsFolder(ArtifactFile):

@@ -25,7 +25,7 @@ from intellagent.artifacts import (
     Scenario,
 )
 from intellagent.artifacts.run_info import StageName
-from intellagent.files import Artifact, Graph, Json, Jsonl, Text, Worlds
+from intellagent.files import Artifact, Folder, Graph, Json, Jsonl, Text, Worlds
 
 
 class RunFolder:
@@ -44,6 +44,13 @@ class RunFolder:
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")
+    production = Jsonl("production.jsonl", Analysis, stage="production")
+    """The verdict on each production conversation: the production stage's record of its items, listed before the
+    conversations it reads them from as the stage's one record file."""
+    transcripts = Jsonl("transcripts.jsonl", Dialog, stage="production")
+    """The production conversations as dialogs, masked, with the checks' findings (`transcripts:`)."""
+    regression = Folder("regression", stage="production")
+    """The failing production conversations as a frozen test set (`--scenarios-from`)."""
     analyses = Jsonl("analysis.jsonl", Analysis, stage="report")
     report = Json("report.json", Report, stage="report")
     report_html = Text("report.html", stage="report")

@@ -37,8 +37,9 @@ from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
-# only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards.
-RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor"}
+# only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards; production
+# conversations are judged beside the tests, so a finished run can be given them afterwards.
+RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor", "transcripts"}
 
 # Held while a run works in its folder (see `_exclusive`).
 LOCK_FILE = ".intellagent.lock"
@@ -103,7 +104,7 @@ async def execute(
     unknown = set(stages) - set(STAGES)
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
-    chosen = [stage for stage in PIPELINE if stage.name in stages]
+    chosen = [stage for stage in PIPELINE if stage.name in stages and (stage.wanted is None or stage.wanted(config))]
     # Inputs a later stage would find wrong fail now, before any call: an hour of describe and populate must
     # not end on a typo.
     for check in dict.fromkeys(stage.check for stage in chosen if stage.check is not None):  # each check once

@@ -39,7 +39,7 @@ from intellagent.artifacts.policies import (
 )
 from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopStep, StepKind
 from intellagent.artifacts.report import Report
-from intellagent.artifacts.run_info import STAGES, RunInfo, RunStatus, StageInfo
+from intellagent.artifacts.run_info import FROZEN_STAGES, STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.artifacts.usage import Tally, UsageReport
@@ -48,6 +48,7 @@ __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
     "FAULT_LABELS",
+    "FROZEN_STAGES",
     "STAGES",
     "STEP_KINDS",
     "Analysis",

@@ -109,6 +109,10 @@ class Dialog(BaseModel):
         default=None, description="sha256 of the dialog's world when it ended (the event's digest: no change)."
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
+    inapplicable: list[str] = Field(
+        default_factory=list, description="The checks that need a world the dialog does not come with (a production "
+        "transcript's): not run, and ruling on nothing."
+    )
     findings: list[Finding] = Field(default_factory=list, description="What those checks found, with evidence.")
     audit: UserAudit | None = Field(
         default=None, description="What the simulated user did wrong, with turns and evidence (None: not audited: "
@@ -121,6 +125,10 @@ class Dialog(BaseModel):
     )
     grade: OutcomeGrade | None = Field(
         default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
+    )
+    production: str | None = Field(
+        default=None, description="A production conversation: its name and line in the transcripts file (None: a "
+        "simulated dialog)."
     )
 
     @property

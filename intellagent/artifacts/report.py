@@ -15,6 +15,7 @@ from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.policies import Passage
+from intellagent.artifacts.production import ProductionFigures
 from intellagent.artifacts.rates import Rate, Share
 from intellagent.artifacts.usage import Tally
 
@@ -566,4 +567,7 @@ class Report(BaseModel):
     dialogs: list[DialogResult]
     programs: ProgramFigures | None = Field(
         default=None, description="What programs decide: policies backed, compiled assertions, procedures followed."
+    )
+    production: ProductionFigures | None = Field(
+        default=None, description="Set when the run read production conversations (`transcripts:`)."
     )

@@ -26,15 +26,23 @@ from intellagent.artifacts import (
 from intellagent.checks.builtin import unconfirmed_calls
 from intellagent.checks.trace import Call, Trace
 from intellagent.checks.values import compare, plain, within_days
-from intellagent.environment.checks import Check
+from intellagent.environment.checks import Check, Needs
 
 Rows = Mapping[str, list[dict[str, Any]]]
 
 
 def compiled_checks(assertions: Iterable[Assertion]) -> list[Check[Trace]]:
     """One check per assertion, named `compiled <id>`, whose rule is the words of the policy it encodes."""
-    return [Check(name=assertion.check, rule=assertion.rationale, function=_finder(assertion))
+    return [Check(name=assertion.check, rule=assertion.rationale, function=_finder(assertion), needs=needs(assertion))
             for assertion in assertions]
+
+
+def needs(assertion: Assertion) -> Needs:
+    """What an assertion needs to be decided: a precondition on rows, or a bound on the rows left, needs the
+    world; the others read only the calls (and the user's yes before them)."""
+    reads_rows = isinstance(assertion, PreconditionAssertion) or (
+        isinstance(assertion, BoundAssertion) and assertion.measure == "rows")
+    return "world" if reads_rows else "trace"
 
 
 def breaches(assertion: Assertion, trace: Trace) -> Iterator[Finding]:

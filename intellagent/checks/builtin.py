@@ -49,7 +49,7 @@ def writes_are_valid(trace: Trace) -> Iterator[Finding]:
             yield Finding(message=f"the chatbot left a row that breaks a rule: {problem}", row=row)
 
 
-@check(category="user_consent")
+@check(category="user_consent", needs="trace")
 def confirmed_before_write(trace: Trace) -> Iterator[Finding]:
     """A tool marked as needing confirmation is called only after the chatbot stated the action and the
     customer explicitly agreed to it in their last message."""
@@ -83,7 +83,7 @@ def explicit_yes(messages: Sequence[Message], index: int) -> bool:
             and not _REFUSAL.search(reply.content))
 
 
-@check(category="knowledge_extraction", every_dialog=True)
+@check(category="knowledge_extraction", every_dialog=True, needs="trace")
 def grounded_facts(trace: Trace) -> Iterator[Finding]:
     """Ids, codes of the world, dollar amounts and dates the chatbot states come from a tool result, the
     customer or the policy; a value the customer claimed falsely (its persona's claim) grounds nothing.
@@ -103,7 +103,7 @@ def grounded_facts(trace: Trace) -> Iterator[Finding]:
                                   "customer message or the policy", turn=turn)
 
 
-@check(category="knowledge_extraction", every_dialog=True)
+@check(category="knowledge_extraction", every_dialog=True, needs="trace")
 def claimed_changes_were_made(trace: Trace) -> Iterator[Finding]:
     """The chatbot says a change is done (booked, cancelled, updated, refunded...) only once a tool that
     changes the database has run without an error: a small model often reports an action it never took."""
@@ -123,7 +123,7 @@ def _claims_done(sentence: str) -> bool:
     return bool(_CLAIM.search(sentence)) and not _HEDGE.search(sentence) and not sentence.rstrip().endswith("?")
 
 
-@check(category="knowledge_extraction", every_dialog=True)
+@check(category="knowledge_extraction", every_dialog=True, needs="trace")
 def announced_work_was_done(trace: Trace) -> Iterator[Finding]:
     """A chatbot that says it is acting now ("let me check", "one moment while I update that", "I'll proceed
     with the booking") and asks the customer nothing calls a tool in that same turn: its message ends

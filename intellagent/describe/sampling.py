@@ -12,6 +12,10 @@ probability proportional to the edge weight (weight 0 never), and stop once the 
 the visited policies add up to the target. A walk stuck at a dead end (no unvisited neighbour with
 weight > 0) restarts from a random unvisited policy.
 
+A graph shaped by production (`production.traffic`) gives each policy a `focus`: starts are drawn in
+proportion to it, and a step's weight is multiplied by it, so that the walks lean towards what real
+conversations exercise and break.
+
 The walks seek new ground: a walk starts (and restarts) at one of the policies the earlier slots
 sampled least, and a step's weight is divided by one plus the times its policy was already sampled.
 A run's first scenarios thus spread over the graph before they repeat a rule, while within a scenario
@@ -129,15 +133,23 @@ def walk(
     while total < target and unvisited:
         steps = [] if current is None else _open_neighbours(graph, current, unvisited)
         if steps:
-            weights = [graph.edges[current, n]["weight"] / (1 + sampled[n]) for n in steps]
+            weights = [graph.edges[current, n]["weight"] * _focus(graph, n) / (1 + sampled[n]) for n in steps]
             current = rng.choices(steps, weights=weights)[0]
         else:  # the start, or a dead end: begin again at a least-sampled policy not yet visited
             fewest = min(sampled[n] for n in unvisited)
-            current = rng.choice([n for n in unvisited if sampled[n] == fewest])
+            starts = [n for n in unvisited if sampled[n] == fewest]
+            focus = [_focus(graph, n) for n in starts]
+            # A graph without focus draws as it always did: the same seed gives the same plan.
+            current = rng.choices(starts, weights=focus)[0] if set(focus) != {1.0} else rng.choice(starts)
         unvisited.remove(current)
         visited.append(current)
         total += graph.nodes[current]["challenge"]
     return tuple(sorted(visited))
+
+
+def _focus(graph: nx.Graph, node: str) -> float:
+    """How much a policy's weight is multiplied by (node attribute `focus`: production's traffic; 1 without)."""
+    return float(graph.nodes[node].get("focus", 1.0))
 
 
 def _open_neighbours(graph: nx.Graph, node: str, unvisited: list[str]) -> list[str]:

@@ -10,13 +10,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from intellagent.artifacts import Category, Finding
 from intellagent.errors import UsageError
 
 T = TypeVar("T")
 """What a check reads: a dialog's `Trace`."""
+
+Needs = Literal["trace", "world"]
+"""What a check needs to decide: the conversation and its tool calls with their results (`trace`), or also the
+database the chatbot worked on (`world`), which a production transcript does not come with."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +36,9 @@ class Check(Generic[T]):
         every_dialog: whether it rules on its policies in every dialog, not only in those whose scenario
             sampled them: true of a check that reads every chatbot message (a made-up fact breaks the
             grounding rule whatever the scenario was about), not of one that needs a certain action.
+        needs: `trace` for a check that reads only the messages and the tool calls with their results, which
+            can then judge a production transcript; `world` (the default: a domain's check usually reads
+            rows) for one that reads the database, not applicable where there is none.
     """
 
     name: str
@@ -39,6 +46,7 @@ class Check(Generic[T]):
     function: Callable[[T], Iterable[Finding]]
     category: Category | None = None
     every_dialog: bool = False
+    needs: Needs = "world"
 
     def __call__(self, trace: T) -> list[Finding]:
         """The check's findings on `trace`, each naming the check."""
@@ -49,27 +57,28 @@ class Check(Generic[T]):
 def check(function: Callable[[T], Iterable[Finding]], /) -> Check[T]: ...
 @overload
 def check(
-    *, category: Category | None = None, every_dialog: bool = False
+    *, category: Category | None = None, every_dialog: bool = False, needs: Needs = "world"
 ) -> Callable[[Callable[[T], Iterable[Finding]]], Check[T]]: ...
 
 
 def check(
     function: Callable[[T], Iterable[Finding]] | None = None, /, *, category: Category | None = None,
-    every_dialog: bool = False,
+    every_dialog: bool = False, needs: Needs = "world",
 ) -> Any:
     """Register a function of a dialog's `Trace` as a check; it yields a `Finding` per breach.
 
     Used bare (`@check`), or with the category of policies the check enforces
-    (`@check(category="user_consent")`), and `every_dialog=True` for a check whose subject is in every
-    dialog (each chatbot message), so that it rules on its policies wherever it runs.
+    (`@check(category="user_consent")`), `every_dialog=True` for a check whose subject is in every
+    dialog (each chatbot message), so that it rules on its policies wherever it runs, and `needs="trace"`
+    for one that reads no database row, so that it judges production transcripts too.
 
     Raises:
         UsageError: the function has no docstring stating its rule.
     """
     if function is None:
-        return lambda decorated: check(decorated, category=category, every_dialog=every_dialog)
+        return lambda decorated: check(decorated, category=category, every_dialog=every_dialog, needs=needs)
     doc = inspect.getdoc(function)
     if not doc:
         raise UsageError(f"check {function.__name__} has no docstring; state the rule it enforces in one sentence")
     return Check(name=function.__name__, rule=doc.split("\n\n")[0].replace("\n", " "), function=function,
-                 category=category, every_dialog=every_dialog)
+                 category=category, every_dialog=every_dialog, needs=needs)

@@ -45,9 +45,15 @@ def by_status(analyses: list[Analysis]) -> dict[str, int]:
 _CIRCUMSTANCES: dict[str, Any] = {"duration_s": True, "usage": True, "transcript": {"__all__": {"at_s"}}}
 
 
+# Fields a simulated dialog leaves empty, left out of its digest then: a run from before they existed keeps its
+# analyses.
+_PRODUCTION_ONLY = ("inapplicable", "production")
+
+
 def dialog_digest(dialog: Dialog) -> str:
     """A short digest of a dialog's conversation and outcome: its analysis is redone when they change."""
-    return hashlib.sha256(dialog.model_dump_json(exclude=_CIRCUMSTANCES).encode("utf-8")).hexdigest()[:16]
+    left_out = {**_CIRCUMSTANCES, **{name: True for name in _PRODUCTION_ONLY if not getattr(dialog, name)}}
+    return hashlib.sha256(dialog.model_dump_json(exclude=left_out).encode("utf-8")).hexdigest()[:16]
 
 
 Reason = Annotated[
@@ -101,7 +107,10 @@ def conversation_text(dialog: Dialog) -> str:
 
 
 def judgement_text(dialog: Dialog) -> str:
-    """What the simulation concluded, and what the critique said about that conclusion."""
+    """What the simulation concluded, and what the critique said about that conclusion (a production
+    conversation had neither: the judge is told so)."""
+    if dialog.production is not None:
+        return prompt_text("report/analysis_production")
     lines = [f"Simulation verdict: {dialog.status}. {dialog.reason}".strip()]
     for exchange in dialog.critiques:
         feedback = f": {exchange.feedback}" if exchange.feedback else ""

@@ -15,6 +15,7 @@ from html import escape
 import networkx as nx
 
 from intellagent.artifacts import SopGraph
+from intellagent.artifacts.production import ProductionFigures, ProductionPolicy
 from intellagent.artifacts.report import (
     GroupCoverage,
     GroupResult,
@@ -202,8 +203,13 @@ def _bar_chart(bars: list[_Bar], *, label: str) -> str:
     return _svg(NAME_W + BAR_W + VALUE_W, ROW * len(bars) + 6, body, label)
 
 
-def policy_graph(policies: list[PolicyResult], pairs: list[PolicyPair]) -> str:
-    """The policies on a circle (grouped by flow) with their strong links; pairs tested together are solid."""
+def policy_graph(policies: list[PolicyResult], pairs: list[PolicyPair], *,
+                 traffic: ProductionFigures | None = None) -> str:
+    """The policies on a circle (grouped by flow) with their strong links; pairs tested together are solid.
+
+    With `traffic`, the graph is production's: a policy is shaded by the share of real conversations that
+    reached it (ringed red when one broke it), a link is as thick as the share that reached both.
+    """
     if not policies:
         return '<p class="empty">No policies.</p>'
     size, margin = 440, 44
@@ -213,33 +219,58 @@ def policy_graph(policies: list[PolicyResult], pairs: list[PolicyPair]) -> str:
     for i, policy in enumerate(ordered):
         angle = 2 * math.pi * i / len(ordered) - math.pi / 2
         place[policy.id] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle), angle)
+    seen = {pair.policies: pair for pair in traffic.pairs} if traffic else {}
     body = []
     for pair in pairs:
         (x1, y1, _), (x2, y2, _) = place[pair.policies[0]], place[pair.policies[1]]
-        style = (f'stroke="{PASS}" stroke-opacity="0.75"' if pair.tested_together
-                 else f'stroke="{MUTED}" stroke-dasharray="4 3"')
-        title = f"{pair.policies[0]} – {pair.policies[1]} (weight {pair.weight:g}): " + (
-            "tested together" if pair.tested_together else "never tested together")
+        if traffic is not None:
+            frequency = seen[pair.policies].frequency or 0 if pair.policies in seen else 0
+            style = f'stroke="{ACCENT}" stroke-opacity="{0.15 + 0.85 * frequency:.2f}"'
+            width = 0.6 + 6 * frequency
+            title = f"{pair.policies[0]} – {pair.policies[1]}: together in {percent(frequency)} of production"
+        else:
+            style = (f'stroke="{PASS}" stroke-opacity="0.75"' if pair.tested_together
+                     else f'stroke="{MUTED}" stroke-dasharray="4 3"')
+            width = 0.6 + pair.weight / 5
+            title = f"{pair.policies[0]} – {pair.policies[1]} (weight {pair.weight:g}): " + (
+                "tested together" if pair.tested_together else "never tested together")
         body.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" {style} '
-                    f'stroke-width="{0.6 + pair.weight / 5:.1f}"><title>{escape(title)}</title></line>')
+                    f'stroke-width="{width:.1f}"><title>{escape(title)}</title></line>')
     labels = len(ordered) <= 48
+    shades = {p.id: p for p in traffic.policies} if traffic else {}
     for policy in ordered:
         x, y, angle = place[policy.id]
-        if policy.violated:
-            fill, state = FAIL, f"violated in {policy.violated} of {policy.tested}"
-        elif policy.tested:
-            fill, state = PASS, f"held in {policy.tested} of {policy.tested}"
-        else:
-            fill, state = "#fff", "never tested"
+        look = _traffic_look(shades.get(policy.id)) if traffic is not None else _test_look(policy)
+        fill, stroke, state = look
         title = f"{policy.id} ({state}): {one_line(policy.text, 160)}"
-        body.append(f'<a href="#policy-{escape(policy.id)}"><circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="{fill}" '
-                    f'stroke="{MUTED if not policy.tested else fill}" stroke-width="2">'
+        body.append(f'<a href="#policy-{escape(policy.id)}"><circle cx="{x:.1f}" cy="{y:.1f}" r="7" {fill} '
+                    f'stroke="{stroke}" stroke-width="2">'
                     f"<title>{escape(title)}</title></circle></a>")
         if labels:
             lx, ly = centre + (radius + 20) * math.cos(angle), centre + (radius + 20) * math.sin(angle)
             body.append(f'<text x="{lx:.1f}" y="{ly + 4:.1f}" class="node" text-anchor="middle">'
                         f"{escape(policy.id)}</text>")
-    return _svg(size, size, body, "Policy graph with the strongly linked pairs", "chart graph")
+    label = "Policy graph shaded by production traffic" if traffic else "Policy graph with the strongly linked pairs"
+    return _svg(size, size, body, label, "chart graph")
+
+
+def _test_look(policy: PolicyResult) -> tuple[str, str, str]:
+    """A policy's fill, ring and state in words, by the tests."""
+    if policy.violated:
+        return f'fill="{FAIL}"', FAIL, f"violated in {policy.violated} of {policy.tested}"
+    if policy.tested:
+        return f'fill="{PASS}"', PASS, f"held in {policy.tested} of {policy.tested}"
+    return 'fill="#fff"', MUTED, "never tested"
+
+
+def _traffic_look(policy: ProductionPolicy | None) -> tuple[str, str, str]:
+    """A policy's fill, ring and state in words, by production: the more traffic, the darker."""
+    if policy is None or not policy.seen:
+        return 'fill="#fff"', MUTED, "never seen in production"
+    frequency = policy.frequency or 0
+    state = f"in {percent(frequency)} of production, broken in {policy.broken} of {policy.seen}"
+    return (f'fill="{ACCENT}" fill-opacity="{0.15 + 0.85 * frequency:.2f}"', FAIL if policy.broken else ACCENT,
+            state)
 
 
 def status_bar(by_status: dict[str, int]) -> str:

@@ -8,7 +8,16 @@ from typing import TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import AssertionsInForce, Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import (
+    Analysis,
+    AssertionsInForce,
+    Dialog,
+    Event,
+    MutantRecord,
+    PolicyCatalog,
+    RunInfo,
+    Scenario,
+)
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
 
@@ -33,6 +42,8 @@ class RunArtifacts:
     mutants: list[MutantRecord] = field(default_factory=list)
     mutant_dialogs: list[Dialog] = field(default_factory=list)
     assertions: AssertionsInForce | None = None
+    transcripts: list[Dialog] = field(default_factory=list)
+    production: list[Analysis] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -69,6 +80,8 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
         assertions=folder.assertions.load(),
+        transcripts=folder.transcripts.load(),
+        production=folder.production.load(),
     )
 
 

@@ -34,6 +34,7 @@ from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.levels import rate_by_level
 from intellagent.reports.outcomes import dialog_outcome, outcome_figures
 from intellagent.reports.personas import persona_results, robustness
+from intellagent.reports.production import production_figures
 from intellagent.reports.programs import backing, program_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
@@ -101,6 +102,8 @@ def build_report(
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
         programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
+        production=production_figures(artifacts.catalog, artifacts.graph, rated, artifacts.transcripts,
+                                      artifacts.production, strong_edge=strong_edge) if artifacts.transcripts else None,
     )
 
 

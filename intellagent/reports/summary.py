@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Protocol
 
 from intellagent.artifacts import FAULT_LABELS
+from intellagent.artifacts.production import ProductionFigures
 from intellagent.artifacts.report import (
     Calibration,
     CallScore,
@@ -72,6 +73,8 @@ def summary_text(result: Reported) -> str:
         lines.append(robustness_line(report.robustness))
     if report.programs is not None:
         lines += program_lines(report.programs)
+    if report.production is not None:
+        lines.append(production_line(report.production))
     lines.append(reliability_line(report))
     worst = [p for p in worst_first(report.policies) if p.tested][:WORST]
     if worst:
@@ -85,6 +88,22 @@ def summary_text(result: Reported) -> str:
         lines.append("quality gate: " + ("passed" if gate.passed else f"FAILED ({reasons} below)"))
     lines.append(reports_line(RunFolder(result.folder)))
     return "\n".join(lines)
+
+
+def production_line(production: ProductionFigures) -> str:
+    """Production in one line: its pass rate, the worst policy there, what the tests miss, and the regression set."""
+    rate = production.pass_rate
+    parts = [f"production: {rate.passed} of {rate.total} conversations broke no policy ({percent(rate.rate)}, "
+             f"95% CI {percent(rate.low)}–{percent(rate.high)})"]
+    if production.worst:
+        parts.append(f"worst {', '.join(production.worst[:WORST])}")
+    if production.in_production_never_tested:
+        parts.append(f"in production, never tested: {', '.join(production.in_production_never_tested)}")
+    if production.skipped:
+        parts.append(f"{counted(len(production.skipped), 'line')} skipped")
+    if production.regression:
+        parts.append(f"{counted(len(production.regression), 'regression scenario')} in regression/")
+    return "; ".join(parts)
 
 
 def program_lines(programs: ProgramFigures) -> list[str]:

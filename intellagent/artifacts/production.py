@@ -1,0 +1,77 @@
+"""The report's production section: how the chatbot's real conversations hold each policy, beside the tests."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from intellagent.artifacts.analysis import VerdictSource
+from intellagent.artifacts.rates import Rate
+
+
+class ProductionPolicy(BaseModel):
+    """One policy in production: how often real conversations reached it, and how often it held there."""
+
+    id: str
+    seen: int = Field(description="Production conversations with a verdict that tested it.")
+    frequency: float | None = Field(description="seen / production conversations with a verdict.")
+    broken: int = Field(description="Production conversations that violated it.")
+    pass_rate: Rate = Field(description="The conversations that tested it and kept it, with the 95% interval.")
+    tested: int = Field(description="Test dialogs with a verdict that tested it.")
+
+
+class ProductionPair(BaseModel):
+    """A strongly linked pair of policies: how often production reached both in one conversation."""
+
+    policies: tuple[str, str]
+    weight: float
+    seen: int = Field(description="Production conversations that tested both.")
+    frequency: float | None
+    tested_together: bool = Field(description="Whether a test dialog tested both.")
+
+
+class ProductionBreach(BaseModel):
+    """A policy a production conversation broke: where, why, and who found it."""
+
+    policy: str
+    turn: int | None = Field(description="Index of the message in the conversation's transcript.")
+    reason: str
+    source: VerdictSource
+
+
+class ProductionFailure(BaseModel):
+    """A production conversation that broke a policy, as the report shows it."""
+
+    id: str = Field(description="Its dialog id (P + its line number).")
+    conversation: str = Field(description="Its name and line in the transcripts file.")
+    breaches: list[ProductionBreach]
+
+
+class ProductionFigures(BaseModel):
+    """Production beside the tests: pass rates per policy, the worst, and coverage both ways on the policy graph."""
+
+    conversations: int = Field(description="Lines of the transcripts file that held a conversation or failed to.")
+    by_status: dict[str, int] = Field(description="Conversations per analysis status.")
+    skipped: list[str] = Field(default_factory=list, description="The lines that held no conversation, and why.")
+    pass_rate: Rate = Field(description="Conversations with a verdict that broke no policy.")
+    policies: list[ProductionPolicy] = Field(description="Every policy, the most frequent in production first.")
+    worst: list[str] = Field(description="Policies production broke, the lowest pass rate first.")
+    pairs: list[ProductionPair] = Field(description="The strong pairs, the most frequent in production first.")
+    in_production_never_tested: list[str] = Field(description="Policies production reached that no test dialog did.")
+    tested_never_in_production: list[str] = Field(
+        description="Policies test dialogs tested that no production conversation reached."
+    )
+    pairs_in_production_never_tested: list[tuple[str, str]] = Field(
+        description="Strong pairs production reached together that no test dialog did."
+    )
+    not_applicable: list[str] = Field(
+        default_factory=list, description="Checks that need a world, which no production conversation has: not run."
+    )
+    failures: list[ProductionFailure] = Field(
+        default_factory=list, description="The conversations that broke a policy, each breach with its evidence; they "
+        "are kept as regression scenarios (regression/)."
+    )
+
+    @property
+    def regression(self) -> list[str]:
+        """The ids of the failing conversations, the scenarios of the regression set."""
+        return [failure.id for failure in self.failures]
