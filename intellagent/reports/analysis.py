@@ -183,8 +183,12 @@ def judgeable(dialog: Dialog) -> bool:
 
 
 def unrated(dialog: Dialog) -> Analysis:
-    """The record of a dialog with nothing to judge (see `judgeable`), under its own status."""
-    return Analysis(id=dialog.id, status=dialog.status, error=dialog.reason or None, source=dialog_digest(dialog))
+    """The record of a dialog with nothing to judge (see `judgeable`): an `error` one under its own status, any
+    other `incomplete`, whatever its simulated user's last word said of a chatbot it never spoke to."""
+    if dialog.status in ("error", "incomplete"):
+        return Analysis(id=dialog.id, status=dialog.status, error=dialog.reason or None, source=dialog_digest(dialog))
+    return Analysis(id=dialog.id, status="incomplete", error="the simulated user never spoke",
+                    source=dialog_digest(dialog))
 
 
 def failed(dialog: Dialog, reason: str) -> Analysis:

@@ -159,6 +159,19 @@ def test_a_dialog_whose_user_never_spoke_is_not_judged_and_keeps_its_reason(conf
     assert result.report.overall.by_status["incomplete"] == 1
 
 
+def test_a_dialog_whose_user_never_spoke_is_no_pass_whatever_its_user_said_at_the_end(config, run_folder,
+                                                                                       analysis_script):
+    dialogs = run_folder.dialogs
+    s004 = next(d for d in dialogs.load() if d.id == "S004")
+    dialogs.append(s004.model_copy(update={"transcript": s004.transcript[:1], "status": "pass", "reason": "ZTS5",
+                                           "turns": 0}))
+    result = report_run(config, run_folder, analysis_script)
+    assert (analyses(run_folder)["S004"].status, analyses(run_folder)["S004"].error) == (
+        "incomplete", "the simulated user never spoke")
+    assert next(d for d in result.report.dialogs if d.id == "S004").status == "incomplete"
+    assert result.report.overall.by_status["incomplete"] == 1
+
+
 def test_the_judge_is_told_an_adversarial_users_part_and_the_false_claim_it_made(reported, analysis_script):
     text = next(r for r in analysis_script.calls(role="analysis") if "case S003." in r.text).text
 
