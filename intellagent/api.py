@@ -88,7 +88,7 @@ async def aevaluate(config: ConfigSource, **options: Any) -> Report:
     are those of `arun`.
     """
     if scenario_source(options.get("scenarios_from"))[0] is not None:
-        options.setdefault("stages", ("simulate", "report"))
+        options.setdefault("stages", ("simulate", "rollouts", "report"))
     result = await arun(config, **options)
     return result.report
 

@@ -96,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
                    help="compare --fail-under, --min-outcome and the minimums with the rate (point) or the low end "
                         "of its 95%% interval (lower_bound)")
+    p.add_argument("--rollouts", action="store_true", default=None,
+                   help="after simulate, search the chatbot's turns on every graded event (beam search rewarded by "
+                        "the expected outcome) and write training data: training/sft.jsonl, preferences.jsonl, "
+                        "kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
@@ -203,8 +207,9 @@ def _run(args: argparse.Namespace) -> int:
         tau_data=tau_data,
         tau_tasks=args.tasks,
         executor=args.executor,
+        rollouts=args.rollouts,
     )
-    default_stages = ("simulate", "report") if frozen else STAGES
+    default_stages = ("simulate", "rollouts", "report") if frozen else STAGES
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
     result = run(
         config,

@@ -1,7 +1,9 @@
 """The pipeline: its stages in order, each with the work it runs, the artifacts it writes, and what it
 checks or builds before the run spends its first call.
 
-    describe ─► populate ─► simulate ─► report
+    describe ─► populate ─► simulate ─► (rollouts) ─► report
+
+The rollouts stage runs only when asked for (`--rollouts`).
 
 A stage's `run` reads the artifacts of the stages before it from the run folder, writes its own (its
 entries of the run folder's catalogue, `RunFolder.made_by`) and returns what it made: the runner
@@ -14,14 +16,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from intellagent.artifacts import Dialog, Event, Report
+from intellagent.artifacts import Dialog, Event, Report, Rollout
 from intellagent.artifacts.run_info import StageName
-from intellagent.chatbots.selection import check_chatbot
+from intellagent.chatbots.selection import check_chatbot, check_sampling
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe import Described
 from intellagent.files import Artifact, Jsonl
-from intellagent.graphs import describe, populate, report, simulate
+from intellagent.graphs import describe, populate, report, rollouts, simulate
 from intellagent.modes import check_scenario_source
 from intellagent.reports.baseline import check_baseline
 from intellagent.run_folder import RunFolder
@@ -44,6 +46,7 @@ class Stage(Generic[T]):
             stages share is made once.
         prepare: what it builds and checks once the run folder is ready, before any stage spends a call
             (populate's background world, which a domain may get wrong).
+        wanted: whether a run of this config runs it at all (None: always, when its name is among the stages).
     """
 
     name: StageName
@@ -51,6 +54,11 @@ class Stage(Generic[T]):
     writes: tuple[Artifact[Any], ...]
     check: Callable[[Config, Any], None] | None = None
     prepare: Callable[[RunContext], None] | None = None
+    wanted: Callable[[Config], bool] | None = None
+
+    def runs_in(self, config: Config, stages: tuple[str, ...]) -> bool:
+        """Whether a run of `config` over `stages` runs it."""
+        return self.name in stages and (self.wanted is None or self.wanted(config))
 
     @property
     def records(self) -> Jsonl[Any]:
@@ -62,7 +70,9 @@ DESCRIBE: Stage[Described] = Stage("describe", describe.run, RunFolder.made_by("
 POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by("populate"),
                                      check=check_scenario_source, prepare=populate.prepare)
 SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
+ROLLOUTS: Stage[list[Rollout]] = Stage("rollouts", rollouts.run, RunFolder.made_by("rollouts"), check=check_sampling,
+                                       wanted=lambda config: config.rollouts.enabled)
 REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
 
-PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, REPORT)
+PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, REPORT)
 """The stages, in the order they run."""

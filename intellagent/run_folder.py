@@ -21,11 +21,13 @@ from intellagent.artifacts import (
     MutantList,
     PolicyCatalog,
     Report,
+    Rollout,
+    RolloutTree,
     RunInfo,
     Scenario,
 )
 from intellagent.artifacts.run_info import StageName
-from intellagent.files import Artifact, Graph, Json, Jsonl, Text, Worlds
+from intellagent.files import Artifact, Graph, Json, JsonFolder, Jsonl, Text, Worlds
 
 
 class RunFolder:
@@ -44,6 +46,14 @@ class RunFolder:
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")
+    rollouts = Jsonl("rollouts.jsonl", Rollout, stage="rollouts")
+    rollout_trees = JsonFolder("rollouts", RolloutTree, stage="rollouts")
+    """Each event's search tree, rollouts/<event>.json."""
+    rollout_worlds = Worlds("rollouts", stage="rollouts")
+    """Each turn's world, rollouts/<event>/<turn>.delta.json: what its path changed in the event's world."""
+    sft = Text("training/sft.jsonl", stage="rollouts")
+    preferences = Text("training/preferences.jsonl", stage="rollouts")
+    kto = Text("training/kto.jsonl", stage="rollouts")
     analyses = Jsonl("analysis.jsonl", Analysis, stage="report")
     report = Json("report.json", Report, stage="report")
     report_html = Text("report.html", stage="report")

@@ -9,10 +9,11 @@ from pydantic import BaseModel, Field
 
 from intellagent.artifacts.usage import UsageReport
 
-StageName = Literal["describe", "populate", "simulate", "report"]
+StageName = Literal["describe", "populate", "simulate", "rollouts", "report"]
 
 STAGES: tuple[StageName, ...] = get_args(StageName)
-"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does)."""
+"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does; rollouts runs only when
+asked for)."""
 
 RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]
 
