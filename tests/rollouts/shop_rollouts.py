@@ -1,9 +1,9 @@
 """The shop's rollouts: Ana's order A1 to cancel, whose expected outcome looks it up and cancels it, and a
-scripted chatbot whose sampled candidates differ by their seed.
+scripted chatbot whose sampled candidates differ by their seed (the store's tests use the same parts).
 
-A candidate numbered 1 at its turn (`0.1`, `0.2.1`, ...) is careful: it looks A1 up and asks before it cancels,
-then cancels once the user said yes. A candidate numbered 2 declines without a call. The user asks for the
-cancellation, says yes when asked, and stops with a verdict once the chatbot cancelled or declined.
+A candidate numbered 1 at its turn (`0.1`, `0.2.1`, ...) is careful: it looks the order up and asks before it
+cancels, then cancels once the user said yes. A candidate numbered 2 declines without a call. The user asks
+for the cancellation, says yes when asked, and stops with a verdict once the chatbot cancelled or declined.
 """
 
 from __future__ import annotations
@@ -13,20 +13,21 @@ import itertools
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, Rollout, RolloutTree
 from intellagent.config import Config
-from intellagent.environment import load_environment, worlds
+from intellagent.environment import Environment, load_environment, worlds
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.dialog_models import dialog_seed
 from intellagent.run_folder import RunFolder
 from intellagent.runner import RunResult, execute
 from tests.simulate.scripted_dialogs import ORDERS, call, event, pursued, reply, say, shop_config, stop, verdict
 
-ASK = "Order A1 is placed. Shall I cancel it?"
-DONE = "Your order A1 is cancelled."
+ASK = "I found your order. Shall I cancel it?"
+DONE = "Your order is cancelled."
 DECLINE = "Sorry, I cannot help with orders."
 EXPECTED = ExpectedOutcome(
     calls=[ExpectedCall(tool="get_order", arguments={"order_id": "A1"}, writes=False),
@@ -44,16 +45,27 @@ def rollout_config(tmp_path: Path, **rollouts: Any) -> Config:
 
 def shop_folder(tmp_path: Path, config: Config, events: list[Event] | None = None) -> Path:
     """A run folder holding Ana's event (or `events`), with its world and the world its expected calls leave."""
+    return folder_with(tmp_path, config, events or [event(expected=EXPECTED)], build=shop_world)
+
+
+def shop_world(environment: Environment, database: Path) -> None:
+    """The shop's two orders."""
+    environment.create_database(database, seed=0, background=False)
+    with environment.session(database) as session:
+        for order_id, (customer, status) in ORDERS.items():
+            session.add(environment.table("orders")(order_id=order_id, customer=customer, status=status))
+
+
+def folder_with(tmp_path: Path, config: Config, events: list[Event], *,
+                build: Callable[[Environment, Path], None]) -> Path:
+    """A run folder holding `events`, each world made by `build`, beside the world its expected calls leave."""
     folder = tmp_path / "run"
     asyncio.run(execute(config, output=folder, stages=(), progress=False))
     environment = load_environment(config.environment)
-    events = events or [event(expected=EXPECTED)]
     for item in events:
         database = folder / (item.database or "")
-        environment.create_database(database, seed=0, background=False)
-        with environment.session(database) as session:
-            for order_id, (customer, status) in ORDERS.items():
-                session.add(environment.table("orders")(order_id=order_id, customer=customer, status=status))
+        database.parent.mkdir(parents=True, exist_ok=True)
+        build(environment, database)
         if item.expected is not None and item.expected.world:
             done = database.with_name(f"{item.id}.expected.sqlite")
             shutil.copyfile(database, done)
@@ -77,20 +89,18 @@ def candidate_seeds(config: Config, *, number: int, event_id: str = "S001", dept
     return seeds
 
 
-def careful_chatbot(careful_seeds: set[int]) -> Any:
-    """The chatbot's step: careful for a candidate of `careful_seeds`, declining for any other."""
+def careful_chatbot(careful_seeds: set[int], *, look_up: dict[str, Any], write: dict[str, Any]) -> Any:
+    """The chatbot's step: for a candidate of `careful_seeds`, the `look_up` call, a question, and the `write` call
+    once the user said yes; any other candidate declines."""
 
     def step(request: Request) -> dict[str, Any]:
         if request.body.get("seed") not in careful_seeds:
             return reply(DECLINE)
-        text = request.text
-        if "Tool cancel_order returned" in text:
-            return reply(DONE) if "Tool cancel_order returned" in request.last else call("cancel_order", order_id="A1")
-        if "Tool get_order returned" in request.last:
+        if f"Tool {write['action']} returned" in request.last:
+            return reply(DONE)
+        if f"Tool {look_up['action']} returned" in request.last:
             return reply(ASK)
-        if "yes" in request.last.lower():
-            return call("cancel_order", order_id="A1")
-        return call("get_order", order_id="A1")
+        return write if "yes" in request.last.lower() else look_up
 
     return step
 
@@ -98,24 +108,33 @@ def careful_chatbot(careful_seeds: set[int]) -> Any:
 AGENT_LINE = re.compile(r"^Agent: (.*)$", re.MULTILINE)
 
 
-def shop_user(request: Request) -> dict[str, str]:
-    """Asks for the cancellation, says yes when asked, stops once the chatbot cancelled or declined."""
-    said = AGENT_LINE.findall(request.last)
-    last = said[-1] if said else ""
-    if last == DONE:
-        return stop("success", "the order was cancelled")
-    if last == DECLINE:
-        return stop("failure", "the agent declined")
-    if last == ASK:
-        return say("Yes, please cancel it.")
-    return say("Please cancel my order A1.")
+def customer(request_text: str) -> Any:
+    """The user: asks with `request_text`, says yes when asked, stops once the chatbot cancelled or declined."""
+
+    def turn(request: Request) -> dict[str, str]:
+        said = AGENT_LINE.findall(request.last)
+        last = said[-1] if said else ""
+        if last == DONE:
+            return stop("success", "the order was cancelled")
+        if last == DECLINE:
+            return stop("failure", "the agent declined")
+        return say("Yes, please cancel it.") if last == ASK else say(request_text)
+
+    return turn
 
 
 def shop_script(config: Config) -> ScriptedLLM:
-    """The chatbot careful on its first candidate at each turn, the user above, a critique that agrees."""
+    """The chatbot careful on its first candidate at each turn, Ana, and a critique that agrees."""
+    chatbot = careful_chatbot(candidate_seeds(config, number=1), look_up=call("get_order", order_id="A1"),
+                              write=call("cancel_order", order_id="A1"))
+    return script_of(chatbot, customer("Please cancel my order A1."))
+
+
+def script_of(chatbot: Any, user: Any) -> ScriptedLLM:
+    """A script of the chatbot's steps, the user's turns, and a critique that agrees."""
     script = ScriptedLLM()
-    script.on(role="chatbot", reply=careful_chatbot(candidate_seeds(config, number=1)))
-    script.on(role="user", reply=shop_user)
+    script.on(role="chatbot", reply=chatbot)
+    script.on(role="user", reply=user)
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply=pursued())
     return script
