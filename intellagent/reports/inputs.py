@@ -8,17 +8,26 @@ from typing import TypeVar
 
 import networkx as nx
 
-from intellagent.artifacts import AssertionsInForce, Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
+from intellagent.artifacts import (
+    AssertionsInForce,
+    Dialog,
+    Event,
+    MutantRecord,
+    PolicyCatalog,
+    Rollout,
+    RunInfo,
+    Scenario,
+)
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
 
-T = TypeVar("T", Scenario, Event, Dialog)
+T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 
 
 @dataclass
 class RunArtifacts:
     """The artifacts of describe, populate and simulate, plus run.json (`assertions`: assertions.json, which an
-    older run folder lacks).
+    older run folder lacks; `rollouts`: rollouts.jsonl, when the run rolled out).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog.
@@ -33,6 +42,7 @@ class RunArtifacts:
     mutants: list[MutantRecord] = field(default_factory=list)
     mutant_dialogs: list[Dialog] = field(default_factory=list)
     assertions: AssertionsInForce | None = None
+    rollouts: list[Rollout] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -69,6 +79,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
         assertions=folder.assertions.load(),
+        rollouts=_latest(folder.rollouts.load()),
     )
 
 

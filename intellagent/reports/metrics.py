@@ -35,6 +35,7 @@ from intellagent.reports.levels import rate_by_level
 from intellagent.reports.outcomes import dialog_outcome, outcome_figures
 from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.programs import backing, program_figures
+from intellagent.reports.rollouts import rollout_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
@@ -101,6 +102,7 @@ def build_report(
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
         programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
+        rollouts=rollout_figures(artifacts.rollouts, artifacts.catalog),
     )
 
 

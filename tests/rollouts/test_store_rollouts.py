@@ -131,7 +131,8 @@ def careless_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cfg = config(folder, samples=3, describe={"challenge_range": [3, 6], "graph_weights": "flows"},
                  rollouts={"enabled": True, "beam": 2, "branch": 2, "max_turns": 2})
     script = script_document(ScriptedLLM(), flows=RULES).on(reply=careless_answers(seed=5))
-    intellagent.evaluate(cfg, output=folder / "run", script=script)
+    report = intellagent.evaluate(cfg, output=folder / "run", script=script)
+    assert report.rollouts is not None and report.rollouts.skipped == len(RunFolder(folder / "run").rollouts.load())
     return folder / "run"
 
 
