@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from intellagent.artifacts import Flow, Policy, PolicyCatalog, Rollout
 from intellagent.artifacts.report import RolloutFigures
+from intellagent.reports.rollout_view import rollouts_section
 from intellagent.reports.rollouts import rollout_figures
 from intellagent.reports.summary import rollouts_line
 
@@ -67,3 +68,13 @@ def test_the_summary_line_says_what_the_budget_bought_and_what_it_stopped() -> N
     assert line.startswith("rollouts: 2 events searched, 7 paths ended, 1 rewarded")
     assert "best path's reward 0.50 against the dialog's 0.00 (1 of 2 events better)" in line
     assert "20 calls, $1.00" in line and "1 event stopped by the budget" in line
+
+
+def test_the_report_page_shows_the_yield_per_policy_and_per_flow() -> None:
+    figures = rollout_figures(ROLLOUTS, CATALOG)
+    assert figures is not None
+
+    page = rollouts_section(figures)
+
+    assert "<td>P1</td><td>Ask before cancelling.</td><td>2</td><td>7</td><td>1</td><td>2</td>" in page
+    assert "<td>F2</td><td>Refund</td><td>1</td><td>4</td><td>0</td><td>0</td>" in page
