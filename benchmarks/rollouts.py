@@ -5,7 +5,8 @@ The airline's τ-bench tasks (../shared/data/tau_airline) are described and popu
 (answers valid against each schema, arbitrary in content): each task's gold actions become its event's
 verified expected outcome. The simulate and rollouts stages are then played by the scripted double: of the
 chatbot's candidates at each turn, the first is careful (it states the task's gold calls, and makes them once
-the user says yes) and the others decline; the dialog of simulate, not sampled, declines too. So the figures
+the user says yes) and the others stall (they ask the user to say more), so that the beam fills as it would
+with a chatbot that often fails to act; the dialog of simulate, not sampled, stalls too. So the figures
 are the double's, not a model's: they show what the search spends for a given beam and branch, and how the
 examples follow from the tree, not how often a real chatbot finds the rewarded path.
 
@@ -42,7 +43,7 @@ from intellagent.simulate.turns import STOP_TOKEN
 TAU_AIRLINE = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau_airline"
 ASK = "Shall I proceed?"
 DONE = "All done."
-DECLINE = "I am sorry, I cannot help with that."
+STALL = "Could you tell me more about what you need?"
 YES = "Yes, please go ahead."
 
 
@@ -74,12 +75,12 @@ def careful_seeds(config: Config, events: list[Event]) -> dict[int, Event]:
 
 def chatbot(careful: dict[int, Event]) -> Any:
     """A chatbot step: a careful candidate states its event's gold calls, then makes them one by one once the
-    user said yes, then says it is done; any other declines."""
+    user said yes, then says it is done; any other stalls."""
 
     def step(request: Request) -> dict[str, Any]:
         event = careful.get(request.body.get("seed", -1))
         if event is None or event.expected is None:
-            return {"action": "reply", "message": DECLINE}
+            return {"action": "reply", "message": STALL}
         calls = event.expected.calls
         said = [message.get("content") or "" for message in request.messages if message["role"] == "user"]
         if YES not in said:
@@ -94,12 +95,15 @@ def chatbot(careful: dict[int, Event]) -> Any:
 
 
 def user(request: Request) -> dict[str, str]:
-    """τ-bench's user: asks for help, says yes to what the chatbot states, stops once it is done or declined."""
-    if DONE in request.last or DECLINE in request.last:
+    """τ-bench's user: asks for help, says yes to what the chatbot states, says more when asked (in words of its
+    own each time), and stops once it is done."""
+    if DONE in request.last:
         return {"message": STOP_TOKEN}
     if ASK in request.last:
         return {"message": YES}
-    return {"message": "I would like some help with my reservations."}
+    asked = request.last.count(STALL)
+    return {"message": f"It is about my reservations (I asked {asked} times)." if asked else
+            "I would like some help with my reservations."}
 
 
 def main() -> int:
