@@ -34,6 +34,7 @@ from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.databases import DialogFiles
+from intellagent.simulate.grading import OutcomeGrader, UserVerdict
 from intellagent.simulate.setting import DialogDeps, dialog_deps, settle
 
 if TYPE_CHECKING:
@@ -111,6 +112,9 @@ class EventSearch:
         self.tree = RolloutTree(event=self.event.id, policies=self.event.policies, beam=self.settings.beam,
                                 branch=self.settings.branch, max_turns=self.settings.max_turns)
         self.grader = grader(self.event, self.ctx.folder)
+        # A path still open needs only its outcome grade for its partial reward; the status the mode grades by
+        # (τ-bench's compares whole worlds, seconds on its database) is taken once, when the path ends.
+        self.partial = OutcomeGrader(self.ctx.folder, UserVerdict())
         self.limit = asyncio.Semaphore(self.ctx.config.workers)
         assert self.event.database is not None
         self.source = self.ctx.folder.path(self.event.database)
@@ -171,8 +175,8 @@ class EventSearch:
                 deps = dataclasses.replace(deps, max_turns=self.settings.max_turns)
                 state, played = await self.play(deps, parent.state if parent else None)
             files = DialogFiles(event=self.source, start=self.start, played=database, stored=stored, name=stored_name)
-            graded = await asyncio.to_thread(settle, self.ctx.environment, self.event, played, files, self.grader,
-                                             self.compiled)
+            graded = await asyncio.to_thread(settle, self.ctx.environment, self.event, played, files,
+                                             self.grader if state["outcome"] else self.partial, self.compiled)
         turn = self._turn(turn_id, parent, state, graded, world=stored_name)
         self.tree.turns.append(turn)
         return OpenPath(turn=turn, state=state, conversation=conversation, database=database)
