@@ -29,6 +29,7 @@ from tests.simulate.scripted_dialogs import ORDERS, call, event, pursued, reply,
 ASK = "I found your order. Shall I cancel it?"
 DONE = "Your order is cancelled."
 DECLINE = "Sorry, I cannot help with orders."
+STALL = "Could you say more?"
 EXPECTED = ExpectedOutcome(
     calls=[ExpectedCall(tool="get_order", arguments={"order_id": "A1"}, writes=False),
            ExpectedCall(tool="cancel_order", arguments={"order_id": "A1"}, writes=True, policies=["P1"])],
@@ -89,13 +90,14 @@ def candidate_seeds(config: Config, *, number: int, event_id: str = "S001", dept
     return seeds
 
 
-def careful_chatbot(careful_seeds: set[int], *, look_up: dict[str, Any], write: dict[str, Any]) -> Any:
+def careful_chatbot(careful_seeds: set[int], *, look_up: dict[str, Any], write: dict[str, Any],
+                    other: str = DECLINE) -> Any:
     """The chatbot's step: for a candidate of `careful_seeds`, the `look_up` call, a question, and the `write` call
-    once the user said yes; any other candidate declines."""
+    once the user said yes; any other candidate replies `other` (it declines)."""
 
     def step(request: Request) -> dict[str, Any]:
         if request.body.get("seed") not in careful_seeds:
-            return reply(DECLINE)
+            return reply(other)
         if f"Tool {write['action']} returned" in request.last:
             return reply(DONE)
         if f"Tool {look_up['action']} returned" in request.last:
@@ -118,15 +120,18 @@ def customer(request_text: str) -> Any:
             return stop("success", "the order was cancelled")
         if last == DECLINE:
             return stop("failure", "the agent declined")
-        return say("Yes, please cancel it.") if last == ASK else say(request_text)
+        if last == ASK:
+            return say("Yes, please cancel it.")
+        return say(f"A1, as I said ({len(said)}).") if last == STALL else say(request_text)
 
     return turn
 
 
-def shop_script(config: Config) -> ScriptedLLM:
-    """The chatbot careful on its first candidate at each turn, Ana, and a critique that agrees."""
+def shop_script(config: Config, *, other: str = DECLINE) -> ScriptedLLM:
+    """The chatbot careful on its first candidate at each turn (`other`: what the others say), Ana, and a
+    critique that agrees."""
     chatbot = careful_chatbot(candidate_seeds(config, number=1), look_up=call("get_order", order_id="A1"),
-                              write=call("cancel_order", order_id="A1"))
+                              write=call("cancel_order", order_id="A1"), other=other)
     return script_of(chatbot, customer("Please cancel my order A1."))
 
 

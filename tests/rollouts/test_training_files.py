@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from intellagent.artifacts import KtoExample, PreferencePair, SftExample
-from tests.rollouts.shop_rollouts import ASK, DECLINE, DONE, lines, roll_out, rollout_config, shop_folder, shop_script
+from tests.rollouts.shop_rollouts import (
+    ASK,
+    DECLINE,
+    DONE,
+    STALL,
+    lines,
+    roll_out,
+    rollout_config,
+    shop_folder,
+    shop_script,
+)
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +98,14 @@ def test_the_kto_file_labels_each_paired_turn_once(folder: Path) -> None:
     assert [(e.metadata.path, e.label) for e in examples] == [("0.1", True), ("0.2", False), ("0.1.1", True),
                                                               ("0.1.2", False)]
     assert all(e.completion and e.prompt[-1].role == "user" for e in examples)
+
+
+def test_a_sibling_that_also_leads_to_a_rewarded_path_is_no_negative(tmp_path: Path) -> None:
+    config = rollout_config(tmp_path)
+    made = shop_folder(tmp_path, config)
+
+    roll_out(config, made, shop_script(config, other=STALL), stages=("rollouts",))
+
+    assert [example["metadata"]["path"] for example in lines(made, "sft")] == ["0.1.1", "0.2.1.1"]
+    pairs = [(pair["metadata"]["path"], pair["metadata"]["rejected"]) for pair in lines(made, "preferences")]
+    assert pairs == [("0.1.1", "0.1.2"), ("0.2.1", "0.2.2"), ("0.2.1.1", "0.2.1.2")]
