@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -36,6 +36,9 @@ from intellagent.simulate.setting import checks_in_force, served_world
 from intellagent.stage import StageItems
 
 from .dialog import play_turn
+
+if TYPE_CHECKING:
+    from intellagent.chatbots.mcp_world import WorldServer
 
 
 class RolloutsState(TypedDict):
@@ -67,7 +70,7 @@ class RolloutsDeps:
     items: StageItems[Rollout]
     usage: Usage
     compiled: list[Check[Any]]
-    world_server: Any
+    world_server: WorldServer | None
     plain: dict[str, Dialog]
     training: TrainingContext
 

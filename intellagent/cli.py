@@ -189,6 +189,7 @@ def _run(args: argparse.Namespace) -> int:
     from intellagent.runner import run  # the pipeline: not loaded for --help, --version or a usage error
 
     frozen, tau_data = scenario_source(args.scenarios_from)
+    named = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else None
     config = apply_overrides(
         load_config(args.config),
         llm=args.llm,
@@ -207,10 +208,10 @@ def _run(args: argparse.Namespace) -> int:
         tau_data=tau_data,
         tau_tasks=args.tasks,
         executor=args.executor,
-        rollouts=args.rollouts,
+        rollouts=args.rollouts or ("rollouts" in named if named else None) or None,  # --stages rollouts asks for them
     )
     default_stages = ("simulate", "rollouts", "report") if frozen else STAGES
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
+    stages = named if named is not None else default_stages
     result = run(
         config,
         output=args.output,
