@@ -187,11 +187,12 @@ async def run(ctx: RunContext) -> list[Rollout]:
     dialogs = ctx.folder.dialogs.load()
     plain = {dialog.event_id: dialog for dialog in dialogs if dialog.mutant is None and dialog.trial == 1}
     items = StageItems(ctx, stage="rollouts", artifact=artifact, total=len(todo), done=len(events) - len(todo))
+    # The searches play dialogs with simulate's parts: their calls are counted as the rollouts'.
+    usage = Usage(parent=ctx.usage, max_cost_usd=budget_left(ctx, earlier), stage="rollouts")
     async with served_world(ctx, [chatbot]) as world_server:
         deps = RolloutsDeps(ctx=ctx, chatbot=chatbot.sampling(ctx.config.rollouts.temperature), settings=settings,
-                            items=items, usage=Usage(parent=ctx.usage, max_cost_usd=budget_left(ctx, earlier)),
-                            compiled=checks_in_force(ctx), world_server=world_server, plain=plain,
-                            training=training_context(ctx))
+                            items=items, usage=usage, compiled=checks_in_force(ctx), world_server=world_server,
+                            plain=plain, training=training_context(ctx))
         await build_graph().ainvoke(RolloutsState(todo=todo, stopped=False),
                                     {"recursion_limit": len(todo) + 5, "run_name": "rollouts"}, context=deps)
     made = artifact.finalize()

@@ -46,3 +46,12 @@ def test_the_report_sets_the_search_beside_the_dialogs(rolled_out: tuple[Report,
     assert report.rollouts is not None and report.rollouts.events == len(RunFolder(folder).rollouts.load())
     assert report.rollouts.compared == report.rollouts.events
     assert "Rollouts and training data" in (folder / "report.html").read_text()
+
+
+def test_the_rollouts_calls_are_counted_as_theirs_not_simulates(rolled_out: tuple[Report, Path, ScriptedLLM]) -> None:
+    _, folder, script = rolled_out
+    usage = RunFolder(folder).run_info.require().usage
+
+    searched = sum(record.calls for record in RunFolder(folder).rollouts.load())
+    assert usage.stages["rollouts"].calls == searched == len(script.requests)
+    assert {step for step in usage.steps if step.startswith("rollouts/")} >= {"rollouts/chatbot", "rollouts/user"}
