@@ -128,6 +128,7 @@ class EventSearch:
         try:
             root = await self._candidate(None, 0)
             frontier = [] if root.turn.ended else [root]
+            root.turn.kept = bool(frontier)
             while frontier:
                 candidates = await self._expand(frontier)
                 going_on = sorted((c for c in candidates if c.turn.ended is None), key=lambda c: -c.turn.reward)

@@ -30,6 +30,7 @@ def test_a_narrow_beam_goes_on_with_the_candidate_of_the_higher_partial_reward(t
 
     searched = tree(folder)
     level = {turn.id: (turn.reward, turn.kept) for turn in searched.children("0")}
+    assert searched.path("0")[0].kept
     assert level == {"0.1": (0.5, True), "0.2": (0.0, False)}
     assert searched.children("0.2") == []
 
