@@ -55,3 +55,11 @@ def test_the_rollouts_calls_are_counted_as_theirs_not_simulates(rolled_out: tupl
     searched = sum(record.calls for record in RunFolder(folder).rollouts.load())
     assert usage.stages["rollouts"].calls == searched == len(script.requests)
     assert {step for step in usage.steps if step.startswith("rollouts/")} >= {"rollouts/chatbot", "rollouts/user"}
+
+
+def test_the_python_api_rolls_out_when_asked(tmp_path: Path) -> None:
+    report = evaluate(config(rollouts={"beam": 2, "branch": 2, "max_turns": 3}), output=tmp_path / "run",
+                      script=pipeline_script(), rollouts=True)
+
+    assert report.rollouts is not None and report.rollouts.events > 0
+    assert (tmp_path / "run" / "training" / "sft.jsonl").is_file()
