@@ -548,7 +548,8 @@ class RolloutFigures(BaseModel):
     stopped: int = Field(description="Events whose search the budget stopped or kept from starting.")
     errors: int = Field(description="Events whose search failed.")
     paths: int = Field(description="Paths that ended.")
-    rewarded: int = Field(description="Rewarded paths (outcome passed, nothing found): the supervised examples.")
+    rewarded: int = Field(description="Rewarded paths (outcome passed, nothing found, the simulated user at no "
+                          "fault): the supervised examples.")
     pairs: int = Field(description="Preference pairs: a rewarded and an unrewarded turn after one prefix.")
     compared: int = Field(description="Searched events with a dialog of simulate graded too.")
     best_reward: float | None = Field(

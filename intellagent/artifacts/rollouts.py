@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus, Message
 from intellagent.artifacts.outcomes import OutcomeGrade
 
@@ -38,14 +39,20 @@ class RolloutTurn(BaseModel):
     ended: DialogStatus | None = Field(default=None, description="How the path ended with this turn, if it did.")
     reason: str = Field(default="", description="Why it ended.")
     grade: OutcomeGrade | None = Field(default=None, description="The path graded against the expected outcome.")
+    user_faults: list[UserFault] = Field(
+        default_factory=list, description="On a path's last turn: what the simulated user did wrong on the path, as "
+        "a program reads it (simulate's audit); a path whose user was at fault is no positive."
+    )
     world: str | None = Field(
         default=None, description="The path's world after the turn, its difference from the event's (rollouts/…)."
     )
 
     @property
     def rewarded(self) -> bool:
-        """Whether the path ended here with its outcome passed and nothing found by the checks: a positive."""
-        return self.ended is not None and self.grade is not None and self.grade.passed and not self.findings
+        """Whether the path ended here with its outcome passed, nothing found by the checks and its simulated user
+        at no fault: a positive."""
+        return (self.ended is not None and self.grade is not None and self.grade.passed and not self.findings
+                and not self.user_faults)
 
 
 class RolloutTree(BaseModel):
@@ -96,7 +103,8 @@ class Rollout(BaseModel):
     max_turns: int
     tree: str | None = Field(default=None, description="Its tree, relative to the run (rollouts/<event>.json).")
     paths: int = Field(default=0, description="Paths that ended.")
-    rewarded: int = Field(default=0, description="Of those, the positives: outcome passed, nothing found.")
+    rewarded: int = Field(default=0, description="Of those, the positives: outcome passed, nothing found, the user "
+                          "at no fault.")
     pairs: int = Field(default=0, description="Preference pairs: a rewarded and an unrewarded turn of one prefix.")
     best_reward: float | None = Field(default=None, description="The best ended path's outcome reward.")
     plain_reward: float | None = Field(default=None, description="The simulate stage's dialog's outcome reward.")

@@ -15,8 +15,9 @@ def rollouts_section(figures: RolloutFigures) -> str:
     return (
         '<section class="panel" id="rollouts"><h2>Rollouts and training data</h2>'
         f'<p class="hint">{escape(rollouts_line(figures))}. A rewarded path (its outcome passed, no check found '
-        "anything) is a supervised example in training/sft.jsonl; at each of its turns, a sibling turn that led to "
-        "no rewarded path makes a pair in training/preferences.jsonl (and two records in training/kto.jsonl).</p>"
+        "anything, its simulated user made no fault) is a supervised example in training/sft.jsonl; at each of its "
+        "turns, a sibling turn that led to no rewarded path makes a pair in training/preferences.jsonl (and two "
+        "records in training/kto.jsonl).</p>"
         f"{_table('Policy', figures.policies)}{_table('Flow', figures.flows)}</section>"
     )
 

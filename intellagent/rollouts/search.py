@@ -33,6 +33,7 @@ from intellagent.errors import RunAborted
 from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
+from intellagent.simulate.audit import read_faults
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import OutcomeGrader, UserVerdict
 from intellagent.simulate.setting import DialogDeps, dialog_deps, settle
@@ -178,7 +179,11 @@ class EventSearch:
             files = DialogFiles(event=self.source, start=self.start, played=database, stored=stored, name=stored_name)
             graded = await asyncio.to_thread(settle, self.ctx.environment, self.event, played, files,
                                              self.grader if state["outcome"] else self.partial, self.compiled)
+            ended = state["outcome"] is not None and state["outcome"].status != "error"
+            faults = await asyncio.to_thread(read_faults, self.ctx.environment, self.event, graded,
+                                             world=self.start) if ended else []
         turn = self._turn(turn_id, parent, state, graded, world=stored_name)
+        turn.user_faults = faults
         self.tree.turns.append(turn)
         return OpenPath(turn=turn, state=state, conversation=conversation, database=database)
 

@@ -1,10 +1,10 @@
 """The rollouts' trees as training data (see `intellagent.artifacts.training` for the formats).
 
-A path is a positive when it ended with its outcome passed and nothing found by the checks (`RolloutTurn.
-rewarded`). Every positive path is a supervised example. At each of its turns, a sibling (a turn sampled from
-the same prefix) through which no positive path runs makes a preference pair with it, as JOSH pairs them: a
-sibling that also leads to a positive path is no negative, only another good way. The KTO form holds the
-same turns unpaired: the chosen ones labelled true, the rejected ones false.
+A path is a positive when it ended with its outcome passed, nothing found by the checks and its simulated user
+at no fault (`RolloutTurn.rewarded`). Every positive path is a supervised example. At each of its turns, a
+sibling (a turn sampled from the same prefix) through which no positive path runs makes a preference pair with
+it, as JOSH pairs them: a sibling that also leads to a positive path is no negative, only another good way.
+The KTO form holds the same turns unpaired: the chosen ones labelled true, the rejected ones false.
 """
 
 from __future__ import annotations

@@ -127,12 +127,12 @@ def customer(request_text: str) -> Any:
     return turn
 
 
-def shop_script(config: Config, *, other: str = DECLINE) -> ScriptedLLM:
-    """The chatbot careful on its first candidate at each turn (`other`: what the others say), Ana, and a
-    critique that agrees."""
+def shop_script(config: Config, *, other: str = DECLINE, asking: str = "Please cancel my order A1.") -> ScriptedLLM:
+    """The chatbot careful on its first candidate at each turn (`other`: what the others say), Ana (`asking`:
+    her first message), and a critique that agrees."""
     chatbot = careful_chatbot(candidate_seeds(config, number=1), look_up=call("get_order", order_id="A1"),
                               write=call("cancel_order", order_id="A1"), other=other)
-    return script_of(chatbot, customer("Please cancel my order A1."))
+    return script_of(chatbot, customer(asking))
 
 
 def script_of(chatbot: Any, user: Any) -> ScriptedLLM:

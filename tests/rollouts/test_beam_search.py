@@ -45,3 +45,17 @@ def test_a_path_that_made_a_forbidden_write_or_broke_a_check_has_no_partial_rewa
     assert partial_reward(Dialog(id="S001", status="incomplete", grade=grade,
                                  findings=[Finding(message="cancel_order was called without an explicit yes")])) == 0.0
     assert partial_reward(Dialog(id="S001", status="incomplete")) == 0.0
+
+
+def test_a_path_whose_simulated_user_was_at_fault_is_no_positive(tmp_path: Path) -> None:
+    config = rollout_config(tmp_path)
+    folder = shop_folder(tmp_path, config)
+    script = shop_script(config, asking="(sighs) Please cancel my order A1.")
+
+    roll_out(config, folder, script, stages=("rollouts",))
+
+    searched = tree(folder)
+    (done,) = [turn for turn in searched.ended() if turn.grade and turn.grade.passed]
+    assert done.id == "0.1.1" and not done.findings
+    assert [fault.kind for fault in done.user_faults] == ["narrated"]
+    assert searched.rewarded() == []
