@@ -1,2 +1,2 @@
 """The stages of a run as LangGraph state machines, one module per stage (describe, populate, simulate,
-report) and one for a dialog: wiring only, the work being in `intellagent/<stage>/`."""
+rollouts, report) and one for a dialog: wiring only, the work being in `intellagent/<stage>/`."""

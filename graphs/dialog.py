@@ -6,6 +6,9 @@
     critique ──route_after_critique──→ accept (verdict confirmed) | user (sent back with feedback)
     accept → END (pass or fail)
 
+The rollouts play a dialog one chatbot turn at a time (`play_turn`), on the same nodes and routes cut where the
+chatbot would reply again.
+
 The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
 the chatbot. What the user is told, how it answers and what its stop means is its role's
 (`simulate.users`, chosen per event by `intellagent.modes`): a sampled scenario's user stops with a
@@ -214,6 +217,18 @@ def route_after_critique(state: DialogState) -> str:
 @cache
 def build_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
     """The dialog graph, compiled once; run it with `run_dialog`."""
+    return _graph(one_turn=False)
+
+
+@cache
+def build_turn_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
+    """The dialog graph cut after one chatbot turn, compiled once; run it with `play_turn`."""
+    return _graph(one_turn=True)
+
+
+def _graph(*, one_turn: bool) -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
+    """The dialog's nodes and routes; with `one_turn`, where the chatbot would reply again the graph ends instead."""
+    next_turn = END if one_turn else "chatbot"
     graph = StateGraph(DialogState, context_schema=DialogDeps)
     graph.add_node("chatbot", chatbot)
     graph.add_node("user", user)
@@ -221,15 +236,16 @@ def build_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, Di
     graph.add_node("accept", accept)
     graph.add_edge(START, "chatbot")
     graph.add_conditional_edges("chatbot", route_after_chatbot, ["user", END])
-    graph.add_conditional_edges("user", route_after_user, ["chatbot", "critique", "accept", END])
+    graph.add_conditional_edges("user", route_after_user, {"chatbot": next_turn, "critique": "critique",
+                                                           "accept": "accept", END: END})
     graph.add_conditional_edges("critique", route_after_critique, ["accept", "user", END])
     graph.add_edge("accept", END)
     return graph.compile()
 
 
-async def run_dialog(deps: DialogDeps) -> Dialog:
-    """Play one dialog to its end and return it (without usage or database, which the stage adds)."""
-    start: DialogState = {
+def opening() -> DialogState:
+    """The state of a dialog before its first turn."""
+    return {
         "transcript": [],
         "user_view": [],
         "critiques": [],
@@ -238,11 +254,30 @@ async def run_dialog(deps: DialogDeps) -> Dialog:
         "chatbot_ended": False,
         "outcome": None,
     }
+
+
+async def run_dialog(deps: DialogDeps) -> Dialog:
+    """Play one dialog to its end and return it (without usage or database, which the stage adds)."""
     # Each user turn takes two steps (user, chatbot), each verdict at most three more; a margin for the rest.
     limit = 2 * deps.max_turns + 3 * (deps.max_critiques + 1) + 5
     config = {"recursion_limit": limit, "run_name": f"dialog {deps.name or deps.event.id}"}
-    state = await build_graph().ainvoke(start, config, context=deps)
-    outcome: Outcome = state["outcome"]
+    state = await build_graph().ainvoke(opening(), config, context=deps)
+    return played(deps, state)
+
+
+async def play_turn(deps: DialogDeps, state: DialogState | None) -> tuple[DialogState, Dialog]:
+    """From `state` (None: a dialog not yet begun, whose turn is the greeting), one chatbot turn and the user's
+    answer to it, its verdict checked as in a whole dialog: the state where the chatbot would reply again, or at the
+    dialog's end, and the dialog it stands for."""
+    limit = 3 * (deps.max_critiques + 1) + 5
+    config = {"recursion_limit": limit, "run_name": f"turn {deps.name or deps.event.id}"}
+    after = await build_turn_graph().ainvoke(state or opening(), config, context=deps)
+    return after, played(deps, after)
+
+
+def played(deps: DialogDeps, state: DialogState) -> Dialog:
+    """The dialog `state` stands for (a dialog still going on is `incomplete`, for want of an ending)."""
+    outcome: Outcome = state["outcome"] or Outcome("incomplete", "still going on")
     return Dialog(
         id=deps.event.id,
         status=outcome.status,

@@ -33,13 +33,12 @@ from langgraph.types import Send
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
 from intellagent.checks import Check, Trace
-from intellagent.checks.assertions import compiled_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
-from intellagent.simulate.setting import played_dialog, served_world
+from intellagent.simulate.setting import checks_in_force, played_dialog, served_world
 from intellagent.simulate.trial_plan import TrialRounds
 from intellagent.simulate.trials import trial_id
 from intellagent.stage import StageItems
@@ -125,8 +124,7 @@ class DialogWork:
     async def open(cls, ctx: RunContext, given: dict[str, Chatbot]) -> AsyncIterator[DialogWork]:
         """The work of the stage; `given` is the mutants' chatbots, by name."""
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
-        catalog = ctx.folder.policies.load()
-        compiled = compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
+        compiled = checks_in_force(ctx)
         async with served_world(ctx, [chatbot, *given.values()]) as world_server:
             yield cls(ctx=ctx, chatbot=chatbot, mutants=given, world_server=world_server, compiled=compiled)
 

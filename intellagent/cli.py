@@ -96,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
                    help="compare --fail-under, --min-outcome and the minimums with the rate (point) or the low end "
                         "of its 95%% interval (lower_bound)")
+    p.add_argument("--rollouts", action="store_true", default=None,
+                   help="after simulate, search the chatbot's turns on every graded event (beam search rewarded by "
+                        "the expected outcome) and write training data: training/sft.jsonl, preferences.jsonl, "
+                        "kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
@@ -190,6 +194,7 @@ def _run(args: argparse.Namespace) -> int:
     from intellagent.runner import run  # the pipeline: not loaded for --help, --version or a usage error
 
     frozen, tau_data = scenario_source(args.scenarios_from)
+    named = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else None
     config = apply_overrides(
         load_config(args.config),
         llm=args.llm,
@@ -209,9 +214,10 @@ def _run(args: argparse.Namespace) -> int:
         tau_tasks=args.tasks,
         executor=args.executor,
         transcripts=args.transcripts,
+        rollouts=args.rollouts or ("rollouts" in named if named else None) or None,  # --stages rollouts asks for them
     )
     default_stages = FROZEN_STAGES if frozen else STAGES
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else default_stages
+    stages = named if named is not None else default_stages
     result = run(
         config,
         output=args.output,

@@ -337,6 +337,27 @@ class CalibrateConfig(_Strict):
         return self.enabled or bool(self.mutants)
 
 
+class RolloutsConfig(_Strict):
+    """Rollouts (--rollouts): a beam search over the chatbot's turns on every graded event, rewarded by its expected
+    outcome, whose rewarded paths become training data (see `intellagent.rollouts`). The defaults are JOSH's."""
+
+    enabled: bool = Field(default=False, description="Search every graded event after simulate (--rollouts).")
+    beam: int = Field(default=8, ge=1, description="Open paths kept after each chatbot turn: the most promising.")
+    branch: int = Field(default=2, ge=1, description="Chatbot turns sampled from each open path at each turn.")
+    max_turns: int | None = Field(
+        default=None, ge=1, description="User turns after which a path ends (default: simulate.max_turns)."
+    )
+    budget_usd: float = Field(
+        default=5.0, ge=0,
+        description="The most the rollouts spend, over every invocation of the run (--max-cost bounds the whole "
+        "run besides); reached, the search stops cleanly and a rerun with a larger budget resumes it.",
+    )
+    temperature: float = Field(
+        default=1.0, ge=0, le=2,
+        description="The chatbot's sampling temperature while rolling out: high, so that its candidates differ.",
+    )
+
+
 def parse_selection(selection: str) -> set[int]:
     """The task numbers of "0-9,12"; a ValueError names what is not a number or a range."""
     numbers: set[int] = set()
@@ -509,6 +530,7 @@ class Config(_Strict):
     calibrate: CalibrateConfig = Field(default_factory=CalibrateConfig)
     tau: TauConfig = Field(default_factory=TauConfig)
     transcripts: TranscriptsConfig = Field(default_factory=TranscriptsConfig)
+    rollouts: RolloutsConfig = Field(default_factory=RolloutsConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
 
@@ -657,6 +679,7 @@ def apply_overrides(
     tau_tasks: str | None = None,
     executor: str | None = None,
     transcripts: Path | None = None,
+    rollouts: bool | None = None,
 ) -> Config:
     """A copy of `config` with command-line (or API) overrides applied and re-validated.
 
@@ -678,6 +701,7 @@ def apply_overrides(
         tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
         executor: where the items run: `local` or `ray` (`executor.type`).
         transcripts: a JSONL file of production conversations (`transcripts.path`).
+        rollouts: search the chatbot's turns and export training data (`rollouts.enabled`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)
     if llm is not None:
@@ -717,6 +741,8 @@ def apply_overrides(
         data["executor"]["type"] = executor
     if transcripts is not None:
         data["transcripts"]["path"] = Path(transcripts).resolve()
+    if rollouts is not None:
+        data["rollouts"]["enabled"] = rollouts
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

@@ -154,6 +154,34 @@ class Json(Artifact[JsonFile[M]]):
         return JsonFile(self, root / self.name)
 
 
+class JsonFolderFile(ArtifactFile, Generic[M]):
+    """A folder of JSON files, one `model` per item (`<id>.json`)."""
+
+    def __init__(self, artifact: JsonFolder[M], path: Path) -> None:
+        super().__init__(artifact, path)
+        self.model = artifact.model
+        self.stored = artifact.stored
+
+    def item(self, item_id: str) -> JsonFile[M]:
+        """The file of one item."""
+        return JsonFile(Json(self.stored(item_id), self.model), self.path.parent / self.stored(item_id))
+
+
+class JsonFolder(Artifact[JsonFolderFile[M]]):
+    """The catalogue entry of a folder of JSON files, one `model` per item."""
+
+    def __init__(self, name: str, model: type[M], *, stage: StageName) -> None:
+        super().__init__(name, stage=stage)
+        self.model = model
+
+    def on(self, root: Path) -> JsonFolderFile[M]:
+        return JsonFolderFile(self, root / self.name)
+
+    def stored(self, item_id: str) -> str:
+        """Where an item's file is, relative to the run folder."""
+        return f"{self.name}/{item_id}.json"
+
+
 class JsonlFile(ArtifactFile, Generic[M]):
     """An append-only JSONL file of `model` items, each with an `id` and a `status`."""
 

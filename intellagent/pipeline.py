@@ -1,9 +1,10 @@
 """The pipeline: its stages in order, each with the work it runs, the artifacts it writes, and what it
 checks or builds before the run spends its first call.
 
-    describe ─► populate ─► simulate ─► production ─► report
+    describe ─► populate ─► simulate ─► (rollouts) ─► (production) ─► report
 
-(production judges the chatbot's real conversations, when the run is given them: `transcripts:`)
+Rollouts run only when asked for (`--rollouts`); production judges the chatbot's real conversations, when the run
+is given them (`transcripts:`).
 
 A stage's `run` reads the artifacts of the stages before it from the run folder, writes its own (its
 entries of the run folder's catalogue, `RunFolder.made_by`) and returns what it made: the runner
@@ -16,14 +17,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from intellagent.artifacts import Analysis, Dialog, Event, Report
+from intellagent.artifacts import Analysis, Dialog, Event, Report, Rollout
 from intellagent.artifacts.run_info import StageName
-from intellagent.chatbots.selection import check_chatbot
+from intellagent.chatbots.selection import check_chatbot, check_sampling
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe import Described
 from intellagent.files import Artifact, Jsonl
-from intellagent.graphs import describe, populate, production, report, simulate
+from intellagent.graphs import describe, populate, production, report, rollouts, simulate
 from intellagent.modes import check_scenario_source
 from intellagent.production.transcripts import check_transcripts
 from intellagent.reports.baseline import check_baseline
@@ -58,6 +59,10 @@ class Stage(Generic[T]):
     prepare: Callable[[RunContext], None] | None = None
     wanted: Callable[[Config], bool] | None = None
 
+    def runs_in(self, config: Config, stages: tuple[str, ...]) -> bool:
+        """Whether a run of `config` over `stages` runs it."""
+        return self.name in stages and (self.wanted is None or self.wanted(config))
+
     @property
     def records(self) -> Jsonl[Any]:
         """The file it appends its items to, one record per item, each with a `status`."""
@@ -68,9 +73,11 @@ DESCRIBE: Stage[Described] = Stage("describe", describe.run, RunFolder.made_by("
 POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by("populate"),
                                      check=check_scenario_source, prepare=populate.prepare)
 SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
+ROLLOUTS: Stage[list[Rollout]] = Stage("rollouts", rollouts.run, RunFolder.made_by("rollouts"), check=check_sampling,
+                                       wanted=lambda config: config.rollouts.enabled)
 PRODUCTION: Stage[list[Analysis]] = Stage("production", production.run, RunFolder.made_by("production"),
                                           check=check_transcripts, wanted=lambda config: config.transcripts.active)
 REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
 
-PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, PRODUCTION, REPORT)
+PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, PRODUCTION, REPORT)
 """The stages, in the order they run."""

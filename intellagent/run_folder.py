@@ -21,11 +21,13 @@ from intellagent.artifacts import (
     MutantList,
     PolicyCatalog,
     Report,
+    Rollout,
+    RolloutTree,
     RunInfo,
     Scenario,
 )
 from intellagent.artifacts.run_info import StageName
-from intellagent.files import Artifact, Folder, Graph, Json, Jsonl, Text, Worlds
+from intellagent.files import Artifact, Folder, Graph, Json, JsonFolder, Jsonl, Text, Worlds
 
 
 class RunFolder:
@@ -44,6 +46,14 @@ class RunFolder:
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")
+    rollouts = Jsonl("rollouts.jsonl", Rollout, stage="rollouts")
+    rollout_trees = JsonFolder("rollouts", RolloutTree, stage="rollouts")
+    """Each event's search tree, rollouts/<event>.json."""
+    rollout_worlds = Worlds("rollouts", stage="rollouts")
+    """Each turn's world, rollouts/<event>/<turn>.delta.json: what its path changed in the event's world."""
+    sft = Text("training/sft.jsonl", stage="rollouts")
+    preferences = Text("training/preferences.jsonl", stage="rollouts")
+    kto = Text("training/kto.jsonl", stage="rollouts")
     production = Jsonl("production.jsonl", Analysis, stage="production")
     """The verdict on each production conversation: the production stage's record of its items, listed before the
     conversations it reads them from as the stage's one record file."""

@@ -38,8 +38,10 @@ from intellagent.run_folder import RunFolder
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
 # only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards; production
-# conversations are judged beside the tests, so a finished run can be given them afterwards.
-RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor", "transcripts"}
+# conversations are judged beside the tests, and rollouts only add their own files after the dialogs, so a finished
+# run can be given them afterwards.
+RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor", "transcripts",
+                      "rollouts"}
 
 # Held while a run works in its folder (see `_exclusive`).
 LOCK_FILE = ".intellagent.lock"
@@ -104,7 +106,7 @@ async def execute(
     unknown = set(stages) - set(STAGES)
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
-    chosen = [stage for stage in PIPELINE if stage.name in stages and (stage.wanted is None or stage.wanted(config))]
+    chosen = [stage for stage in PIPELINE if stage.runs_in(config, stages)]
     # Inputs a later stage would find wrong fail now, before any call: an hour of describe and populate must
     # not end on a typo.
     for check in dict.fromkeys(stage.check for stage in chosen if stage.check is not None):  # each check once
@@ -251,7 +253,7 @@ def _clear(folder: RunFolder) -> None:
 
     A fresh run of unchanged work is then answered from the cache: at no cost, and under --replay.
     """
-    artifacts = {entry.name for entry in RunFolder.catalogue()}
+    artifacts = {Path(entry.name).parts[0] for entry in RunFolder.catalogue()}  # training/sft.jsonl: its folder
     for path in folder.root.iterdir():
         if path.name not in artifacts and not path.name.endswith(".partial"):
             continue

@@ -3,6 +3,7 @@
 describe → policies.json (with the flows' procedures and the compiled assertions), graph.json,
 scenarios.jsonl; populate → events.jsonl, events/<id>.delta.json and assertions.json (the assertions in
 force); simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
+rollouts (--rollouts) → rollouts.jsonl, rollouts/<event>.json and training/*.jsonl;
 report → analysis.jsonl, report.json, report.html, junit.xml. `intellagent.run_folder` names each file
 once, with its model. The models stand on nothing else of the library: what they hold of the LLM
 accounting (`usage`) and of τ-bench (`tau`) is defined here too.
@@ -39,9 +40,11 @@ from intellagent.artifacts.policies import (
 )
 from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopStep, StepKind
 from intellagent.artifacts.report import Report
+from intellagent.artifacts.rollouts import Rollout, RolloutStatus, RolloutTree, RolloutTurn
 from intellagent.artifacts.run_info import FROZEN_STAGES, STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Scenario
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
+from intellagent.artifacts.training import KtoExample, PreferencePair, SftExample
 from intellagent.artifacts.usage import Tally, UsageReport
 
 __all__ = [
@@ -72,6 +75,7 @@ __all__ = [
     "Flow",
     "ForbiddenAssertion",
     "ForbiddenCall",
+    "KtoExample",
     "Message",
     "Move",
     "MutantKind",
@@ -85,11 +89,17 @@ __all__ = [
     "Policy",
     "PolicyCatalog",
     "PreconditionAssertion",
+    "PreferencePair",
     "Report",
+    "Rollout",
+    "RolloutStatus",
+    "RolloutTree",
+    "RolloutTurn",
     "RunInfo",
     "RunStatus",
     "SameEntity",
     "Scenario",
+    "SftExample",
     "SopEdge",
     "SopGraph",
     "SopStep",

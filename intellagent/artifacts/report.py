@@ -530,6 +530,40 @@ class ProgramFigures(BaseModel):
     flows: list[FlowOrder] = Field(default_factory=list, description="Per flow with a procedure.")
 
 
+class RolloutGroup(BaseModel):
+    """What the rollouts yielded on the events of one policy or flow."""
+
+    id: str
+    name: str
+    events: int = Field(description="Events of the group searched (to their end, or until the budget ran out).")
+    paths: int = Field(description="Paths that ended.")
+    rewarded: int = Field(description="Of those, the rewarded ones: supervised examples.")
+    pairs: int = Field(description="Preference pairs.")
+
+
+class RolloutFigures(BaseModel):
+    """What the rollouts (--rollouts) searched, found, and what they cost."""
+
+    events: int = Field(description="Events searched (to their end, or until the budget ran out).")
+    skipped: int = Field(description="Events with nothing to reward their paths by, or no world.")
+    stopped: int = Field(description="Events whose search the budget stopped or kept from starting.")
+    errors: int = Field(description="Events whose search failed.")
+    paths: int = Field(description="Paths that ended.")
+    rewarded: int = Field(description="Rewarded paths (outcome passed, nothing found, the simulated user at no "
+                          "fault): the supervised examples.")
+    pairs: int = Field(description="Preference pairs: a rewarded and an unrewarded turn after one prefix.")
+    compared: int = Field(description="Searched events with a dialog of simulate graded too.")
+    best_reward: float | None = Field(
+        default=None, description="Over those events, the mean outcome reward of the search's best path.")
+    plain_reward: float | None = Field(
+        default=None, description="Over the same events, the mean outcome reward of simulate's dialog.")
+    improved: int = Field(default=0, description="Of those events, those whose best path beat the dialog.")
+    calls: int = Field(description="LLM calls the searches made (the cache's answers not counted).")
+    cost_usd: float = Field(description="What they cost.")
+    policies: list[RolloutGroup] = Field(default_factory=list, description="Per policy, in policy id order.")
+    flows: list[RolloutGroup] = Field(default_factory=list, description="Per flow, in the catalogue's order.")
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -567,6 +601,9 @@ class Report(BaseModel):
     dialogs: list[DialogResult]
     programs: ProgramFigures | None = Field(
         default=None, description="What programs decide: policies backed, compiled assertions, procedures followed."
+    )
+    rollouts: RolloutFigures | None = Field(
+        default=None, description="What the rollouts searched and yielded (None when the run did not roll out)."
     )
     production: ProductionFigures | None = Field(
         default=None, description="Set when the run read production conversations (`transcripts:`)."

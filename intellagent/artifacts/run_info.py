@@ -9,12 +9,13 @@ from pydantic import BaseModel, Field
 
 from intellagent.artifacts.usage import UsageReport
 
-StageName = Literal["describe", "populate", "simulate", "production", "report"]
+StageName = Literal["describe", "populate", "simulate", "rollouts", "production", "report"]
 
 STAGES: tuple[StageName, ...] = get_args(StageName)
-"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does)."""
+"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does; rollouts runs only when
+asked for)."""
 
-FROZEN_STAGES: tuple[StageName, ...] = ("simulate", "production", "report")
+FROZEN_STAGES: tuple[StageName, ...] = ("simulate", "rollouts", "production", "report")
 """The stages a run on a frozen test set runs by default: its scenarios and worlds are the set's."""
 
 RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]

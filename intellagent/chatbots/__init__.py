@@ -16,8 +16,10 @@ from intellagent.chatbots.protocol import (
     ChatbotReply,
     ChatbotSession,
     ChatMessage,
+    ForkingConversation,
+    SamplingChatbot,
 )
-from intellagent.chatbots.selection import adapt, select_chatbot, uses_native_tools
+from intellagent.chatbots.selection import adapt, check_sampling, select_chatbot, uses_native_tools
 from intellagent.chatbots.world import DialogWorld
 
 __all__ = [
@@ -28,7 +30,10 @@ __all__ = [
     "ChatbotReply",
     "ChatbotSession",
     "DialogWorld",
+    "ForkingConversation",
+    "SamplingChatbot",
     "adapt",
+    "check_sampling",
     "select_chatbot",
     "uses_native_tools",
 ]

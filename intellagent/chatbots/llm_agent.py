@@ -9,6 +9,7 @@ reply. A tool that ends the dialog (a hand-off to a human) gets one last reply, 
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -72,6 +73,12 @@ class LLMAgent:
         llm = dialog_model(self.llm, seed=self.seed, dialog_id=session.id)
         return _AgentConversation(self, session.world, counted(llm, session.usage))
 
+    def sampling(self, temperature: float) -> LLMAgent:
+        """The same agent, its model sampled at `temperature` (each dialog with its own seed)."""
+        sampled = copy.copy(self)
+        sampled.llm = self.llm.with_options(temperature=temperature)
+        return sampled
+
 
 class _AgentConversation:
     def __init__(self, agent: LLMAgent, world: DialogWorld, llm: LLM) -> None:
@@ -80,6 +87,12 @@ class _AgentConversation:
         self.llm = llm
         self.history: list[BaseMessage] = list(agent.prefix)
         self.seen = 0  # public messages already in the history
+
+    def fork(self, session: ChatbotSession) -> _AgentConversation:
+        """The conversation so far, its tool calls and their results included, continued on `session`'s world."""
+        forked = self.agent.open(session)
+        forked.history, forked.seen = list(self.history), self.seen
+        return forked
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
         """Take steps (tool calls) until the model replies, within the tool-call allowance."""

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from intellagent.chatbots.protocol import MCP_HEADER, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.llm import LLM
-from intellagent.llm.dialog_models import counted
+from intellagent.llm.dialog_models import counted, dialog_model
 
 STEP = "simulate/chatbot"
 
@@ -25,22 +25,34 @@ class OpenAIChatbot:
 
     Args:
         llm: the endpoint as the run's `chatbot` role (see `selection.endpoint_llm`).
+        seed: the run's seed, from which each dialog's own is drawn when the endpoint samples.
     """
 
     reaches_world_over_mcp = True
 
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, *, seed: int = 0) -> None:
         self.llm = llm
+        self.seed = seed
 
     def open(self, session: ChatbotSession) -> _EndpointConversation:
         """A conversation counted in the dialog's accounting."""
-        return _EndpointConversation(counted(self.llm, session.usage), session)
+        llm = dialog_model(self.llm, seed=self.seed, dialog_id=session.id)
+        return _EndpointConversation(self, counted(llm, session.usage), session)
+
+    def sampling(self, temperature: float) -> OpenAIChatbot:
+        """The same endpoint, sampled at `temperature` (each dialog with its own seed)."""
+        return OpenAIChatbot(self.llm.with_options(temperature=temperature), seed=self.seed)
 
 
 class _EndpointConversation:
-    def __init__(self, llm: LLM, session: ChatbotSession) -> None:
+    def __init__(self, chatbot: OpenAIChatbot, llm: LLM, session: ChatbotSession) -> None:
+        self.chatbot = chatbot
         self.llm = llm
         self.headers = {MCP_HEADER: session.mcp_url} if session.mcp_url else None
+
+    def fork(self, session: ChatbotSession) -> _EndpointConversation:
+        """The endpoint is sent the whole conversation each time: a fork is a conversation opened on `session`."""
+        return self.chatbot.open(session)
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
         history: list[BaseMessage] = [

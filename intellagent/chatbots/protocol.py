@@ -105,6 +105,29 @@ class Chatbot(Protocol):
         ...
 
 
+class ForkingConversation(ChatbotConversation, Protocol):
+    """A conversation that can be continued in several ways from where it stands."""
+
+    def fork(self, session: ChatbotSession) -> ForkingConversation:
+        """The conversation so far, continued apart in another dialog: on that dialog's world, sampled with its
+        seed, counted in its accounting; this one is left as it is."""
+        ...
+
+
+@runtime_checkable
+class SamplingChatbot(Chatbot, Protocol):
+    """A chatbot whose replies can be sampled, so that one conversation can be continued in several ways (the
+    rollouts' beam search): its conversations fork, and each fork samples with its own dialog's seed."""
+
+    def sampling(self, temperature: float) -> SamplingChatbot:
+        """The same chatbot, its model sampled at `temperature`."""
+        ...
+
+    def open(self, session: ChatbotSession) -> ForkingConversation:
+        """Start a conversation for one dialog."""
+        ...
+
+
 class _ReportedToolCall(BaseModel):
     id: str = ""
     name: str

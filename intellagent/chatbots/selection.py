@@ -12,7 +12,7 @@ from intellagent.chatbots.http_endpoint import HTTPChatbot
 from intellagent.chatbots.langgraph_app import LangGraphChatbot
 from intellagent.chatbots.llm_agent import LLMAgent
 from intellagent.chatbots.openai_chat import OpenAIChatbot
-from intellagent.chatbots.protocol import Chatbot
+from intellagent.chatbots.protocol import Chatbot, SamplingChatbot
 from intellagent.chatbots.python_callable import PythonChatbot, parameters
 from intellagent.config import ChatbotConfig, Config
 from intellagent.errors import UsageError
@@ -48,6 +48,28 @@ def check_chatbot(config: Config, chatbot: Any) -> None:
         import_target(config.chatbot.target or "")
 
 
+SAMPLING_TYPES = ("llm_agent", "openai")
+"""The configured chatbots whose replies the run can sample (see `SamplingChatbot`)."""
+
+
+def check_sampling(config: Config, chatbot: Any) -> None:
+    """Before the run starts, when it rolls out: a chatbot that cannot sample its replies fails now, before any call
+    (a chatbot object given through the API replaces the config's).
+
+    Raises:
+        UsageError: the chatbot cannot be sampled.
+    """
+    if chatbot is not None:
+        if not isinstance(adapt(chatbot), SamplingChatbot):
+            raise UsageError(f"--rollouts samples the chatbot's replies, and the {type(chatbot).__name__} given cannot "
+                             "be sampled; give an adapter with sampling() and forking conversations (see "
+                             "SamplingChatbot), or test an llm_agent or openai chatbot")
+        return
+    if config.chatbot.type not in SAMPLING_TYPES:
+        raise UsageError(f"--rollouts samples the chatbot's replies, and a chatbot of type {config.chatbot.type!r} "
+                         f"cannot be sampled; roll out a chatbot of type {' or '.join(SAMPLING_TYPES)}")
+
+
 def configured_chatbot(ctx: RunContext, config: ChatbotConfig, *, where: str = "chatbot") -> Chatbot:
     """The chatbot a config section describes (`chatbot:`, or a mutant's under `calibrate.mutants`).
 
@@ -73,7 +95,7 @@ def configured_chatbot(ctx: RunContext, config: ChatbotConfig, *, where: str = "
     if config.type == "http":
         return HTTPChatbot(url=config.url or "", timeout=config.timeout, api_key_env=config.api_key_env)
     if config.type == "openai":
-        return OpenAIChatbot(endpoint_llm(ctx, config))
+        return OpenAIChatbot(endpoint_llm(ctx, config), seed=ctx.config.seed)
     return llm_agent(ctx, config)
 
 

@@ -50,14 +50,17 @@ class Usage:
     """Thread-safe counters shared by every LLM of a run.
 
     A usage with a `parent` (one dialog's share of the run, say) counts each call in its parent too,
-    and answers to the parent's budget.
+    and answers to the parent's budget. A usage with a `stage` counts each call, here and in its parents, under
+    that stage, whichever stage's parts made it (the rollouts play dialogs with simulate's parts).
     """
 
     def __init__(
-        self, *, max_cost_usd: float | None = None, start: UsageReport | None = None, parent: Usage | None = None
+        self, *, max_cost_usd: float | None = None, start: UsageReport | None = None, parent: Usage | None = None,
+        stage: str | None = None,
     ) -> None:
         self.max_cost_usd = max_cost_usd
         self.parent = parent
+        self.stage = stage
         self._lock = threading.Lock()
         self._report = start.model_copy(deep=True) if start else UsageReport()
         self._unpriced: set[str] = set(self._report.unpriced_models)
@@ -94,6 +97,8 @@ class Usage:
             prices: USD per input and per output token, or None when free or unknown.
             unpriced_model: the model's name when its price is unknown, so the report can say so.
         """
+        if self.stage is not None:
+            step = f"{self.stage}/{step.partition('/')[2] or step}"
         tally = Tally(calls=0 if cached else 1, cached=1 if cached else 0)
         if not cached:
             tally.input_tokens, tally.output_tokens = input_tokens, output_tokens

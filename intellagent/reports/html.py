@@ -40,6 +40,7 @@ from intellagent.reports.outcome_view import outcome_headline, outcome_section
 from intellagent.reports.persona_view import personas_panel, robustness_note
 from intellagent.reports.production_view import production_section
 from intellagent.reports.program_view import backing_tag, backing_text, programs_section
+from intellagent.reports.rollout_view import rollouts_section
 from intellagent.reports.simulator_view import simulator_section
 from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent, points
@@ -66,6 +67,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _trials(report.trials) if report.trials else "",
         _calibration(report.calibration, artifacts) if report.calibration else "",
         programs_section(report.programs, artifacts) if report.programs else "",
+        rollouts_section(report.rollouts) if report.rollouts else "",
         simulator_section(report) if report.simulator else "",
         production_section(report) if report.production else "",
         _policy_table(report),

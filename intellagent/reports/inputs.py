@@ -15,19 +15,20 @@ from intellagent.artifacts import (
     Event,
     MutantRecord,
     PolicyCatalog,
+    Rollout,
     RunInfo,
     Scenario,
 )
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
 
-T = TypeVar("T", Scenario, Event, Dialog)
+T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 
 
 @dataclass
 class RunArtifacts:
     """The artifacts of describe, populate and simulate, plus run.json (`assertions`: assertions.json, which an
-    older run folder lacks).
+    older run folder lacks; `rollouts`: rollouts.jsonl, when the run rolled out).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog.
@@ -44,6 +45,7 @@ class RunArtifacts:
     assertions: AssertionsInForce | None = None
     transcripts: list[Dialog] = field(default_factory=list)
     production: list[Analysis] = field(default_factory=list)
+    rollouts: list[Rollout] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -82,6 +84,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         assertions=folder.assertions.load(),
         transcripts=folder.transcripts.load(),
         production=folder.production.load(),
+        rollouts=_latest(folder.rollouts.load()),
     )
 
 

@@ -36,6 +36,7 @@ from intellagent.reports.outcomes import dialog_outcome, outcome_figures
 from intellagent.reports.personas import persona_results, robustness
 from intellagent.reports.production import production_figures
 from intellagent.reports.programs import backing, program_figures
+from intellagent.reports.rollouts import rollout_figures
 from intellagent.reports.trials import trial_figures
 from intellagent.reports.user_faults import simulator_faults
 from intellagent.tau.score import tau_score
@@ -104,6 +105,7 @@ def build_report(
         programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
         production=production_figures(artifacts.catalog, artifacts.graph, rated, artifacts.transcripts,
                                       artifacts.production, strong_edge=strong_edge) if artifacts.transcripts else None,
+        rollouts=rollout_figures(artifacts.rollouts, artifacts.catalog),
     )
 
 

@@ -16,6 +16,7 @@ from intellagent.artifacts.report import (
     ProgramFigures,
     Report,
     Robustness,
+    RolloutFigures,
     Share,
     SimulatorFaults,
     TauFailure,
@@ -61,6 +62,8 @@ def summary_text(result: Reported) -> str:
         lines += tau_lines(report.tau)
     if report.outcomes is not None:
         lines.append(outcome_line(report.outcomes))
+    if report.rollouts is not None:
+        lines.append(rollouts_line(report.rollouts))
     lines += [
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",
@@ -104,6 +107,20 @@ def production_line(production: ProductionFigures) -> str:
     if production.regression:
         parts.append(f"{counted(len(production.regression), 'regression scenario')} in regression/")
     return "; ".join(parts)
+
+
+def rollouts_line(figures: RolloutFigures) -> str:
+    """What the rollouts searched and yielded, against the plain dialogs, and what they cost, on one line."""
+    parts = [f"rollouts: {counted(figures.events, 'event')} searched, {counted(figures.paths, 'path')} ended, "
+             f"{figures.rewarded} rewarded (training/sft.jsonl), {counted(figures.pairs, 'preference pair')}"]
+    if figures.best_reward is not None and figures.plain_reward is not None:
+        parts.append(f"best path's reward {figures.best_reward:.2f} against the dialog's {figures.plain_reward:.2f} "
+                     f"({figures.improved} of {counted(figures.compared, 'event')} better)")
+    parts.append(f"{counted(figures.calls, 'call')}, ${figures.cost_usd:.2f}")
+    apart = [f"{counted(n, 'event')} {why}" for n, why in (
+        (figures.stopped, "stopped by the budget (a rerun resumes them)"), (figures.skipped, "with nothing to reward"),
+        (figures.errors, "failed")) if n]
+    return "; ".join(parts + apart)
 
 
 def program_lines(programs: ProgramFigures) -> list[str]:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
-from intellagent.checks import Check, run_checks
+from intellagent.checks import Check, Trace, run_checks
+from intellagent.checks.assertions import compiled_checks
 from intellagent.config import switched_on
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
@@ -167,6 +168,12 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
                                   written=list(found), compiled=compiled, claims=claims)
     played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
+
+
+def checks_in_force(ctx: RunContext) -> list[Check[Trace]]:
+    """The run's compiled assertions in force, as checks that every dialog is run through with the domain's own."""
+    catalog = ctx.folder.policies.load()
+    return compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
 
 
 def user_thoughts(ctx: RunContext) -> bool:

@@ -1,0 +1,147 @@
+"""Rollouts on the store, a domain of JSON columns, ids of digits and rows whose references agree: a careful
+candidate cancels a pending order of a customer found by e-mail; and a whole run of the careless double."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+import intellagent
+from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, KtoExample, PreferencePair, SftExample
+from intellagent.config import Config
+from intellagent.environment import Environment
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
+from intellagent.run_folder import RunFolder
+from tests.describe.conftest import script_document
+from tests.pipeline.test_store_run import RULES
+from tests.rollouts.shop_rollouts import (
+    candidate_seeds,
+    careful_chatbot,
+    customer,
+    folder_with,
+    lines,
+    records,
+    roll_out,
+    script_of,
+    tree,
+)
+from tests.simulate.scripted_dialogs import call
+from tests.store import build_world, config
+
+
+def pending_order(background: Path) -> tuple[str, str]:
+    """A pending order of the background world and its customer's e-mail."""
+    with sqlite3.connect(background) as connection:
+        found = connection.execute(
+            "SELECT o.order_id, c.email FROM store_orders o JOIN store_customers c USING (customer_id) "
+            "WHERE o.status = 'pending' ORDER BY o.order_id LIMIT 1").fetchone()
+    assert found is not None
+    return found
+
+
+def store_event(tmp_path: Path, cfg: Config) -> tuple[Path, str, str]:
+    """A run folder holding one event on the store's background world: a customer wants a pending order cancelled,
+    and the expected outcome finds them by e-mail and cancels it; with the order and the e-mail."""
+    background = build_world(tmp_path).background
+    order, email = pending_order(background)
+    expected = ExpectedOutcome(calls=[ExpectedCall(tool="find_customer", arguments={"email": email}, writes=False),
+                                      ExpectedCall(tool="cancel_order", arguments={"order_id": order}, writes=True)],
+                               world="events/S001.expected.delta.json")
+    event = Event(id="S001", policies=["P1"], challenge=3, scenario=f"You want order {order} cancelled.",
+                  expected_behaviour="The agent finds you by e-mail, asks, then cancels the order.",
+                  user_rows={"store_customers": [{"email": email}]}, database="events/S001.sqlite", expected=expected)
+
+    def copy_background(environment: Environment, database: Path) -> None:
+        shutil.copyfile(background, database)
+
+    return folder_with(tmp_path, cfg, [event], build=copy_background), order, email
+
+
+ROLLOUTS = {"enabled": True, "beam": 2, "branch": 2, "max_turns": 3}
+
+
+@pytest.fixture(scope="module")
+def store_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("store-rollouts")
+    cfg = config(tmp_path, workers=1, rollouts=ROLLOUTS)
+    folder, order, email = store_event(tmp_path, cfg)
+    chatbot = careful_chatbot(candidate_seeds(cfg, number=1), look_up=call("find_customer", email=email),
+                              write=call("cancel_order", order_id=order))
+    roll_out(cfg, folder, script_of(chatbot, customer(f"Please cancel order {order}; my e-mail is {email}.")),
+             stages=("rollouts",))
+    return folder
+
+
+def test_on_the_store_the_beam_keeps_the_path_that_cancels_the_order(store_folder: Path) -> None:
+    searched = tree(store_folder)
+
+    assert [turn.id for turn in searched.rewarded()] == ["0.1.1"]
+    assert records(store_folder)[0].status == "ok"
+
+
+def test_on_the_store_the_sft_example_makes_the_expected_calls_with_their_results(store_folder: Path) -> None:
+    (example,) = [SftExample.model_validate(line) for line in lines(store_folder, "sft")]
+
+    called = [call.function.name for message in example.messages for call in message.tool_calls or []]
+    results = [message.content for message in example.messages if message.role == "tool"]
+    assert called == ["find_customer", "cancel_order"]
+    assert results[1].endswith("cancelled") and results[0].startswith("{")
+
+
+def test_on_the_store_the_preference_file_pairs_the_careful_turns_with_the_declining_ones(store_folder: Path) -> None:
+    pairs = [PreferencePair.model_validate(line) for line in lines(store_folder, "preferences")]
+
+    assert [(pair.metadata.path, pair.metadata.rejected) for pair in pairs] == [("0.1", "0.2"), ("0.1.1", "0.1.2")]
+
+
+@pytest.fixture(scope="module")
+def careless_search(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("careless-search")
+    cfg = config(tmp_path, rollouts=ROLLOUTS)
+    folder, _, _ = store_event(tmp_path, cfg)
+    roll_out(cfg, folder, ScriptedLLM().on(reply=careless_answers(seed=3)), stages=("simulate", "rollouts"))
+    return folder
+
+
+def test_the_careless_double_searches_the_event_to_an_honest_record(careless_search: Path) -> None:
+    (record,) = records(careless_search)
+    searched = tree(careless_search)
+
+    assert record.status == "ok" and record.paths == len(searched.ended()) > 0
+    assert record.rewarded == len(searched.rewarded()) <= record.paths
+    assert all(0.0 <= turn.reward <= 1.0 for turn in searched.turns)
+
+
+@pytest.mark.parametrize(("name", "model"), [("sft", SftExample), ("preferences", PreferencePair),
+                                             ("kto", KtoExample)])
+def test_the_careless_doubles_training_files_are_valid_or_empty(careless_search: Path, name: str,
+                                                                 model: type[BaseModel]) -> None:
+    for line in lines(careless_search, name):
+        model.model_validate(line)
+
+
+@pytest.fixture(scope="module")
+def careless_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("careless-rollouts")
+    cfg = config(folder, samples=3, describe={"challenge_range": [3, 6], "graph_weights": "flows"},
+                 rollouts={"enabled": True, "beam": 2, "branch": 2, "max_turns": 2})
+    script = script_document(ScriptedLLM(), flows=RULES).on(reply=careless_answers(seed=5))
+    report = intellagent.evaluate(cfg, output=folder / "run", script=script)
+    assert report.rollouts is not None and report.rollouts.skipped == len(RunFolder(folder / "run").rollouts.load())
+    return folder / "run"
+
+
+def test_a_whole_careless_run_records_every_event_it_could_not_search_as_skipped(careless_run: Path) -> None:
+    folder = RunFolder(careless_run)
+    events = {event.id: event for event in folder.events.load() if event.status == "ok"}
+
+    assert folder.run_info.require().status in ("done", "gate_failed")
+    assert sorted(record.id for record in folder.rollouts.load()) == sorted(events)
+    for record in folder.rollouts.load():
+        assert record.status == ("skipped" if events[record.id].expected is None else "ok"), record
+    assert all((careless_run / "training" / f"{name}.jsonl").is_file() for name in ("sft", "preferences", "kto"))
