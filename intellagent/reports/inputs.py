@@ -11,6 +11,7 @@ import networkx as nx
 from intellagent.artifacts import AssertionsInForce, Dialog, Event, MutantRecord, PolicyCatalog, RunInfo, Scenario
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
+from intellagent.simulate.control import beside
 
 T = TypeVar("T", Scenario, Event, Dialog)
 
@@ -21,7 +22,8 @@ class RunArtifacts:
     older run folder lacks).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
-    figure of the chatbot ever counts a mutant's dialog.
+    figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
+    ones (`solo_dialogs`, `simulate.dual_control: both`), which the report sets beside them.
     """
 
     catalog: PolicyCatalog
@@ -33,6 +35,7 @@ class RunArtifacts:
     mutants: list[MutantRecord] = field(default_factory=list)
     mutant_dialogs: list[Dialog] = field(default_factory=list)
     assertions: AssertionsInForce | None = None
+    solo_dialogs: list[Dialog] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -64,11 +67,12 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         graph=graph,
         scenarios=scenarios,
         events=events,
-        dialogs=[d for d in dialogs if d.mutant is None],
+        dialogs=[d for d in dialogs if d.mutant is None and not beside(d)],
         info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
         assertions=folder.assertions.load(),
+        solo_dialogs=[d for d in dialogs if d.mutant is None and beside(d)],
     )
 
 

@@ -1,0 +1,35 @@
+"""Dual control (`simulate.dual_control`): whether a dialog's user acts on its own side, or its chatbot does.
+
+Where the domain gives the user tools of its own (`environment.user_tools`), a dialog is played **dual**
+by default: the user calls them as the chatbot guides it. A **solo** dialog (τ²-bench's ablation) hands
+those tools to the chatbot and leaves the user only talking, so that a chatbot that fails dual but
+passes solo reasons well and guides badly. `both` plays every dialog each way: the dual one keeps its
+usual id and counts in the run's figures; the solo one beside it is `<id>-solo`, kept apart as a
+mutant's dialog is, and set beside the dual figures in the report.
+"""
+
+from __future__ import annotations
+
+from intellagent.artifacts import Dialog
+from intellagent.config import Config
+from intellagent.environment import Environment
+
+SOLO_SUFFIX = "-solo"
+
+
+def played_solo(config: Config, environment: Environment) -> list[bool]:
+    """The ways the run plays each of its chatbot's dialogs, as solo flags: the run's mode first (it names the
+    dialog as usual), then a solo one beside it under `both`. A domain without user tools is played one way."""
+    if not environment.user_tools:
+        return [False]
+    return {"dual": [False], "solo": [True], "both": [False, True]}[config.simulate.dual_control]
+
+
+def solo_id(played_id: str, *, beside: bool) -> str:
+    """The id of a solo dialog: `played_id` as it is when solo is the run's only mode, else marked as beside."""
+    return played_id + SOLO_SUFFIX if beside else played_id
+
+
+def beside(dialog: Dialog) -> bool:
+    """Whether `dialog` is a solo one played beside a dual one (`both`): kept out of the run's own figures."""
+    return dialog.control == "solo" and dialog.id.endswith(SOLO_SUFFIX)
