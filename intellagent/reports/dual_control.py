@@ -10,11 +10,13 @@ what to do and fails to get the user to do it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from html import escape
 from typing import Literal
 
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.artifacts.report import CallScore, ControlResult, DialogOutcome, DualControl, Rate
 from intellagent.reports.analysis import RATED
+from intellagent.reports.text import percent, points
 
 
 def dual_control(dialogs: list[Dialog], solo: list[Dialog], analyses: dict[str, Analysis],
@@ -55,3 +57,40 @@ def _result(way: Literal["dual", "solo"], dialogs: list[Dialog], analyses: dict[
 def _summed(counts: Iterable[list[int]]) -> CallScore:
     expected, made, matched = (sum(column) for column in zip(*counts, [0, 0, 0], strict=True))
     return CallScore.of(expected=expected, made=made, matched=matched)
+
+
+def dual_control_line(figures: DualControl) -> str:
+    """Each way's pass rate and outcome pass rate, and the gap, in one line of the summary."""
+    parts = [f"{result.control} {_rate(result.pass_rate)} passed, outcome {_rate(result.outcome_pass_rate)}"
+             for result in figures.results]
+    gap = f"; solo minus dual outcome: {points(figures.gap)}" if figures.gap is not None else ""
+    return "dual control: " + "; ".join(parts) + gap
+
+
+def dual_control_panel(figures: DualControl) -> str:
+    """The report page's panel: each way's dialogs, pass rates and calls per side."""
+    rows = "".join(
+        f"<tr><td>{result.control}</td><td>{result.dialogs}</td><td>{escape(_rate(result.pass_rate))}</td>"
+        f"<td>{escape(_rate(result.outcome_pass_rate))}</td><td>{escape(_calls(result.company_calls))}</td>"
+        f"<td>{escape(_calls(result.user_calls))}</td></tr>"
+        for result in figures.results
+    )
+    gap = "" if figures.gap is None else (
+        f" The solo outcome pass rate minus the dual one: {escape(points(figures.gap))}; a chatbot that passes solo "
+        "and fails dual knows what to do and does not get the user to do it.")
+    return (
+        '<section class="panel"><h2>Dual control</h2>'
+        '<p class="hint">The user acts on its own side of the world: dual, as the chatbot guides it; solo, the '
+        f"chatbot holds the user's tools itself.{gap}</p>"
+        '<table class="compact"><thead><tr><th>Played</th><th>Dialogs</th><th>Pass rate</th><th>Outcome pass rate'
+        "</th><th>Chatbot's tools (P / R)</th><th>User's tools (P / R)</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _rate(rate: Rate) -> str:
+    return f"{rate.passed} of {rate.total} ({percent(rate.rate)})"
+
+
+def _calls(score: CallScore) -> str:
+    return f"{percent(score.precision.rate)} / {percent(score.recall.rate)}"
