@@ -35,7 +35,8 @@ def test_dual_and_solo_are_set_side_by_side_with_the_solo_minus_dual_gap() -> No
     result = figures(played("S1", "dual", False, UNGUIDED), played("S2", "dual", True, GUIDED),
                      played("S1-solo", "solo", True, GUIDED), played("S2-solo", "solo", True, GUIDED))
     dual, solo = result.results
-    assert (dual.control, dual.dialogs, dual.outcome_pass_rate.passed, dual.outcome_pass_rate.total) == ("dual", 2, 1, 2)
+    assert (dual.control, dual.dialogs) == ("dual", 2)
+    assert (dual.outcome_pass_rate.passed, dual.outcome_pass_rate.total) == (1, 2)
     assert (solo.control, solo.outcome_pass_rate.passed, solo.outcome_pass_rate.total) == ("solo", 2, 2)
     assert result.gap == 0.5
 
