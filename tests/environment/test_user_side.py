@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from intellagent.artifacts import Message, ToolCall
+from intellagent.checks import Trace
 from intellagent.environment import Environment, load_environment
 from intellagent.errors import UsageError
 from tests.environment.conftest import CARD, INSTALL, WALLET, ConfigFactory
@@ -110,3 +112,14 @@ def test_a_table_marked_with_an_unknown_side_is_refused(wallet: Environment, wal
 def test_a_domain_without_user_tools_has_none(library: Environment) -> None:
     assert library.user_tools == [] and library.user_tables == []
     assert replace(library).solo().tools == library.tools
+
+
+def test_a_trace_keeps_the_chatbots_calls_apart_from_the_users(wallet: Environment) -> None:
+    messages = [Message(role="chatbot", content="Looking.", tool_calls=[
+                    ToolCall(id="call_1", name="get_card", arguments={"card_number": CARD}, result="{}")]),
+                Message(role="user", content="Switched on.", tool_calls=[
+                    ToolCall(id="call_2", name="switch_online_payments", arguments={"install_id": INSTALL, "on": True},
+                             result="online payments: on")])]
+    trace = Trace(messages=messages, environment=wallet)
+    assert [(call.turn, call.name) for call in trace.calls] == [(0, "get_card")]
+    assert [(call.turn, call.name) for call in trace.user_calls] == [(1, "switch_online_payments")]
