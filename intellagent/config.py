@@ -229,7 +229,9 @@ class SimulateConfig(_Strict):
 
     max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
     max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
-    max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
+    max_tool_steps: int = Field(
+        default=6, ge=1, description="Chatbot tool calls allowed between two user turns, and the user's own calls "
+        "before each of its messages where it has tools (environment.user_tools).")
     user_thoughts: Switch = Field(
         default="auto",
         description="Whether the simulated user writes a private thought before each message (auto: not on the "

@@ -1,7 +1,7 @@
-"""A whole run of the telecom example with the careless double in every role, each dialog played dual and solo:
-whatever it answers, the run ends with valid artifacts and honest statuses, every world it made is valid, the
-chatbot reached the customer's side of the world only when it held the customer's tools (solo), and the report
-sets the two ways side by side."""
+"""A whole run of the telecom example with the careless double in every role, each dialog played dual and solo
+(the example's `dual_control: both`): whatever it answers, the run ends with valid artifacts and honest
+statuses, every world it made is valid, the chatbot reached the customer's side of the world only when it held
+the customer's tools (solo), and the report sets the two ways side by side."""
 
 from __future__ import annotations
 
@@ -29,8 +29,7 @@ def careless_config() -> dict[str, Any]:
     """configs/telecom.yml as shipped, with every model the scripted double."""
     data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
     data["environment"]["policy"] = str(ROOT / "policies/telecom.md")
-    return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES,
-            "simulate": {**data["simulate"], "dual_control": "both"}}
+    return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES}
 
 
 @pytest.fixture(scope="module")
