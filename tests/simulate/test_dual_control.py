@@ -11,16 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from pydantic import BaseModel
 from scripted_dialogs import call, dialogs, reply, say, simulate, stop, verdict
 
 from examples.chatbots.graph_desk import build as build_desk_graph
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
 from intellagent.config import Config, load_config
 from intellagent.environment import load_environment, worlds
-from intellagent.llm import ScriptedLLM
+from intellagent.llm import ModelSpec, ScriptedLLM
 from intellagent.runner import execute
+from intellagent.simulate.turns import BriefUserTurn, UserTurn
+from intellagent.simulate.users import ScenarioUser, UserToolStep
 from tests.environment.conftest import CARD, INSTALL, WALLET
 
 EXPECTED = "events/W1.expected.delta.json"
@@ -311,3 +315,60 @@ def test_no_kind_of_chatbot_is_given_the_users_tools(kind, tmp_path, script, ser
 @pytest.mark.parametrize("kind", KINDS)
 def test_solo_gives_every_kind_of_chatbot_the_users_tools_as_its_own(kind, tmp_path, script, server):
     assert tools_seen(kind, tmp_path, script, server, "solo") == EVERY_TOOL
+
+
+class NativeModel:
+    """A user model with native tool calls that answers each request with the next of `answers` (an AIMessage),
+    and any structured request with `turn`; it records what it was asked."""
+
+    spec = ModelSpec(provider="openai", model="native")
+
+    def __init__(self, *answers: AIMessage, turn: BaseModel | None = None) -> None:
+        self.answers = list(answers)
+        self.turn = turn
+        self.requests: list[dict[str, Any]] = []
+
+    async def complete(self, messages: list, *, step: str, **options: Any) -> AIMessage:
+        self.requests.append(options)
+        return self.answers.pop(0)
+
+    async def answer(self, messages: list, schema: type, *, step: str, warmer: bool = False) -> Any:
+        self.requests.append({"schema": schema.__name__})
+        return self.turn
+
+
+def native_user(model: NativeModel, wallet_tools: list) -> ScenarioUser:
+    event = Event(id="W1", scenario="Your card fails online.", expected_behaviour="The agent helps.")
+    return ScenarioUser(event, model, thoughts=False, tools=wallet_tools)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def wallet_tools(tmp_path: Path) -> list:
+    return load_environment(wallet_config(tmp_path).environment).user_tools
+
+
+def test_a_user_model_with_native_tool_calls_calls_its_tools_as_functions(wallet_tools) -> None:
+    model = NativeModel(AIMessage("", tool_calls=[{"name": "switch_online_payments", "args": FIX, "id": "1"}]))
+    step = asyncio.run(native_user(model, wallet_tools).answer(["Agent: Hi."], ending=False, warmer=False,
+                                                               may_act=True))
+    assert step == UserToolStep("switch_online_payments", FIX)
+    (request,) = model.requests
+    assert request["tool_choice"] == "required"
+    assert [tool["function"]["name"] for tool in request["tools"]] == ["open_card_settings",
+                                                                       "switch_online_payments", "reply"]
+
+
+def test_a_native_reply_is_the_users_turn(wallet_tools) -> None:
+    turn = {"message": "Done, it is on.", "decision": "continue", "reason": ""}
+    model = NativeModel(AIMessage("", tool_calls=[{"name": "reply", "args": turn, "id": "1"}]))
+    step = asyncio.run(native_user(model, wallet_tools).answer(["Agent: Hi."], ending=False, warmer=False,
+                                                               may_act=True))
+    assert isinstance(step, UserTurn) and step.message == "Done, it is on."
+
+
+def test_a_native_answer_that_calls_nothing_is_asked_again_as_a_structured_turn(wallet_tools) -> None:
+    fallback = BriefUserTurn(message="Hello?", decision="continue", reason="")
+    model = NativeModel(AIMessage("I just talk."), turn=fallback)
+    step = asyncio.run(native_user(model, wallet_tools).answer(["Agent: Hi."], ending=False, warmer=False,
+                                                               may_act=True))
+    assert step is fallback and model.requests[-1] == {"schema": "BriefUserTurn"}
