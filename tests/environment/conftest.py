@@ -84,10 +84,8 @@ def wallet(wallet_config: ConfigFactory) -> Environment:
     return load_environment(wallet_config())
 
 
-@pytest.fixture
-def wallet_world(wallet: Environment, tmp_path: Path) -> Path:
-    """A world in which the customer's card is blocked and their app has online payments off."""
-    path = tmp_path / "wallet.sqlite"
+def blocked_card_world(wallet: Environment, path: Path) -> Path:
+    """Create at `path` a world in which the customer's card is blocked and their app has online payments off."""
     wallet.create_database(path, seed=0, background=False)
     with wallet.session(path) as session:
         session.add(wallet.table("cards")(card_number=CARD, holder="Ines Okafor", date_of_birth="1990-01-31",
@@ -95,3 +93,9 @@ def wallet_world(wallet: Environment, tmp_path: Path) -> Path:
         session.add(wallet.table("apps")(install_id=INSTALL, card_number=CARD,
                                          settings={"online_payments": False, "contactless": True}))
     return path
+
+
+@pytest.fixture
+def wallet_world(wallet: Environment, tmp_path: Path) -> Path:
+    """The blocked card's world (`blocked_card_world`)."""
+    return blocked_card_world(wallet, tmp_path / "wallet.sqlite")

@@ -25,7 +25,7 @@ from intellagent.llm import ModelSpec, ScriptedLLM
 from intellagent.runner import execute
 from intellagent.simulate.turns import BriefUserTurn, UserTurn
 from intellagent.simulate.users import ScenarioUser, UserToolStep
-from tests.environment.conftest import CARD, INSTALL, WALLET
+from tests.environment.conftest import CARD, INSTALL, WALLET, blocked_card_world
 
 EXPECTED = "events/W1.expected.delta.json"
 FIX = {"install_id": INSTALL, "on": True}
@@ -49,13 +49,7 @@ def wallet_folder(tmp_path: Path, config: Config) -> Path:
     folder = tmp_path / "run"
     asyncio.run(execute(config, output=folder, stages=(), progress=False))
     environment = load_environment(config.environment)
-    start = folder / "events/W1.sqlite"
-    environment.create_database(start, seed=0, background=False)
-    with environment.session(start) as session:
-        session.add(environment.table("cards")(card_number=CARD, holder="Ines Okafor", date_of_birth="1990-01-31",
-                                               blocked=True))
-        session.add(environment.table("apps")(install_id=INSTALL, card_number=CARD,
-                                              settings={"online_payments": False, "contactless": True}))
+    start = blocked_card_world(environment, folder / "events/W1.sqlite")
     fixed = tmp_path / "fixed.sqlite"
     shutil.copyfile(start, fixed)
     with environment.session(fixed) as session:
