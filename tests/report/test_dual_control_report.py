@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from intellagent.artifacts import Analysis, Dialog, OutcomeGrade
+from intellagent.artifacts import Analysis, Dialog, Message, OutcomeGrade, ToolCall
 from intellagent.artifacts.report import DialogOutcome
+from intellagent.reports.analysis import conversation_text
 from intellagent.reports.dual_control import dual_control, dual_control_line, dual_control_panel
 
 
@@ -62,3 +63,13 @@ def test_the_summary_and_the_page_name_each_way_and_the_gap() -> None:
                                          "(100%) passed, outcome 1 of 1 (100%); solo minus dual outcome: +100 pts")
     panel = dual_control_panel(result)
     assert "<h2>Dual control</h2>" in panel and panel.count("<tr><td>") == 2 and "+100 pts" in panel
+
+
+def test_the_judge_reads_the_users_own_calls_as_the_users() -> None:
+    dialog = Dialog(id="S1", status="pass", transcript=[
+        Message(role="chatbot", content="Please switch online payments on."),
+        Message(role="user", content="", tool_calls=[ToolCall(id="call_1", name="switch_online_payments",
+                                                              arguments={"on": True}, result="online payments: on")])])
+    assert conversation_text(dialog) == ("[0] chatbot: Please switch online payments on.\n"
+                                         '[1] user uses switch_online_payments({"on": true}) on their side -> '
+                                         "online payments: on")
