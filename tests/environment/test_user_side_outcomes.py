@@ -4,9 +4,11 @@ outcome may expect the user's own fixes, and a grade counts calls per side."""
 from __future__ import annotations
 
 from intellagent.artifacts import ExpectedCall, ExpectedOutcome, ToolCall
+from intellagent.checks import Trace
 from intellagent.environment import Environment
 from intellagent.outcomes.answer import proposal_schema, world_tools
 from intellagent.outcomes.grading import grade
+from intellagent.outcomes.rehearsal import rehearsed
 from intellagent.populate.final import user_rows
 from tests.environment.conftest import CARD, INSTALL
 
@@ -53,3 +55,12 @@ def test_a_domain_without_user_tools_grades_without_sides(library: Environment) 
     expected = ExpectedOutcome(calls=[ExpectedCall(tool="find_book", arguments={"isbn": "111"}, writes=False)])
     made = [ToolCall(id="1", name="find_book", arguments={"isbn": "111"}, result="{}")]
     assert grade(library, expected, {}, calls=made, replies=[], world={}).sides == {}
+
+
+def test_a_rehearsed_outcome_has_the_user_make_its_own_calls_as_asked(wallet: Environment) -> None:
+    messages, positions = rehearsed(wallet, [("unblock_card", {"card_number": CARD}, "unblocked"),
+                                             ("switch_online_payments", FIX, "online payments: on")])
+    trace = Trace(messages=messages, environment=wallet)
+    assert [(call.turn, call.name) for call in trace.calls] == [(4, "unblock_card")]
+    assert [(call.turn, call.name) for call in trace.user_calls] == [(6, "switch_online_payments")]
+    assert positions == {4: 0, 6: 1}
