@@ -15,7 +15,7 @@ by τ-bench's conventions (`intellagent.tau.user`). Which user an event gets is 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
@@ -132,7 +132,7 @@ class ScenarioUser:
     event: Event
     llm: LLM
     thoughts: bool = True
-    tools: Sequence[Tool] = field(default=())
+    tools: Sequence[Tool] = ()
     private: str = ""
 
     def reminders(self, number: int, max_turns: int) -> list[str]:
