@@ -40,7 +40,7 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.control import played_solo, solo_id
+from intellagent.simulate.control import Control, played_controls, solo_id
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
 from intellagent.simulate.setting import played_dialog, served_world
 from intellagent.simulate.trial_plan import TrialRounds
@@ -55,12 +55,12 @@ if TYPE_CHECKING:
 
 class DialogTask(TypedDict):
     """One event and trial, sent to the dialog node, played by the chatbot or by one of its mutants, dual or solo
-    (`simulate.control`; `beside`: a solo dialog played beside a dual one)."""
+    where the user has tools (`simulate.control`; `beside`: a solo dialog played beside a dual one)."""
 
     event: Event
     trial: int
     mutant: str | None
-    solo: bool
+    control: Control | None
     beside: bool
 
 
@@ -96,7 +96,7 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
 
     def failed(reason: str) -> Dialog:
         return Dialog(id=task_id(state), event=event.id, trial=trial, mutant=mutant,
-                      control="solo" if state["solo"] else None, status="error", reason=reason,
+                      control=state["control"], status="error", reason=reason,
                       policies=event.policies, challenge=event.challenge, persona=event.persona, claim=event.claim)
 
     recorded = await deps.items.run(lambda: deps.play(state), failed=failed)
@@ -142,7 +142,7 @@ class DialogWork:
         return await played_dialog(self.ctx, self.mutants[mutant] if mutant else self.chatbot, event,
                                    play=run_dialog, user_role=user_role, grader=grader(event, self.ctx.folder),
                                    played_id=task_id(task), trial=trial, mutant=mutant,
-                                   world_server=self.world_server, compiled=self.compiled, solo=task["solo"])
+                                   world_server=self.world_server, compiled=self.compiled, control=task["control"])
 
     @staticmethod
     def reads(folder: RunFolder, task: DialogTask) -> list[str]:
@@ -174,11 +174,11 @@ async def run(ctx: RunContext) -> list[Dialog]:
     artifact = ctx.folder.dialogs
     done = artifact.finished()
     rounds = TrialRounds.of(ctx, events)
-    ways = played_solo(ctx.config, ctx.environment)
+    ways = played_controls(ctx.config, ctx.environment)
     todo = chatbot_tasks(rounds, done, ways)
     mutants = await calibration_mutants(ctx, events)
     limit = ctx.config.calibrate.events_per_mutant
-    todo += [DialogTask(event=event, trial=1, mutant=m.record.name, solo=ways[0], beside=False)
+    todo += [DialogTask(event=event, trial=1, mutant=m.record.name, control=ways[0], beside=False)
              for m in mutants if m.chatbot is not None for event in mutant_events(m.record, events, limit)
              if mutant_dialog_id(event.id, m.record.name) not in done]
     playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
@@ -206,9 +206,9 @@ async def run(ctx: RunContext) -> list[Dialog]:
     return artifact.finalize()
 
 
-def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog], ways: list[bool]) -> list[DialogTask]:
-    """The chatbot's dialogs of the trial plan, played each of the `ways` (solo flags, the run's own first), that
-    are not recorded in `done`."""
-    tasks = [DialogTask(event=event, trial=trial, mutant=None, solo=solo, beside=way > 0)
-             for event, trial in rounds.missing({}) for way, solo in enumerate(ways)]
+def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog], ways: list[Control | None]) -> list[DialogTask]:
+    """The chatbot's dialogs of the trial plan, played each of the `ways` (the run's own first), that are not
+    recorded in `done`."""
+    tasks = [DialogTask(event=event, trial=trial, mutant=None, control=control, beside=way > 0)
+             for event, trial in rounds.missing({}) for way, control in enumerate(ways)]
     return [task for task in tasks if task_id(task) not in done]

@@ -10,19 +10,23 @@ mutant's dialog is, and set beside the dual figures in the report.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from intellagent.artifacts import Dialog
 from intellagent.config import Config
 from intellagent.environment import Environment
 
+Control = Literal["dual", "solo"]
 SOLO_SUFFIX = "-solo"
 
 
-def played_solo(config: Config, environment: Environment) -> list[bool]:
-    """The ways the run plays each of its chatbot's dialogs, as solo flags: the run's mode first (it names the
-    dialog as usual), then a solo one beside it under `both`. A domain without user tools is played one way."""
+def played_controls(config: Config, environment: Environment) -> list[Control | None]:
+    """The ways the run plays each of its chatbot's dialogs: the run's own first (it names the dialog as usual),
+    then solo beside it under `both`; None for a domain whose user has no tools, played the one way there is."""
     if not environment.user_tools:
-        return [False]
-    return {"dual": [False], "solo": [True], "both": [False, True]}[config.simulate.dual_control]
+        return [None]
+    ways: dict[str, list[Control | None]] = {"dual": ["dual"], "solo": ["solo"], "both": ["dual", "solo"]}
+    return ways[config.simulate.dual_control]
 
 
 def solo_id(played_id: str, *, beside: bool) -> str:

@@ -26,6 +26,7 @@ from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.simulate.audit import audited, read_faults
+from intellagent.simulate.control import Control
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader
 from intellagent.simulate.trials import trial_user
@@ -88,7 +89,7 @@ async def played_dialog(
     mutant: str | None = None,
     world_server: WorldServer | None = None,
     compiled: Sequence[Check] = (),
-    solo: bool = False,
+    control: Control | None = None,
 ) -> Dialog:
     """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
     the world's digest, run the deterministic checks on what happened, grade it, and audit its simulated user.
@@ -102,11 +103,12 @@ async def played_dialog(
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
         compiled: the run's compiled assertions in force, as checks, run with the domain's.
-        solo: play it solo (`simulate.dual_control`): the chatbot gets the user's tools, and the user only talks.
+        control: where the user has tools, how the dialog is played (`simulate.control`): dual, the user acts as
+            the chatbot guides it; solo, the chatbot gets the user's tools and the user only talks.
     """
     files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
-    environment = ctx.environment.solo() if solo else ctx.environment
+    environment = ctx.environment.solo() if control == "solo" else ctx.environment
     path = files.played if files else None
     world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
     try:
@@ -126,7 +128,6 @@ async def played_dialog(
     finally:
         if files:
             files.clear()
-    control = "solo" if solo else "dual" if ctx.environment.user_tools else None
     return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
                                       "usage": usage.report().roles, "database": files.name if files else None,
                                       "persona": event.persona, "claim": event.claim, "control": control})
