@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -108,9 +109,11 @@ class Environment:
         """The tables of the user's side, which only the user's tools write."""
         return [table for table in self.tables if self.side(table) == "user"]
 
+    @cached_property
     def solo(self) -> Environment:
         """The domain as a solo dialog has it (τ²-bench's ablation): the user's tools are the chatbot's too, and
-        the user has none; each tool still writes only its own side's tables."""
+        the user has none; each tool still writes only its own side's tables. Made once, so that what is made
+        per kind of world (a chatbot's tool schemas) is made once for every solo dialog."""
         return replace(self, tools=self.every_tool, user_tools=[])
 
     def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any], *,

@@ -108,7 +108,7 @@ async def played_dialog(
     """
     files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
-    environment = ctx.environment.solo() if control == "solo" else ctx.environment
+    environment = ctx.environment.solo if control == "solo" else ctx.environment
     path = files.played if files else None
     world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
     try:

@@ -81,7 +81,8 @@ def test_a_user_tool_that_writes_the_companys_side_is_refused_and_rolled_back(
 def test_solo_gives_the_chatbot_the_users_tools_and_each_still_writes_only_its_side(
     wallet: Environment, wallet_world: Path
 ) -> None:
-    solo = wallet.solo()
+    solo = wallet.solo
+    assert solo is wallet.solo  # one solo world per domain: what a chatbot makes per world is made once
     assert [tool.name for tool in solo.tools] == ["get_card", "unblock_card", "open_card_settings",
                                                   "switch_online_payments"]
     assert solo.user_tools == []
@@ -111,7 +112,7 @@ def test_a_table_marked_with_an_unknown_side_is_refused(wallet: Environment, wal
 
 def test_a_domain_without_user_tools_has_none(library: Environment) -> None:
     assert library.user_tools == [] and library.user_tables == []
-    assert replace(library).solo().tools == library.tools
+    assert replace(library).solo.tools == library.tools
 
 
 def test_a_trace_keeps_the_chatbots_calls_apart_from_the_users(wallet: Environment) -> None:
