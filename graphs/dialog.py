@@ -34,15 +34,16 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from intellagent.artifacts import CritiqueExchange, Dialog, Message, ToolCall
+from intellagent.artifacts import CritiqueExchange, Dialog, Message
 from intellagent.chatbots import ChatbotError, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import AnswerInvalid
+from intellagent.simulate.actions import UserActions
 from intellagent.simulate.critique import checked_verdict, exchange
 from intellagent.simulate.setting import DialogDeps
-from intellagent.simulate.transcript import action_line, agent_line, numbered, public_messages, user_line
-from intellagent.simulate.turns import TaskUserTurn, UserTurn, redraft_reason
-from intellagent.simulate.users import Outcome, Stop, Update, UserToolStep, gave_up, note
+from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
+from intellagent.simulate.turns import redraft_reason
+from intellagent.simulate.users import Outcome, Stop, Update, gave_up, note
 
 log = logging.getLogger("intellagent")
 
@@ -141,7 +142,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     agent_said = [message.content for message in transcript if message.role == "chatbot"]
     number = state["turns"] + 1
     view = state["user_view"] + deps.user.reminders(number, deps.max_turns)
-    acts = Acts(deps)
+    acts = UserActions(deps)
     for redraft in range(REDRAFTS + 1):
         try:
             turn = await acts.turn(view, ending=state["chatbot_ended"], warmer=redraft > 0)
@@ -165,40 +166,6 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
                                     tool_calls=acts.numbered(transcript), at_s=deps.clock())]
     update["user_view"] = [*acts.lines, user_line(message)]
     return update
-
-
-class Acts:
-    """The calls a simulated user makes on its own side in one turn, before its message (at most
-    `max_tool_steps`): each runs on the dialog's world, and the user reads what it showed."""
-
-    def __init__(self, deps: DialogDeps) -> None:
-        self.deps = deps
-        self.calls: list[ToolCall] = []
-        self.lines: list[str] = []
-
-    async def turn(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn | TaskUserTurn:
-        """The user's turn, after the calls it chose to make first."""
-        world = self.deps.world
-        while True:
-            may_act = world is not None and len(self.calls) < self.deps.max_tool_steps
-            step = await self.deps.user.answer([*view, *self.lines], ending=ending, warmer=warmer, may_act=may_act)
-            if not isinstance(step, UserToolStep):
-                return step
-            assert world is not None  # a step is asked for only with a world to act on
-            call = await world.act(step.tool, step.arguments)
-            self.calls.append(call)
-            self.lines.append(action_line(call))
-
-    def numbered(self, transcript: list[Message]) -> list[ToolCall]:
-        """The turn's calls, numbered on from the dialog's earlier ones."""
-        return numbered(self.calls, after=sum(len(message.tool_calls) for message in transcript))
-
-    def kept(self, update: Update, transcript: list[Message]) -> Update:
-        """`update`, with the turn's calls in the transcript when it sends no message: they changed the world."""
-        if self.calls:
-            turn = Message(role="user", content="", tool_calls=self.numbered(transcript), at_s=self.deps.clock())
-            update = {**update, "transcript": [turn], "user_view": self.lines}
-        return update
 
 
 @guarded("critique")
