@@ -10,8 +10,11 @@ The rollouts play a dialog one chatbot turn at a time (`play_turn`), on the same
 chatbot would reply again.
 
 The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
-the chatbot. What the user is told, how it answers and what its stop means is its role's
-(`simulate.users`, chosen per event by `intellagent.modes`): a sampled scenario's user stops with a
+the chatbot. Where the domain gives the user tools of its own (dual control), the user may call them
+before its message, as the chatbot asks it to or to look; each call runs on the dialog's world, is
+recorded on the user's message, and reaches the chatbot only as the user reports it in words.
+What the user is told, how it answers and what its stop means is its role's (`simulate.users`, chosen
+per event by `intellagent.modes`): a sampled scenario's user stops with a
 verdict, which goes to the critique; the critique reads the whole policy and every tool call, and may
 send the dialog back to the user with feedback, `max_critiques` times. τ-bench's user instead ends the
 conversation with a stop token, and a chatbot's transfer to a human ends it too; the dialog is then
@@ -38,6 +41,7 @@ from intellagent.artifacts import CritiqueExchange, Dialog, Message
 from intellagent.chatbots import ChatbotError, ChatbotReply
 from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import AnswerInvalid
+from intellagent.simulate.actions import UserActions
 from intellagent.simulate.critique import checked_verdict, exchange
 from intellagent.simulate.setting import DialogDeps
 from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
@@ -133,19 +137,21 @@ async def chatbot(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update
 
 @guarded("user")
 async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
-    """The simulated user's turn: a message for the chatbot, or its stop."""
+    """The simulated user's turn: its calls on its own side, if it has tools, then a message for the chatbot, or
+    its stop."""
     deps = runtime.context
     transcript = state["transcript"]
     said = [message.content for message in transcript if message.role == "user"]
     agent_said = [message.content for message in transcript if message.role == "chatbot"]
     number = state["turns"] + 1
     view = state["user_view"] + deps.user.reminders(number, deps.max_turns)
+    acts = UserActions(deps)
     for redraft in range(REDRAFTS + 1):
         try:
-            turn = await deps.user.answer(view, ending=state["chatbot_ended"], warmer=redraft > 0)
+            turn = await acts.turn(view, ending=state["chatbot_ended"], warmer=redraft > 0)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
-            return {"outcome": gave_up(failure_reason(error))}
+            return acts.kept({"outcome": gave_up(failure_reason(error))}, transcript)
         problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=deps.user.private)
         if problem is None:
             break
@@ -153,15 +159,15 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
         # own answer and an error, the embedded model wrote the same echo three times.
         view = [*view, note("simulate/user_redraft", draft=turn.message, problem=problem)]
     else:
-        return {"outcome": gave_up(f"its message {problem}")}
+        return acts.kept({"outcome": gave_up(f"its message {problem}")}, transcript)
     update: Update = {"turns": number}
     if turn.stops:
         update.update(deps.user.stopped(turn, number))
-    else:
-        message, moves = deps.user.moved(turn.message, number)
-        update["transcript"] = [Message(role="user", content=message, thought=turn.thought, moves=moves,
-                                        at_s=deps.clock())]
-        update["user_view"] = [user_line(message)]
+        return acts.kept(update, transcript)
+    message, moves = deps.user.moved(turn.message, number)
+    update["transcript"] = [Message(role="user", content=message, thought=turn.thought, moves=moves,
+                                    tool_calls=acts.numbered(transcript), at_s=deps.clock())]
+    update["user_view"] = [*acts.lines, user_line(message)]
     return update
 
 

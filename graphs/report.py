@@ -73,7 +73,7 @@ def load(state: ReportState, runtime: Runtime[ReportDeps]) -> Update:
     deps = runtime.context
     artifacts = load_artifacts(deps.ctx.folder)
     baseline = deps.ctx.config.report.baseline
-    kept, pending = to_judge(artifacts.dialogs + artifacts.mutant_dialogs, deps.items.artifact)
+    kept, pending = to_judge(artifacts.dialogs + artifacts.mutant_dialogs + artifacts.solo_dialogs, deps.items.artifact)
     deps.items.expect(len(pending), done=len(kept))
     return {"artifacts": artifacts, "baseline": load_baseline(baseline) if baseline else None, "pending": pending,
             "analyses": kept}

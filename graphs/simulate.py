@@ -10,6 +10,8 @@ grader the event calls for (`intellagent.modes`); this process records it.
 A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, marked
 with the mutant's name, and mutants.json says how each was made.
+Where the user has tools of its own, `simulate.dual_control` says whether a dialog is played dual, solo
+or both ways (`simulate.control`).
 Under `--trials auto` the dialogs are played in rounds (`TrialRounds`): after each, the events whose verdicts
 are noisy get one trial more, within `simulate.trials_budget` (see `simulate.trial_plan`).
 A resumed run reads dialogs.jsonl first and plays only the dialogs not recorded yet, or recorded as
@@ -37,6 +39,7 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
+from intellagent.simulate.control import Control, played_controls, solo_id
 from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
 from intellagent.simulate.setting import checks_in_force, played_dialog, served_world
 from intellagent.simulate.trial_plan import TrialRounds
@@ -50,11 +53,14 @@ if TYPE_CHECKING:
 
 
 class DialogTask(TypedDict):
-    """One event and trial, sent to the dialog node, played by the chatbot or by one of its mutants."""
+    """One event and trial, sent to the dialog node, played by the chatbot or by one of its mutants, dual or solo
+    where the user has tools (`simulate.control`; `beside`: a solo dialog played beside a dual one)."""
 
     event: Event
     trial: int
     mutant: str | None
+    control: Control | None
+    beside: bool
 
 
 class SimulateState(TypedDict):
@@ -88,9 +94,9 @@ async def dialog(state: DialogTask, *, runtime: Runtime[SimulateDeps]) -> dict[s
     event, trial, mutant = state["event"], state["trial"], state["mutant"]
 
     def failed(reason: str) -> Dialog:
-        return Dialog(id=dialog_id(event.id, trial, mutant), event=event.id, trial=trial, mutant=mutant,
-                      status="error", reason=reason, policies=event.policies, challenge=event.challenge,
-                      persona=event.persona, claim=event.claim)
+        return Dialog(id=task_id(state), event=event.id, trial=trial, mutant=mutant,
+                      control=state["control"], status="error", reason=reason,
+                      policies=event.policies, challenge=event.challenge, persona=event.persona, claim=event.claim)
 
     recorded = await deps.items.run(lambda: deps.play(state), failed=failed)
     return {"recorded": [recorded.id]}
@@ -133,8 +139,8 @@ class DialogWork:
         event, trial, mutant = task["event"], task["trial"], task["mutant"]
         return await played_dialog(self.ctx, self.mutants[mutant] if mutant else self.chatbot, event,
                                    play=run_dialog, user_role=user_role, grader=grader(event, self.ctx.folder),
-                                   played_id=dialog_id(event.id, trial, mutant), trial=trial, mutant=mutant,
-                                   world_server=self.world_server, compiled=self.compiled)
+                                   played_id=task_id(task), trial=trial, mutant=mutant,
+                                   world_server=self.world_server, compiled=self.compiled, control=task["control"])
 
     @staticmethod
     def reads(folder: RunFolder, task: DialogTask) -> list[str]:
@@ -146,12 +152,17 @@ class DialogWork:
     @staticmethod
     def writes(folder: RunFolder, task: DialogTask) -> list[str]:
         """The dialog's stored world."""
-        return [RunFolder.dialog_worlds.stored(dialog_id(task["event"].id, task["trial"], task["mutant"]))]
+        return [RunFolder.dialog_worlds.stored(task_id(task))]
 
 
 def dialog_id(event_id: str, trial: int, mutant: str | None) -> str:
     """The id of a trial of an event, or of a mutant's dialog on it."""
     return mutant_dialog_id(event_id, mutant) if mutant else trial_id(event_id, trial)
+
+
+def task_id(task: DialogTask) -> str:
+    """The id of the dialog a task plays."""
+    return solo_id(dialog_id(task["event"].id, task["trial"], task["mutant"]), beside=task["beside"])
 
 
 async def run(ctx: RunContext) -> list[Dialog]:
@@ -161,11 +172,12 @@ async def run(ctx: RunContext) -> list[Dialog]:
     artifact = ctx.folder.dialogs
     done = artifact.finished()
     rounds = TrialRounds.of(ctx, events)
-    todo = chatbot_tasks(rounds, done)
+    ways = played_controls(ctx.config, ctx.environment)
+    todo = chatbot_tasks(rounds, done, ways)
     mutants = await calibration_mutants(ctx, events)
     limit = ctx.config.calibrate.events_per_mutant
-    todo += [DialogTask(event=event, trial=1, mutant=m.record.name) for m in mutants if m.chatbot is not None
-             for event in mutant_events(m.record, events, limit)
+    todo += [DialogTask(event=event, trial=1, mutant=m.record.name, control=ways[0], beside=False)
+             for m in mutants if m.chatbot is not None for event in mutant_events(m.record, events, limit)
              if mutant_dialog_id(event.id, m.record.name) not in done]
     playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
     async with AsyncExitStack() as stack:
@@ -188,10 +200,13 @@ async def run(ctx: RunContext) -> list[Dialog]:
                 break
             # A dialog that failed in this invocation is not played again by the next round: as in a run of fixed
             # trials, a resumed run tries it again.
-            todo = chatbot_tasks(rounds, {dialog.id: dialog for dialog in recorded})
+            todo = chatbot_tasks(rounds, {dialog.id: dialog for dialog in recorded}, ways)
     return artifact.finalize()
 
 
-def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog]) -> list[DialogTask]:
-    """The chatbot's dialogs of the trial plan that are not recorded in `done`."""
-    return [DialogTask(event=event, trial=trial, mutant=None) for event, trial in rounds.missing(done)]
+def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog], ways: list[Control | None]) -> list[DialogTask]:
+    """The chatbot's dialogs of the trial plan, played each of the `ways` (the run's own first), that are not
+    recorded in `done`."""
+    tasks = [DialogTask(event=event, trial=trial, mutant=None, control=control, beside=way > 0)
+             for event, trial in rounds.missing({}) for way, control in enumerate(ways)]
+    return [task for task in tasks if task_id(task) not in done]

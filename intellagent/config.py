@@ -64,6 +64,11 @@ class EnvironmentConfig(_Strict):
         description="Module with the SQLModel tables: a dotted name (package.module) or a .py path.",
     )
     tools: str = Field(description="Module with the chatbot's tools, as a dotted name or a .py path.")
+    user_tools: str | None = Field(
+        default=None,
+        description="Module with the user's own tools on its side of the world (its device, its app), which the "
+        "simulated user calls and the chatbot never gets (optional; dual control).",
+    )
     validators: str | None = Field(default=None, description="Module with row validators (optional).")
     background: str | None = Field(
         default=None, description="Module with a `generate(session, seed)` that builds the base world (optional)."
@@ -230,7 +235,9 @@ class SimulateConfig(_Strict):
 
     max_turns: int = Field(default=10, ge=1, description="User turns before a dialog ends as `incomplete`.")
     max_critiques: int = Field(default=2, ge=0, description="Times the critique may send a dialog back.")
-    max_tool_steps: int = Field(default=6, ge=1, description="Chatbot tool calls allowed between two user turns.")
+    max_tool_steps: int = Field(
+        default=6, ge=1, description="Chatbot tool calls allowed between two user turns, and the user's own calls "
+        "before each of its messages where it has tools (environment.user_tools).")
     user_thoughts: Switch = Field(
         default="auto",
         description="Whether the simulated user writes a private thought before each message (auto: not on the "
@@ -240,6 +247,13 @@ class SimulateConfig(_Strict):
         default="auto",
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
+    )
+    dual_control: Literal["dual", "solo", "both"] = Field(
+        default="dual",
+        description="Where the domain gives the user tools of its own (environment.user_tools): dual, the user acts "
+        "on its side as the chatbot guides it; solo, the chatbot gets the user's tools and the user only talks "
+        "(τ²-bench's ablation, which tells reasoning from guiding); both, every dialog is played each way and the "
+        "report sets them side by side.",
     )
     trials: Annotated[int, Field(ge=1, le=100)] | Literal["auto"] = Field(
         default=1,

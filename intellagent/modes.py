@@ -17,12 +17,14 @@ any config.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from intellagent.artifacts import Event
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe.source import SampledScenarios, ScenarioSource
+from intellagent.environment import Tool
 from intellagent.llm import LLM
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
@@ -48,12 +50,12 @@ def _source_kind(config: Config) -> type[SampledScenarios] | type[TaskScenarios]
     return TaskScenarios if config.tau.active else SampledScenarios
 
 
-def user_role(event: Event, llm: LLM, *, thoughts: bool) -> UserRole:
+def user_role(event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = ()) -> UserRole:
     """The simulated user of a dialog on `event`, played by `llm` (`thoughts`: whether a sampled scenario's
-    user writes a private thought)."""
+    user writes a private thought; `tools`: its own tools on its side of the world)."""
     if event.task is not None:
         return TaskUser(event, llm)
-    return ScenarioUser(event, llm, thoughts=thoughts)
+    return ScenarioUser(event, llm, thoughts=thoughts, tools=tools)
 
 
 def grader(event: Event, folder: RunFolder) -> Grader:

@@ -2,7 +2,8 @@
 
 Each check reads the calls the chatbot made (an attempt counts, even one the tool refused) against
 the database as the chatbot found it, and the effect of the chatbot's own earlier calls where a rule
-depends on them (a bill paid earlier in the dialog is no longer overdue). Confirmation before every
+depends on them (a bill paid earlier in the dialog is no longer overdue). One reads what the customer
+did on their own phone, which the chatbot guides (`Trace.user_calls`). Confirmation before every
 change is the framework's own check, enabled by `confirm=True` on the tools that change an account.
 """
 
@@ -118,6 +119,26 @@ def customer_identified_before_changes(trace: Trace) -> Iterator[Finding]:
         found = {found for lookup in _earlier(trace, call, *LOOKUPS) for found in _customers_found(lookup)}
         if isinstance(customer_id, str) and customer_id not in found:
             yield _finding(call, f"customer {customer_id} was not looked up before this change to their account")
+
+
+RECOMMENDED_MODE = "5g_auto"
+BREAKING = {"toggle_airplane_mode": "Airplane mode is now on", "toggle_mobile_data": "Mobile data is now off",
+            "toggle_data_roaming": "Data roaming is now off"}
+"""The customer's switches whose result shows the phone left worse off: a change no troubleshooting step asks for."""
+
+
+@check
+def phone_changed_only_as_the_steps_say(trace: Trace) -> Iterator[Finding]:
+    """The customer changes their phone only as the troubleshooting steps say: airplane mode off, mobile data on,
+    data roaming on, the 5G/4G/3G/2G automatic network mode; never a change that takes service or data away."""
+    for call in trace.user_calls:
+        broke = BREAKING.get(call.name)
+        if broke is not None and (call.result or "").startswith(broke):
+            yield _finding(call, f"the customer's phone was left worse off: {broke.lower()}, which no step asks for")
+        mode = call.arguments.get("mode")
+        if call.name == "set_network_mode" and _worked(call) and mode != RECOMMENDED_MODE:
+            yield _finding(call, f"the customer set network mode {mode}; the steps only ever ask for "
+                                 f"{RECOMMENDED_MODE} (5G/4G/3G/2G automatic)")
 
 
 def _line(trace: Trace, phone_number: Any) -> dict[str, Any] | None:

@@ -40,7 +40,9 @@ class Message(BaseModel):
     role: Literal["chatbot", "user"]
     content: str
     thought: str | None = Field(default=None, description="user: the private reasoning, never sent.")
-    tool_calls: list[ToolCall] = Field(default_factory=list, description="chatbot: calls made before replying.")
+    tool_calls: list[ToolCall] = Field(
+        default_factory=list, description="chatbot: calls made before replying; user: calls of its own tools on its "
+        "side of the world, made before its message (dual control), which the chatbot never sees.")
     moves: list[PlayedMove] = Field(
         default_factory=list, description="user: the persona's moves in the message, the scripted words among them."
     )
@@ -85,12 +87,17 @@ class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
     id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials, "
-                    "or by ~<mutant> for a mutant's dialog.")
+                    "by ~<mutant> for a mutant's dialog, and by -solo for a solo dialog played beside a dual one.")
     event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
     trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
     mutant: str | None = Field(
         default=None,
         description="The mutant of the chatbot that played it (calibration); None: the chatbot under test.",
+    )
+    control: Literal["dual", "solo"] | None = Field(
+        default=None,
+        description="Where the user has tools of its own: dual, the user acted on its side as the chatbot guided it; "
+        "solo, the chatbot had the user's tools itself (simulate.dual_control). None: the domain gives the user none.",
     )
     status: DialogStatus
     reason: str = Field(default="", description="Why it passed or failed, or what went wrong.")

@@ -24,7 +24,12 @@ class Event(BaseModel):
     expected_behaviour: str = Field(default="", description="The expected behaviour, values substituted.")
     symbols: dict[str, str] = Field(default_factory=dict, description="Symbol → value (U1 → 'mia_li_3668').")
     user_rows: dict[str, list[dict[str, Any]]] = Field(
-        default_factory=dict, description="Rows the simulated user may know about, per table."
+        default_factory=dict, description="Rows the simulated user may know about, per table; a row of the user's "
+        "own side (its device, its app) by its key alone, as the user sees its state only through its own tools."
+    )
+    user_side_rows: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="The event's rows of the user's own side, per table, in full: the state "
+        "the user finds with its tools (dual control)."
     )
     database: str | None = Field(
         default=None, description="The event's world, relative to the run: its rows over the background world "

@@ -146,6 +146,11 @@ class OutcomeGrade(BaseModel):
     tools: dict[str, list[int]] = Field(
         default_factory=dict, description="Per tool: [expected, made, matched], for precision and recall per tool."
     )
+    sides: dict[str, list[int]] = Field(
+        default_factory=dict, description="Where the user has tools of its own: per side, 'company' (the chatbot's "
+        "tools) and 'user' (the user's, which the chatbot guides it through, or calls itself in a solo dialog), "
+        "[expected, made, matched]; empty otherwise."
+    )
     progress: float = Field(
         description="The share of the expected calls made, in order, before the chatbot's first wrong write."
     )

@@ -564,6 +564,32 @@ class RolloutFigures(BaseModel):
     flows: list[RolloutGroup] = Field(default_factory=list, description="Per flow, in the catalogue's order.")
 
 
+class ControlResult(BaseModel):
+    """The chatbot's dialogs played one way, dual (the user acts on its side as the chatbot guides it) or solo
+    (the chatbot has the user's tools itself)."""
+
+    control: Literal["dual", "solo"]
+    dialogs: int
+    pass_rate: Rate = Field(description="Passed among those dialogs with a verdict.")
+    outcome_pass_rate: Rate = Field(description="Reward 1 among those graded on their event's expected outcome.")
+    company_calls: CallScore = Field(description="The graded dialogs' calls of the chatbot's own tools.")
+    user_calls: CallScore = Field(
+        description="The graded dialogs' calls of the user's tools: the user's, as guided (dual), or the chatbot's "
+        "own (solo)."
+    )
+
+
+class DualControl(BaseModel):
+    """Where the user has tools of its own: how the chatbot fared guiding the user (dual) and, when the run played
+    it too, doing the user's part itself (solo); a gap says the chatbot reasons better than it guides."""
+
+    results: list[ControlResult] = Field(description="dual first, then solo; only the ways the run played.")
+    gap: float | None = Field(
+        default=None, description="The solo outcome pass rate minus the dual one, when both were played and graded "
+        "(None otherwise)."
+    )
+
+
 class Report(BaseModel):
     """The report of a run (report.json)."""
 
@@ -578,6 +604,9 @@ class Report(BaseModel):
     baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
     trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
     calibration: Calibration | None = Field(default=None, description="Set when the run played mutants.")
+    dual_control: DualControl | None = Field(
+        default=None, description="Set when the user has tools of its own (environment.user_tools)."
+    )
     tau: TauScore | None = Field(default=None, description="Set when the run played τ-bench's tasks.")
     outcomes: Outcomes | None = Field(
         default=None, description="Each dialog graded against its event's expected outcome (None in reports of "

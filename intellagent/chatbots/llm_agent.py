@@ -5,11 +5,14 @@ With native tool calls the tools go to the API as functions. Without (the embedd
 is a JSON choice between a tool call and a reply (see `tool_choice`), executed as a real tool call.
 Either way at most `max_tool_steps` tools run between two user messages; after that the model must
 reply. A tool that ends the dialog (a hand-off to a human) gets one last reply, then the dialog ends.
+The tools are those of the dialog's world (`DialogWorld.environment`): the domain's chatbot tools, and
+in a solo dialog the user's as well; never the user's otherwise.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -57,14 +60,16 @@ class LLMAgent:
         self.environment = environment
         self.native_tools = native_tools
         self.max_tool_steps = max_tool_steps
-        self.ending_tools = {tool.name for tool in environment.tools if tool.ends_dialog}
-        policy = environment.policy if policy is None else policy
-        if native_tools:
-            self.prefix: list[BaseMessage] = [SystemMessage(policy)]
-            self.tool_schemas = environment.tool_schemas()
-        else:
-            self.prefix = render("simulate/chatbot_steps", policy=policy, tools=describe_tools(environment.tools))
-            self.step_schema = step_schema(environment.tools)
+        self.policy = environment.policy if policy is None else policy
+        self._toolkits: dict[Environment, _Toolkit] = {}
+        self.toolkit(environment)  # a tool the steps cannot name fails now, before any dialog
+
+    def toolkit(self, world: Environment) -> _Toolkit:
+        """The prompt and schemas of the tools of a dialog's world, made once per kind of world (a run plays
+        its dialogs on the domain, and solo ones on the domain with the user's tools too)."""
+        if world not in self._toolkits:
+            self._toolkits[world] = _Toolkit.of(world, policy=self.policy, native_tools=self.native_tools)
+        return self._toolkits[world]
 
     def open(self, session: ChatbotSession) -> _AgentConversation:
         """A conversation on the dialog's database, counted in the dialog's accounting."""
@@ -80,12 +85,32 @@ class LLMAgent:
         return sampled
 
 
+@dataclass(frozen=True)
+class _Toolkit:
+    """What the agent is given of its tools: the prompt's start, and the tools' schemas (native) or the schema of
+    one step (a JSON choice)."""
+
+    prefix: list[BaseMessage]
+    ending_tools: frozenset[str]
+    tool_schemas: list[dict[str, Any]] = field(default_factory=list)
+    step_schema: type[RootModel[Any]] | None = None
+
+    @classmethod
+    def of(cls, world: Environment, *, policy: str, native_tools: bool) -> _Toolkit:
+        ending = frozenset(tool.name for tool in world.tools if tool.ends_dialog)
+        if native_tools:
+            return cls(prefix=[SystemMessage(policy)], ending_tools=ending, tool_schemas=world.tool_schemas())
+        prefix = render("simulate/chatbot_steps", policy=policy, tools=describe_tools(world.tools))
+        return cls(prefix=prefix, ending_tools=ending, step_schema=step_schema(world.tools))
+
+
 class _AgentConversation:
     def __init__(self, agent: LLMAgent, world: DialogWorld, llm: LLM) -> None:
         self.agent = agent
         self.world = world
         self.llm = llm
-        self.history: list[BaseMessage] = list(agent.prefix)
+        self.tools = agent.toolkit(world.environment)
+        self.history: list[BaseMessage] = list(self.tools.prefix)
         self.seen = 0  # public messages already in the history
 
     def fork(self, session: ChatbotSession) -> _AgentConversation:
@@ -119,7 +144,7 @@ class _AgentConversation:
     async def _native_turn(self, calls: list[ToolCall]) -> ChatbotReply:
         while True:
             may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
-            options: dict[str, Any] = {"tools": self.agent.tool_schemas}
+            options: dict[str, Any] = {"tools": self.tools.tool_schemas}
             if not may_call:
                 options["tool_choice"] = "none"
             message = await self.llm.complete(self.history, step=STEP, **options)
@@ -146,7 +171,8 @@ class _AgentConversation:
     async def _json_turn(self, calls: list[ToolCall]) -> ChatbotReply:
         while True:
             may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
-            schema = self.agent.step_schema if may_call else ChatbotFinalStep
+            assert self.tools.step_schema is not None  # made for JSON steps
+            schema = self.tools.step_schema if may_call else ChatbotFinalStep
             answer: RootModel[Any] = await self.llm.answer(self.history, schema, step=STEP)
             step = answer.root
             self.history.append(AIMessage(step.model_dump_json()))
@@ -163,4 +189,4 @@ class _AgentConversation:
         )
 
     def _ended(self, calls: list[ToolCall]) -> bool:
-        return any(call.name in self.agent.ending_tools for call in calls)
+        return any(call.name in self.tools.ending_tools for call in calls)

@@ -36,10 +36,7 @@ class WorldServer:
     """
 
     def __init__(self, environment: Environment) -> None:
-        self.tools = [
-            types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters)
-            for tool in environment.tools
-        ]
+        self.tools = _listed(environment)
         self.worlds: dict[str, DialogWorld] = {}
         self.port = 0
         server = Server("intellagent-world", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
@@ -80,7 +77,9 @@ class WorldServer:
             listener.close()
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=self.tools)
+        # A dialog's world lists its own chatbot's tools: a solo dialog's hold the user's too.
+        world = self.worlds.get(ctx.request.path_params["dialog"])
+        return types.ListToolsResult(tools=self.tools if world is None else _listed(world.environment))
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         dialog = ctx.request.path_params["dialog"]
@@ -92,3 +91,9 @@ class WorldServer:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result)], is_error=result.startswith("Error:")
         )
+
+
+def _listed(environment: Environment) -> list[types.Tool]:
+    """The chatbot's tools of `environment` as MCP lists them."""
+    return [types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters)
+            for tool in environment.tools]

@@ -4,7 +4,8 @@ A step is either `{"action": "<tool name>", "arguments": {...}}` or `{"action": 
 "..."}`. The schema is a union built at run time from the domain's tools: the action is one of their
 names (or "reply"), and the arguments of each follow that tool's own JSON schema, so a model that is
 held to the schema (the embedded one is, through llama.cpp's grammar) cannot call a tool that does
-not exist or invent its parameters.
+not exist or invent its parameters. The simulated user acts on its own side the same way, its reply
+being its turn (`step_schema(tools, reply=...)`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,13 @@ class ChatbotFinalStep(RootModel[ReplyStep]):
     """A step when no more tool calls are allowed before the user's next message."""
 
 
-def step_schema(tools: Sequence[Tool]) -> type[RootModel[Any]]:
+def step_schema(tools: Sequence[Tool], *, reply: type[BaseModel] = ReplyStep,
+                name: str = "ChatbotStep") -> type[RootModel[Any]]:
     """The schema of one step: call one of `tools` with its arguments, or reply.
+
+    Args:
+        reply: the reply step, a model whose `action` is `Literal["reply"]` (the chatbot's message by default).
+        name: the schema's name, as the model is shown it.
 
     Raises:
         UsageError: a tool is named like the reply action.
@@ -44,7 +50,7 @@ def step_schema(tools: Sequence[Tool]) -> type[RootModel[Any]]:
     variants: list[type[BaseModel]] = []
     for tool in tools:
         if tool.name == REPLY:
-            raise UsageError(f"tool {REPLY!r} clashes with the reply step of chatbot.native_tools: no; rename the tool")
+            raise UsageError(f"tool {REPLY!r} clashes with the reply step of a JSON choice; rename the tool")
         arguments = Annotated[dict[str, Any], WithJsonSchema(_closed(tool.parameters))]
         variants.append(
             create_model(
@@ -54,8 +60,8 @@ def step_schema(tools: Sequence[Tool]) -> type[RootModel[Any]]:
                 arguments=(arguments, ...),
             )
         )
-    union = Annotated[Union[(*variants, ReplyStep)], Field(discriminator="action")]  # type: ignore[valid-type]
-    return type("ChatbotStep", (RootModel[union],), {"__doc__": "A tool call or a reply."})  # type: ignore[valid-type]
+    union = Annotated[Union[(*variants, reply)], Field(discriminator="action")]  # type: ignore[valid-type]
+    return type(name, (RootModel[union],), {"__doc__": "A tool call or a reply."})  # type: ignore[valid-type]
 
 
 def _closed(parameters: dict[str, Any]) -> dict[str, Any]:

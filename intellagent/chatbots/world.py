@@ -5,7 +5,8 @@ agent's, a Python or LangGraph chatbot's through the LangChain tools it is hande
 an endpoint's through the run's MCP server. Each call is validated against the tool's schema, runs off
 the event loop and one at a time per dialog, is cut off after `timeout` seconds, and is recorded with
 its result, so the transcript shows it, the checks judge it, and its writes land in the dialog's own
-database, never in the event's.
+database, never in the event's. The simulated user's own tools (`environment.user_tools`) act on the same
+world through `act`, under the same rules, and are never among the chatbot's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from intellagent.imports import error_line
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
+    from intellagent.environment.tools import Side
 
 TOOL_TIMEOUT = 10.0
 """Seconds a tool may run unless the domain says otherwise (`environment.tool_timeout`): a domain tool is a
@@ -70,6 +72,19 @@ class DialogWorld:
         """`call`, from the event loop."""
         return await asyncio.to_thread(self.call, name, arguments)
 
+    async def act(self, name: str, arguments: Any) -> ToolCall:
+        """The simulated user's call of one of its own tools, with its result (an `Error: ...` text when it
+        failed); run like the chatbot's, one call at a time with them, but never among the calls `taken`
+        returns: the transcript records it as the user's."""
+
+        def run() -> str:
+            with self._turn:
+                return self._run_limited(name, arguments, by="user")
+
+        result = await asyncio.to_thread(run)
+        shown = dict(arguments) if isinstance(arguments, Mapping) else {"(arguments)": arguments}
+        return ToolCall(id="", name=name, arguments=shown, result=result)
+
     def taken(self) -> list[ToolCall]:
         """The calls made since the last time this was asked, in order."""
         with self._turn:
@@ -96,7 +111,7 @@ class DialogWorld:
 
         return StructuredTool(name=name, description=description, args_schema=parameters, func=run, coroutine=arun)
 
-    def _run_limited(self, name: str, arguments: Any) -> str:
+    def _run_limited(self, name: str, arguments: Any, *, by: Side = "company") -> str:
         """The tool's answer, or a timeout notice if it is still running after `timeout` seconds.
 
         The tool runs in a daemon thread of its own: a stuck one cannot be stopped from Python, but it
@@ -107,7 +122,7 @@ class DialogWorld:
         def work() -> None:
             try:
                 with self.environment.session(self.database) as session:
-                    answer.append(self.environment.call_tool(session, name, arguments))
+                    answer.append(self.environment.call_tool(session, name, arguments, by=by))
             except Exception as error:  # the database itself failed (call_tool answers the tool's own errors)
                 answer.append(f"Error: {error_line(error)}")
 

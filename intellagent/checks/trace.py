@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call of the chatbot, where it was made, and what it returned."""
+    """One tool call (the chatbot's, or the user's of its own tools), where it was made, and what it returned."""
 
     turn: int
     name: str
@@ -103,9 +103,18 @@ class Trace:
 
     @cached_property
     def calls(self) -> list[Call]:
-        """Every tool call, in order."""
+        """Every tool call of the chatbot, in order."""
+        return self._calls("chatbot")
+
+    @cached_property
+    def user_calls(self) -> list[Call]:
+        """Every call the user made of its own tools on its side of the world (dual control), in order: what the
+        chatbot got it to do, which a check may hold to the policy too."""
+        return self._calls("user")
+
+    def _calls(self, role: str) -> list[Call]:
         return [Call(turn, call.name, call.arguments, call.result) for turn, message in enumerate(self.messages)
-                for call in message.tool_calls]
+                if message.role == role for call in message.tool_calls]
 
     @cached_property
     def after(self) -> Mapping[str, list[dict[str, Any]]]:

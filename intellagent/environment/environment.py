@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
+from sqlalchemy import event
 from sqlmodel import Session, SQLModel, select
 
 from intellagent.environment import database
 from intellagent.environment.checks import Check
-from intellagent.environment.tools import Tool
+from intellagent.environment.tools import Side, Tool
 from intellagent.environment.validators import ReferenceIndex, Validator, broken_rules, row_problems
 from intellagent.environment.world_rules import Change, WorldRuleBreach, broken_world_rules
 from intellagent.imports import error_line, user_code
@@ -45,12 +47,15 @@ class Environment:
     Attributes:
         name: the domain's name, the policy file's stem ("support" for support.md).
         policy: the policy document, which is the chatbot's system prompt.
-        tables: the SQLModel table classes, parents before children (foreign-key order).
+        tables: the SQLModel table classes, parents before children (foreign-key order). A table whose
+            `__table_args__` hold `{"info": {"side": "user"}}` is the user's (see `side`).
         tools: the chatbot's tools.
         validators: the row validators, in definition order.
         background: the `generate(session, seed)` that builds the base world, if the domain has one.
         checks: the domain's deterministic checks of a dialog (the framework adds its own).
         tau: the domain's τ-bench module, which plays τ-bench's published tasks, if it has one.
+        user_tools: the user's own tools on its side of the world (its device, its app), which the simulated
+            user calls and the chatbot never gets (unless a dialog is played solo, see `solo`).
     """
 
     name: str
@@ -61,6 +66,7 @@ class Environment:
     background: Callable[[Session, int], None] | None = None
     checks: list[Check[Any]] = field(default_factory=list)
     tau: TauDomain | None = None
+    user_tools: list[Tool] = field(default_factory=list)
 
     def table(self, name: str) -> type[SQLModel]:
         """The table class whose `__tablename__` is `name`.
@@ -74,31 +80,61 @@ class Environment:
         raise KeyError(f"no table {name!r} in {self.name}; tables are {', '.join(self._table_names())}")
 
     def tool(self, name: str) -> Tool:
-        """The tool called `name`.
+        """The tool called `name`, the chatbot's or the user's.
 
         Raises:
             KeyError: no such tool; the message lists the known ones.
         """
-        for candidate in self.tools:
+        for candidate in self.every_tool:
             if candidate.name == name:
                 return candidate
-        raise KeyError(f"no tool {name!r} in {self.name}; tools are {', '.join(t.name for t in self.tools)}")
+        raise KeyError(f"no tool {name!r} in {self.name}; tools are {', '.join(t.name for t in self.every_tool)}")
+
+    @property
+    def every_tool(self) -> list[Tool]:
+        """The chatbot's tools, then the user's."""
+        return [*self.tools, *self.user_tools]
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """Every tool in OpenAI function-calling format."""
+        """Every tool of the chatbot in OpenAI function-calling format."""
         return [tool.schema() for tool in self.tools]
 
-    def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any]) -> str:
-        """Run a tool for the chatbot and return what the chatbot sees; never raises.
+    @staticmethod
+    def side(table: type[SQLModel]) -> Side:
+        """Whose `table` is: "user" when its `__table_args__` hold `{"info": {"side": "user"}}`, else "company"."""
+        return "user" if table.__table__.info.get("side") == "user" else "company"  # type: ignore[attr-defined]
 
-        A tool that returns has its writes committed; one that raises is rolled back. An unknown
-        name, arguments that do not fit the schema, or an exception become an `Error: ...` string.
-        A non-string return value is sent as JSON text.
+    @property
+    def user_tables(self) -> list[type[SQLModel]]:
+        """The tables of the user's side, which only the user's tools write."""
+        return [table for table in self.tables if self.side(table) == "user"]
+
+    @cached_property
+    def solo(self) -> Environment:
+        """The domain as a solo dialog has it (τ²-bench's ablation): the user's tools are the chatbot's too, and
+        the user has none; each tool still writes only its own side's tables. Made once, so that what is made
+        per kind of world (a chatbot's tool schemas) is made once for every solo dialog."""
+        return replace(self, tools=self.every_tool, user_tools=[])
+
+    def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any], *,
+                  by: Side | None = "company") -> str:
+        """Run a tool and return what its caller sees; never raises.
+
+        A tool that returns has its writes committed; one that raises is rolled back, and so is one that
+        writes a table of the other side (the domain's mistake, answered as an error). An unknown name,
+        arguments that do not fit the schema, or an exception become an `Error: ...` string. A non-string
+        return value is sent as JSON text.
+
+        Args:
+            by: who calls: the chatbot ("company", which may call only its own tools), the user ("user", only
+                the user's tools), or None (any tool: an expected outcome run by the framework).
         """
-        try:
-            tool = self.tool(name)
-        except KeyError:
-            return f"Error: unknown tool {name!r}; the tools are {', '.join(t.name for t in self.tools)}"
+        known = self.every_tool if by is None else self.tools if by == "company" else self.user_tools
+        tool = next((candidate for candidate in known if candidate.name == name), None)
+        if tool is None:
+            return f"Error: unknown tool {name!r}; the tools are {', '.join(t.name for t in known)}"
+        guard = _SideGuard(self, tool)
+        event.listen(session, "before_flush", guard)
         try:
             result = tool.run(session, arguments)
             text = result if isinstance(result, str) else json.dumps(result)
@@ -106,6 +142,8 @@ class Environment:
         except Exception as exc:  # the chatbot gets the error as its observation, as a real API would answer
             session.rollback()
             return f"Error: {error_line(exc)}"
+        finally:
+            event.remove(session, "before_flush", guard)
         return text
 
     def validate(self, row: SQLModel, session: Session) -> list[str]:
@@ -251,6 +289,30 @@ class Environment:
 
     def _table_names(self) -> Iterator[str]:
         return (table.__tablename__ for table in self.tables)
+
+
+class SideWriteError(RuntimeError):
+    """A tool wrote a table of the other side: the domain's tool is wrong, not its caller."""
+
+
+@dataclass(frozen=True)
+class _SideGuard:
+    """Refuses, as a tool's session flushes, a write to a table that is not of the tool's side: a chatbot's tool
+    never changes the user's device, and the user's tools change nothing of the company's. Writes made through
+    the ORM are caught (raw SQL is not: a domain's tools use the session's objects)."""
+
+    environment: Environment
+    tool: Tool
+
+    def __call__(self, session: Session, context: Any, instances: Any) -> None:
+        for row in (*session.new, *session.dirty, *session.deleted):
+            table = type(row)
+            if (table in self.environment.tables and self.environment.side(table) != self.tool.side
+                    and (row not in session.dirty or session.is_modified(row))):
+                whose = "the user's" if self.tool.side == "company" else "the company's"
+                raise SideWriteError(f"{self.tool.name} wrote {table.__tablename__}, a table of {whose} side, which "
+                                     f"only {'the user' if self.tool.side == 'company' else 'the chatbot'}'s tools "
+                                     "may change; fix the domain's tool")
 
 
 def _canonical(row: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
@@ -33,12 +34,13 @@ def load_environment(config: EnvironmentConfig) -> Environment:
 
     Raises:
         UsageError: a file or module is missing or fails to import, a module defines none of what it
-            should, a tool lacks a docstring or type hints, a table lacks a primary key, or a validator
-            names a table the schema does not have.
+            should, a tool lacks a docstring or type hints, a table lacks a primary key, a validator
+            names a table the schema does not have, or the user's tools have no table of theirs to act on.
     """
     policy = _read_policy(Path(config.policy))
     tables = _tables(_import(config.schema_module, "schema"), config.schema_module)
     tools = _tools(_import(config.tools, "tools"), config.tools)
+    user_tools = _user_tools(config.user_tools, tables, tools) if config.user_tools else []
     validators: list[Validator] = []
     if config.validators:
         validators = _validators(_import(config.validators, "validators"), config.validators, tables)
@@ -61,6 +63,7 @@ def load_environment(config: EnvironmentConfig) -> Environment:
         background=background,
         checks=checks,
         tau=tau,
+        user_tools=user_tools,
     )
 
 
@@ -142,6 +145,11 @@ def _tables(module: ModuleType, reference: str) -> list[type[SQLModel]]:
         )
     by_name = {table.__tablename__: table for table in tables}
     for table in tables:
+        side = table.__table__.info.get("side", "company")  # type: ignore[attr-defined]
+        if side not in ("company", "user"):
+            raise UsageError(f"environment.schema: table {table.__tablename__} is marked as side {side!r}; mark a "
+                             "table of the user's device or app `{\"side\": \"user\"}`, and leave the others unmarked")
+    for table in tables:
         for foreign_key in table.__table__.foreign_keys:  # type: ignore[attr-defined]
             target = foreign_key.target_fullname.split(".")[0]
             if target not in by_name:
@@ -153,17 +161,31 @@ def _tables(module: ModuleType, reference: str) -> list[type[SQLModel]]:
     return [by_name[table.name] for table in ordered]
 
 
-def _tools(module: ModuleType, reference: str) -> list[Tool]:
+def _tools(module: ModuleType, reference: str, key: str = "tools") -> list[Tool]:
     tools: list[Tool] = _members(module, lambda value: isinstance(value, Tool))
     if not tools:
         raise UsageError(
-            f"environment.tools: {reference} defines no tool; decorate a typed function with @tool(writes=...)"
+            f"environment.{key}: {reference} defines no tool; decorate a typed function with @tool(writes=...)"
         )
     names = [tool.name for tool in tools]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
-        raise UsageError(f"environment.tools: {reference} has two tools named {duplicates[0]}; rename one")
+        raise UsageError(f"environment.{key}: {reference} has two tools named {duplicates[0]}; rename one")
     return tools
+
+
+def _user_tools(reference: str, tables: list[type[SQLModel]], tools: list[Tool]) -> list[Tool]:
+    """The user's own tools, marked as the user's side; they need a table of that side to act on, and names of
+    their own (a dialog's transcript tells the two sides' calls by name too)."""
+    found = _tools(_import(reference, "user_tools"), reference, "user_tools")
+    if not any(Environment.side(table) == "user" for table in tables):
+        raise UsageError("environment.user_tools: the schema marks no table as the user's; give the table of the "
+                         "user's device or app `__table_args__ = {\"info\": {\"side\": \"user\"}}`")
+    chatbot = {tool.name for tool in tools}
+    shared = next((tool.name for tool in found if tool.name in chatbot), None)
+    if shared is not None:
+        raise UsageError(f"environment.user_tools: {shared} is also one of the chatbot's tools; rename one of them")
+    return [replace(tool, side="user") for tool in found]
 
 
 def _validators(module: ModuleType, reference: str, tables: list[type[SQLModel]]) -> list[Validator]:

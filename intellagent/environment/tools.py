@@ -12,7 +12,7 @@ import inspect
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from langchain_core.tools import InjectedToolArg, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -23,6 +23,10 @@ from intellagent.errors import UsageError
 
 InjectedSession = Annotated[Session, InjectedToolArg]
 """The type of a tool's session parameter: the event's database session, supplied by the environment."""
+
+Side = Literal["company", "user"]
+"""Whose a table or a tool is: the company's (the chatbot's tools, its records) or the user's (its device, its
+app), which only the user's own tools change (`environment.user_tools`)."""
 
 
 class ToolArgumentsError(ValueError):
@@ -42,6 +46,8 @@ class Tool:
         confirm: whether the policy wants the customer's explicit agreement before it is called (checked
             deterministically on every dialog).
         function: the decorated function itself.
+        side: whose tool it is: the chatbot's ("company"), or the user's own ("user"), as the environment
+            loaded it; a tool writes only the tables of its own side.
     """
 
     name: str
@@ -53,6 +59,7 @@ class Tool:
     arguments_model: type[BaseModel]
     session_parameter: str | None
     confirm: bool = False
+    side: Side = "company"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (no validation, nothing caught)."""

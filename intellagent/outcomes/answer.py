@@ -42,10 +42,10 @@ _CLOSED = ConfigDict(extra="forbid")
 
 
 def world_tools(environment: Environment) -> list[Tool]:
-    """The tools that act on the world (they take its session): the only ones an expected call may make. A
-    tool that neither reads nor changes the world (a calculator, a note, a hand-over) leaves no trace a
-    grade could check."""
-    return [tool for tool in environment.tools if tool.session_parameter is not None]
+    """The tools that act on the world (they take its session): the only ones an expected call may make, the
+    user's own among them (the fixes a chatbot must get the user to make on its side). A tool that neither reads
+    nor changes the world (a calculator, a note, a hand-over) leaves no trace a grade could check."""
+    return [tool for tool in environment.every_tool if tool.session_parameter is not None]
 
 
 @dataclass(frozen=True)

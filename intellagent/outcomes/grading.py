@@ -6,10 +6,11 @@
   record by record, with no database made whole, and exactly what comparing the whole worlds would say.
 - **Forbidden writes made**: the writes the sampled rules forbid that the chatbot made and that ran (an
   attempt the tool refused changed nothing).
-- **Tool calls**, as FlowBench scores them: a call of the chatbot matches an expected call when the tool and
-  the arguments (canonical JSON) are the same and it ran without an error; each expected call is matched
-  once at most. Precision is matched among the calls made, recall matched among the calls expected; the
-  counts are kept per tool so that a report sums them rather than averaging ratios.
+- **Tool calls**, as FlowBench scores them (the user's own calls on its side among them, where it has tools,
+  with the counts also kept per side, so that a report tells guiding from doing): a call matches an expected
+  call when the tool and the arguments (canonical JSON) are the same and it ran without an error; each
+  expected call is matched once at most. Precision is matched among the calls made, recall matched among
+  the calls expected; the counts are kept per tool so that a report sums them rather than averaging ratios.
 - **Progress**: the share of the expected calls matched before the chatbot's first wrong write (one that
   ran and matches no expected call still unmatched, or a forbidden one); look-ups that match nothing are
   not wrong, only unneeded.
@@ -41,13 +42,14 @@ def grade(environment: Environment, expected: ExpectedOutcome, expected_world: w
         environment: the domain, whose tools say which calls write.
         expected: the event's expected outcome.
         expected_world: what the expected calls change in the event's world (the outcome's stored world).
-        calls: the chatbot's tool calls in order; those it only reported are left out, as nothing ran, and so
-            are those of tools that do not act on the world (thinking, arithmetic) unless the outcome expects one.
+        calls: the tool calls in order, the chatbot's and the user's own on its side; those the chatbot only
+            reported are left out, as nothing ran, and so are those of tools that do not act on the world
+            (thinking, arithmetic) unless the outcome expects one.
         replies: the chatbot's messages to the user.
         world: what the dialog changed in the event's world.
     """
-    writes = {tool.name for tool in environment.tools if tool.writes}
-    aside = {tool.name for tool in environment.tools if tool.session_parameter is None}
+    writes = {tool.name for tool in environment.every_tool if tool.writes}
+    aside = {tool.name for tool in environment.every_tool if tool.session_parameter is None}
     aside -= {call.tool for call in expected.calls}  # a published task's gold may hand the user over
     ran = [call for call in calls if not call.reported and call.name not in aside]
     matched, progress = _matched(expected, ran, writes)
@@ -79,8 +81,23 @@ def grade(environment: Environment, expected: ExpectedOutcome, expected_world: w
         made_calls=len(ran),
         matched_calls=len(matched),
         tools=dict(sorted(counts.items())),
+        sides=_sides(environment, counts),
         progress=progress / len(expected.calls) if expected.calls else 1.0,
     )
+
+
+def _sides(environment: Environment, counts: dict[str, list[int]]) -> dict[str, list[int]]:
+    """The per-tool counts summed per side of the world, where the user has tools of its own (a tool no longer
+    known counts as the company's)."""
+    user = {tool.name for tool in environment.every_tool if tool.side == "user"}
+    if not user:
+        return {}
+    sides = {"company": [0, 0, 0], "user": [0, 0, 0]}
+    for tool, numbers in counts.items():
+        side = sides["user" if tool in user else "company"]
+        for position, number in enumerate(numbers):
+            side[position] += number
+    return sides
 
 
 def _matched(expected: ExpectedOutcome, ran: list[ToolCall], writes: set[str]) -> tuple[dict[int, int], int]:

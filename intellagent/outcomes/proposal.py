@@ -154,8 +154,9 @@ def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
 
 
 def _rows_text(deps: EventDeps, event: Event) -> str:
-    """The event's own rows, then the rows they refer to (at most `MAX_REFERENCED`), one JSON line each."""
-    own = event.user_rows
+    """The event's own rows (those of the user's side in full), then the rows they refer to (at most
+    `MAX_REFERENCED`), one JSON line each."""
+    own = {**event.user_rows, **event.user_side_rows}
     referenced: dict[str, list[dict[str, Any]]] = {}
     for table_name, rows in own.items():
         table = deps.tables[table_name]
@@ -179,11 +180,14 @@ def _among(rows: list[dict[str, Any]], match: dict[str, Any]) -> bool:
 
 
 def _tools_text(deps: EventDeps) -> str:
-    """Each tool an expected call may make: its name and arguments, whether it changes the world, what it does."""
+    """Each tool an expected call may make: its name and arguments, whether it changes the world (or is the
+    user's own, which the chatbot gets the user to use), what it does."""
     lines = []
     for tool in world_tools(deps.env):
         arguments = ", ".join(tool.parameters.get("properties", {}))
         kind = "changes the world" if tool.writes else "looks up"
+        if tool.side == "user":
+            kind = f"the user's own tool, which it uses when the chatbot asks; {kind}"
         lines.append(f"- {tool.name}({arguments}) [{kind}]: {tool.description.splitlines()[0]}")
     return "\n".join(lines)
 

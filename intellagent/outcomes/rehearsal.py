@@ -27,6 +27,8 @@ GREETING = "Hello, how can I help you today?"
 REQUEST = "I need your help, please."
 STATED = "Here is exactly what I am about to do. Shall I go ahead?"
 AGREED = "Yes, please go ahead."
+ASKED = "Please do this on your side."
+DONE = "Done."
 
 Rows = Mapping[str, list[dict[str, Any]]]
 
@@ -34,14 +36,20 @@ Rows = Mapping[str, list[dict[str, Any]]]
 def rehearsed(environment: Environment, calls: list[tuple[str, dict[str, Any], str]]) -> tuple[list[Message],
                                                                                                 dict[int, int]]:
     """The conversation of a chatbot making `calls` (tool, arguments, result) in order, and, for each message
-    that carries a call, the call's position among `calls`."""
+    that carries a call, the call's position among `calls`. A call of one of the user's own tools is the user's,
+    made as the chatbot asked, as in a dialog."""
     messages = [Message(role="chatbot", content=GREETING), Message(role="user", content=REQUEST)]
     positions: dict[int, int] = {}
     for position, (tool, arguments, result) in enumerate(calls):
+        call = ToolCall(id=f"expected_{position + 1}", name=tool, arguments=arguments, result=result)
+        if environment.tool(tool).side == "user":
+            messages.append(Message(role="chatbot", content=ASKED))
+            positions[len(messages)] = position
+            messages.append(Message(role="user", content=DONE, tool_calls=[call]))
+            continue
         if environment.tool(tool).writes:
             messages += [Message(role="chatbot", content=STATED), Message(role="user", content=AGREED)]
         positions[len(messages)] = position
-        call = ToolCall(id=f"expected_{position + 1}", name=tool, arguments=arguments, result=result)
         messages.append(Message(role="chatbot", content="", tool_calls=[call]))
     return messages, positions
 

@@ -111,7 +111,7 @@ def run_calls(deps: EventDeps, event: Event, calls: list[ProposedCall]) -> Run:
         results: list[str] = []
         written: set[str] = set()
         for index, call in enumerate(calls):
-            result = env.call_tool(session, call.tool, call.arguments)
+            result = env.call_tool(session, call.tool, call.arguments, by=None)
             results.append(result)
             if result.startswith("Error"):
                 return Run(results, Failure(index, f"it returned {result}", results))

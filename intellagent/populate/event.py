@@ -177,7 +177,7 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
         inserted, rejections = insert_rows(deps.env, deps.tables, session, assembly.rows)
         if rejections:
             return Checked(assembly.rows, rejections, None)
-        known = user_rows(inserted)  # read before the attempt's rollback expires the rows
+        known, own_side = user_rows(inserted)  # read before the attempt's rollback expires the rows
         found = deps.scratch.changes(tables={row.table for row in assembly.rows})
     background = deps.ctx.folder.path(BACKGROUND)
     worlds.save_delta(deps.ctx.folder.path(deps.stored(scenario)), base=background, found=found)
@@ -193,6 +193,7 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
         expected_behaviour=expected,
         symbols=assembly.symbols.as_text(),
         user_rows=known,
+        user_side_rows=own_side,
         database=deps.stored(scenario),
         digest=worlds.digest(found, background),
         repairs=repairs,

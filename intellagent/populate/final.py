@@ -7,6 +7,7 @@ from typing import Any
 from sqlmodel import SQLModel
 
 from intellagent.artifacts import Scenario
+from intellagent.environment import Environment
 from intellagent.populate.plan import Constraints, Plan
 from intellagent.populate.symbols import SymbolTable
 
@@ -28,14 +29,27 @@ def final_texts(scenario: Scenario, plan: Plan, constraints: Constraints, symbol
     return description, expected
 
 
-def user_rows(inserted: list[SQLModel]) -> dict[str, list[dict[str, Any]]]:
-    """The event's own rows, per table, as the simulated user may know them (empty values left out).
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def user_rows(inserted: list[SQLModel]) -> tuple[Rows, Rows]:
+    """The event's own rows, per table, as the simulated user may know them (empty values left out), and the
+    rows of the user's own side in full.
 
     Only the rows planned for the scenario (the user's profile, their bookings), never the
-    background world, which the user has no reason to know.
+    background world, which the user has no reason to know. A row of the user's side (its device,
+    its app) is known by its key alone: the user sees its state only through its own tools, as a
+    person sees their phone's settings only by looking, so a fault the scenario planted there is
+    found, not told.
     """
-    known: dict[str, list[dict[str, Any]]] = {}
+    known: Rows = {}
+    own_side: Rows = {}
     for row in inserted:
         values = {name: value for name, value in row.model_dump(mode="json").items() if value is not None}
+        table = type(row)
+        if Environment.side(table) == "user":
+            own_side.setdefault(row.__tablename__, []).append(values)  # type: ignore[arg-type]
+            key = {column.name for column in row.__table__.primary_key.columns}  # type: ignore[attr-defined]
+            values = {name: value for name, value in values.items() if name in key}
         known.setdefault(row.__tablename__, []).append(values)  # type: ignore[arg-type]
-    return known
+    return known, own_side

@@ -90,7 +90,8 @@ def answer_schema(policy_ids: tuple[str, ...], chatbot_turns: tuple[int, ...]) -
 
 
 def conversation_text(dialog: Dialog) -> str:
-    """The transcript as the analysis reads it: numbered turns, tool calls with their results.
+    """The transcript as the analysis reads it: numbered turns, tool calls with their results (the user's own,
+    on its side of the world, as the user's).
 
     The user's private thoughts are left out: they hold the user's own verdict, which is given
     separately and should not be read twice as evidence.
@@ -100,9 +101,13 @@ def conversation_text(dialog: Dialog) -> str:
         for call in message.tool_calls:
             arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
             result = one_line(call.result or "", TOOL_RESULT_CHARS)
+            if message.role == "user":
+                lines.append(f"[{turn}] user uses {call.name}({arguments}) on their side -> {result}")
+                continue
             verb = "reports it called" if call.reported else "calls"  # a reported call was not seen to happen
             lines.append(f"[{turn}] chatbot {verb} {call.name}({arguments}) -> {result}")
-        lines.append(f"[{turn}] {message.role}: {message.content}")
+        if message.content or message.role == "chatbot":
+            lines.append(f"[{turn}] {message.role}: {message.content}")
     return "\n".join(lines)
 
 

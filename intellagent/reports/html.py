@@ -34,6 +34,7 @@ from intellagent.reports.charts import (
     status_bar,
 )
 from intellagent.reports.dialog_view import dialog_cards
+from intellagent.reports.dual_control import dual_control_panel
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcome_view import outcome_headline, outcome_section
@@ -61,6 +62,7 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _headline(report),
         _tau(report.tau) if report.tau else "",
         outcome_section(report.outcomes) if report.outcomes else "",
+        dual_control_panel(report.dual_control) if report.dual_control else "",
         _charts(report),
         personas_panel(report.personas, report.robustness) if report.personas else "",
         _baseline(report.baseline) if report.baseline else "",

@@ -21,6 +21,7 @@ from intellagent.artifacts import (
 )
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
+from intellagent.simulate.control import beside
 
 T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 
@@ -31,7 +32,8 @@ class RunArtifacts:
     older run folder lacks; `rollouts`: rollouts.jsonl, when the run rolled out).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
-    figure of the chatbot ever counts a mutant's dialog.
+    figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
+    ones (`solo_dialogs`, `simulate.dual_control: both`), which the report sets beside them.
     """
 
     catalog: PolicyCatalog
@@ -46,6 +48,7 @@ class RunArtifacts:
     transcripts: list[Dialog] = field(default_factory=list)
     production: list[Analysis] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
+    solo_dialogs: list[Dialog] = field(default_factory=list)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -77,7 +80,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         graph=graph,
         scenarios=scenarios,
         events=events,
-        dialogs=[d for d in dialogs if d.mutant is None],
+        dialogs=[d for d in dialogs if d.mutant is None and not beside(d)],
         info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.mutant is not None],
@@ -85,6 +88,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         transcripts=folder.transcripts.load(),
         production=folder.production.load(),
         rollouts=_latest(folder.rollouts.load()),
+        solo_dialogs=[d for d in dialogs if d.mutant is None and beside(d)],
     )
 
 

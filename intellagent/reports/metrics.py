@@ -30,6 +30,7 @@ from intellagent.llm import UsageReport
 from intellagent.reports.analysis import RATED, by_status
 from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
+from intellagent.reports.dual_control import dual_control
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.levels import rate_by_level
 from intellagent.reports.outcomes import dialog_outcome, outcome_figures
@@ -69,7 +70,7 @@ def build_report(
     backed = backing(artifacts.catalog, artifacts.assertions, rated)
     policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
     outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
-                for d in artifacts.dialogs}
+                for d in [*artifacts.dialogs, *artifacts.solo_dialogs] if d.id in by_id}
     return Report(
         name=name,
         overall=Overall(
@@ -94,6 +95,7 @@ def build_report(
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
         trials=trial_figures(artifacts.dialogs, rated),
         calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
+        dual_control=dual_control(artifacts.dialogs, artifacts.solo_dialogs, by_id, outcomes),
         tau=tau_score(artifacts.events, artifacts.dialogs),
         outcomes=outcome_figures(artifacts, analyses, outcomes),
         agreement=agreement(analyses),

@@ -75,7 +75,8 @@ def outcome_ruling(dialog: Dialog, expected: ExpectedOutcome | None) -> OutcomeR
 
 
 def calls_that_ran(dialog: Dialog) -> list[tuple[int, ToolCall]]:
-    """The chatbot's calls that ran on the dialog's world without an error, with their transcript index."""
+    """The calls that ran on the dialog's world without an error (the chatbot's, and the user's own where it has
+    tools), with their transcript index."""
     return [(turn, call) for turn, message in enumerate(dialog.transcript) for call in message.tool_calls
             if not call.reported and not call.failed]
 

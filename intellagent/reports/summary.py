@@ -23,6 +23,7 @@ from intellagent.artifacts.report import (
     TauScore,
     TrialFigures,
 )
+from intellagent.reports.dual_control import dual_control_line
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.outcomes import NOT_SOUGHT, left_ungraded, why_ungraded
 from intellagent.reports.program_view import backing_text
@@ -64,6 +65,8 @@ def summary_text(result: Reported) -> str:
         lines.append(outcome_line(report.outcomes))
     if report.rollouts is not None:
         lines.append(rollouts_line(report.rollouts))
+    if report.dual_control is not None:
+        lines.append(dual_control_line(report.dual_control))
     lines += [
         f"coverage: {coverage.tested} of {coverage.total} policies tested ({percent(coverage.share)}), "
         f"{coverage.strong_pairs.tested} of {coverage.strong_pairs.total} strongly linked pairs tested together",

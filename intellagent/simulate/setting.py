@@ -27,6 +27,7 @@ from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.simulate.audit import audited, read_faults
+from intellagent.simulate.control import Control
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader
 from intellagent.simulate.trials import trial_user
@@ -49,6 +50,7 @@ class DialogDeps:
         greeting: the chatbot's first message.
         max_turns: user turns after which the dialog ends as `incomplete`.
         max_critiques: times the critique may send the dialog back.
+        max_tool_steps: calls the user may make on its own side before each message.
         world: the dialog's database as the chatbot reaches it; the calls made there are recorded.
         name: the dialog's id, which names its trace (the event's, with its trial or mutant).
     """
@@ -61,6 +63,7 @@ class DialogDeps:
     greeting: str
     max_turns: int
     max_critiques: int
+    max_tool_steps: int = 0
     world: DialogWorld | None = None
     name: str = ""
     started: float = field(default_factory=time.monotonic)
@@ -87,6 +90,7 @@ async def played_dialog(
     mutant: str | None = None,
     world_server: WorldServer | None = None,
     compiled: Sequence[Check] = (),
+    control: Control | None = None,
 ) -> Dialog:
     """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
     the world's digest, run the deterministic checks on what happened, grade it, and audit its simulated user.
@@ -100,10 +104,12 @@ async def played_dialog(
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
         compiled: the run's compiled assertions in force, as checks, run with the domain's.
+        control: where the user has tools, how the dialog is played (`simulate.control`): dual, the user acts as
+            the chatbot guides it; solo, the chatbot gets the user's tools and the user only talks.
     """
     files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
     usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
-    environment = ctx.environment
+    environment = ctx.environment.solo if control == "solo" else ctx.environment
     path = files.played if files else None
     world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
     try:
@@ -111,7 +117,7 @@ async def played_dialog(
             mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
             session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
             deps = dialog_deps(ctx, event, chatbot.open(session), user_role=user_role, played_id=played_id,
-                               trial=trial, usage=usage, world=world)
+                               trial=trial, usage=usage, world=world, environment=environment)
             played = await play(deps)
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
@@ -125,24 +131,27 @@ async def played_dialog(
             files.clear()
     return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
                                       "usage": usage.report().roles, "database": files.name if files else None,
-                                      "persona": event.persona, "claim": event.claim})
+                                      "persona": event.persona, "claim": event.claim, "control": control})
 
 
 def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, user_role: UserRoleOf,
-                played_id: str, trial: int, usage: Usage, world: DialogWorld | None) -> DialogDeps:
-    """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage."""
+                played_id: str, trial: int, usage: Usage, world: DialogWorld | None,
+                environment: Environment) -> DialogDeps:
+    """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage, and
+    its user has the tools of its side of `environment` (none in a solo dialog's)."""
     config = ctx.config
     user = dialog_model(trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1), seed=config.seed,
                         dialog_id=played_id)
     return DialogDeps(
         event=event,
-        policy=ctx.environment.policy,
+        policy=environment.policy,
         conversation=conversation,
-        user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx)),
+        user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools),
         critique=counted(dialog_model(ctx.llms["critique"], seed=config.seed, dialog_id=played_id), usage),
         greeting=config.chatbot.greeting,
         max_turns=config.simulate.max_turns,
         max_critiques=config.simulate.max_critiques,
+        max_tool_steps=config.simulate.max_tool_steps,
         world=world,
         name=played_id,
     )

@@ -6,12 +6,15 @@ import json
 from typing import Any
 
 from intellagent.artifacts import Message, ToolCall
+from intellagent.artifacts.outcomes import call_text
 from intellagent.chatbots import ChatMessage
 
 
 def public_messages(transcript: list[Message]) -> list[ChatMessage]:
-    """What the chatbot sees: the messages only, the chatbot's as `assistant` (no thoughts, no tool calls)."""
-    return [{"role": "user" if m.role == "user" else "assistant", "content": m.content} for m in transcript]
+    """What the chatbot sees: the messages only, the chatbot's as `assistant` (no thoughts, no tool calls, and
+    nothing of a user's turn that only acted on its own side without a word to the chatbot)."""
+    return [{"role": "user" if m.role == "user" else "assistant", "content": m.content} for m in transcript
+            if m.role == "chatbot" or m.content]
 
 
 def numbered(calls: list[ToolCall], *, after: int) -> list[ToolCall]:
@@ -30,12 +33,21 @@ def user_line(content: str) -> str:
     return f"Customer (you): {content}"
 
 
+def action_line(call: ToolCall) -> str:
+    """The simulated user's call of one of its own tools, with what it showed, as the user reads it back."""
+    return f"(You used {call_text(call.name, call.arguments)}: {call.result})"
+
+
 def transcript_text(transcript: list[Message]) -> str:
-    """Every message, tool call and tool result, in order, for the critique."""
+    """Every message, tool call and tool result, in order, for the critique (the user's own calls too)."""
     lines = []
     for message in transcript:
         if message.role == "user":
-            lines.append(f"User: {message.content}")
+            for call in message.tool_calls:
+                lines.append(f"User uses {call.name}({_json(call.arguments)}) on their side")
+                lines.append(f"  → {call.result}")
+            if message.content:
+                lines.append(f"User: {message.content}")
             continue
         for call in message.tool_calls:
             lines.append(f"Agent calls {call.name}({_json(call.arguments)})")

@@ -110,13 +110,14 @@ def program_faults(event: Event, dialog: Dialog, world: WorldFacts = NO_WORLD) -
         if message.role == "chatbot":
             told.append(message.content)
             continue
+        told += [call.result or "" for call in message.tool_calls]  # what its own tools showed it is known to it
         message = _own_words(message)
         invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), world)
                     if fact not in stated]
         stated.update(invented)
         if invented:
             faults.append(UserFault(kind="invented", turn=turn, evidence=f"stated {', '.join(invented)}, which its "
-                                    "scenario, its known rows and the chatbot's messages do not hold"))
+                                    "scenario, its known rows, the chatbot's messages and its own tools do not hold"))
         faults += _message_faults(message, turn, goals, mind_may_change=mind_may_change)
     faults += _ending_faults(dialog)
     return faults

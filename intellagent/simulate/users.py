@@ -3,19 +3,29 @@ answers, and what its stop means.
 
 A sampled scenario's user (`ScenarioUser`) knows its situation, the rows it may know of and what the
 chatbot should do; it is reminded of its part on its first and last turns, and it stops with a verdict
-that the critique checks. τ-bench's user plays by τ-bench's conventions (`intellagent.tau.user`). Which
-user an event gets is decided in one place, `intellagent.modes.user_role`.
+that the critique checks. Where the domain gives the user tools of its own (dual control), each of its
+steps is a choice between one of them and its turn (`UserToolStep` or the turn): it looks at its side
+of the world and changes it, as the chatbot asks, before it writes its message. A model with native
+tool calls makes the choice as one (its turn is the `reply` function); any other as a schema-constrained
+JSON choice, as the `llm_agent` chatbot's steps are (`chatbots.tool_choice`). τ-bench's user plays
+by τ-bench's conventions (`intellagent.tau.user`). Which user an event gets is decided in one place,
+`intellagent.modes.user_role`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, RootModel, ValidationError, create_model
 
 from intellagent.artifacts import Claim, DialogStatus, Event, Persona, PlayedMove
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
+from intellagent.chatbots.selection import NATIVE_TOOL_PROVIDERS
+from intellagent.chatbots.tool_choice import REPLY, describe_tools, step_schema
 from intellagent.llm import LLM
 from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import prompt_text, render
@@ -23,8 +33,18 @@ from intellagent.simulate.personas import with_moves
 from intellagent.simulate.transcript import known_rows
 from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
 
+if TYPE_CHECKING:
+    from intellagent.environment import Tool
+
 Update = dict[str, Any]
 """Keys of the dialog's state (`graphs.dialog.DialogState`) with their new values."""
+
+
+class UserToolStep(NamedTuple):
+    """The user's call of one of its own tools, which it makes before its message."""
+
+    tool: str
+    arguments: dict[str, Any]
 
 
 class Stop(NamedTuple):
@@ -71,9 +91,11 @@ class UserRole(Protocol):
         """Notes for its turn `number`, after the conversation so far."""
         ...
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn | TaskUserTurn:
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool,
+                     may_act: bool = False) -> UserTurn | TaskUserTurn | UserToolStep:
         """Its turn, given the conversation as it sees it; `ending`: the chatbot closed the conversation;
-        `warmer`: a draft is asked again, sampled warmer."""
+        `warmer`: a draft is asked again, sampled warmer; `may_act`: it may call one of its own tools first
+        (a `UserToolStep`), if it has any."""
         ...
 
     def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
@@ -93,7 +115,7 @@ class UserRoleOf(Protocol):
     """The simulated user of a dialog on an event, played by `llm` (`thoughts`: whether a sampled scenario's
     user writes a private thought); `intellagent.modes.user_role` is the one the stages use."""
 
-    def __call__(self, event: Event, llm: LLM, *, thoughts: bool) -> UserRole: ...
+    def __call__(self, event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = ()) -> UserRole: ...
 
 
 @dataclass(frozen=True)
@@ -104,11 +126,13 @@ class ScenarioUser:
         event: the event played out.
         llm: its model.
         thoughts: whether it writes a private thought before each message (`simulate.user_thoughts`).
+        tools: its own tools on its side of the world (`environment.user_tools`; none in a solo dialog).
     """
 
     event: Event
     llm: LLM
     thoughts: bool = True
+    tools: Sequence[Tool] = ()
     private: str = ""
 
     def reminders(self, number: int, max_turns: int) -> list[str]:
@@ -118,15 +142,43 @@ class ScenarioUser:
             return [note("simulate/user_last_turn")]
         return [note("simulate/user_first_turn")] if number == 1 else []
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn:
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False
+                     ) -> UserTurn | UserToolStep:
         """A message with a decision, which must be a verdict once the chatbot ended the conversation, and with
-        a thought if the run asks for one."""
+        a thought if the run asks for one; or, while it `may_act` and the conversation goes on, a call of one of
+        its own tools in its place."""
         if self.thoughts:
             schema: type[UserTurn] = FinalUserTurn if ending else UserTurn
         else:
             schema = BriefFinalUserTurn if ending else BriefUserTurn
-        messages = user_prompt(self.event, view, thoughts=self.thoughts)
-        return await self.llm.answer(messages, schema, step="simulate/user", warmer=warmer)
+        native = self.llm.spec.provider in NATIVE_TOOL_PROVIDERS
+        messages = user_prompt(self.event, view, thoughts=self.thoughts, tools=self.tools, native=native)
+        if not (self.tools and may_act and not ending):
+            return await self.llm.answer(messages, schema, step="simulate/user", warmer=warmer)
+        if native:
+            return await self._native_step(messages, schema)
+        step: RootModel[Any] = await self.llm.answer(messages, _user_step(tuple(self.tools), schema),
+                                                     step="simulate/user", warmer=warmer)
+        if step.root.action != REPLY:
+            return UserToolStep(step.root.action, step.root.arguments)
+        return schema.model_validate(step.root.model_dump(exclude={"action"}))
+
+    async def _native_step(self, messages: list[BaseMessage], turn: type[UserTurn]) -> UserTurn | UserToolStep:
+        """One step as a native tool call: one of its tools, or `reply` with its turn. A reply its schema refuses, or
+        an answer that calls nothing, is asked again as a schema-constrained turn."""
+        reply = {"type": "function", "function": {"name": REPLY, "description": turn.__doc__ or "Your turn.",
+                                                   "parameters": turn.model_json_schema()}}
+        answer = await self.llm.complete(messages, step="simulate/user", tool_choice="required",
+                                         tools=[*(tool.schema() for tool in self.tools), reply])
+        for call in answer.tool_calls[:1]:  # one call a step: the next step sees what it showed
+            if call["name"] in {tool.name for tool in self.tools}:
+                return UserToolStep(call["name"], call["args"])
+            if call["name"] == REPLY:
+                try:
+                    return turn.model_validate(call["args"])
+                except ValidationError:
+                    break
+        return await self.llm.answer(messages, turn, step="simulate/user", warmer=True)
 
     def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
         """The verdict, for the critique to check."""
@@ -143,10 +195,19 @@ class ScenarioUser:
         return with_moves(self.event.persona, self.event.claim, number, message)
 
 
-def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list[BaseMessage]:
+@cache
+def _user_step(tools: tuple[Tool, ...], turn: type[UserTurn]) -> type[RootModel[Any]]:
+    """A step of a user with tools: one of them, or its turn (made once per kind of turn and set of tools)."""
+    reply: type[BaseModel] = create_model(f"{turn.__name__}Reply", __base__=turn,
+                                          action=(Literal["reply"], ...))  # type: ignore[call-overload]
+    return step_schema(tools, reply=reply, name="UserStep")
+
+
+def user_prompt(event: Event, view: list[str], *, thoughts: bool = True, tools: Sequence[Tool] = (),
+                native: bool = False) -> list[BaseMessage]:
     """The user agent's instructions (its situation, what it knows and the details the expected outcome needs of
-    it, what the chatbot should do, how it behaves) and the conversation so far as one text, so that a small
-    model never mistakes whose turn it is."""
+    it, its own tools, what the chatbot should do, how it behaves) and the conversation so far as one text, so
+    that a small model never mistakes whose turn it is (`native`: its tools are called as functions)."""
     known = known_rows(event.user_rows)
     facts = customer_facts(event)
     if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there
@@ -157,9 +218,18 @@ def user_prompt(event: Event, view: list[str], *, thoughts: bool = True) -> list
         known=known,
         expected_behaviour=event.expected_behaviour,
         persona=persona_text(event.persona, event.claim),
+        own_tools=own_tools_text(tools, native=native),
         conversation="\n".join(view),
         thought_field=note("simulate/user_thought_field") + "\n" if thoughts else "",
     )
+
+
+def own_tools_text(tools: Sequence[Tool], *, native: bool) -> str:
+    """The user prompt's section on its own tools and how to call them (nothing without tools)."""
+    if not tools:
+        return ""
+    how = note("simulate/user_tools_native" if native else "simulate/user_tools_json")
+    return note("simulate/user_tools", tools=describe_tools(tools), how=how) + "\n\n"
 
 
 def persona_text(persona: Persona | None, claim: Claim | None) -> str:

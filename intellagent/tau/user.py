@@ -40,8 +40,8 @@ class TaskUser:
         """None: τ-bench's conventions are all in its prompt."""
         return []
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool) -> TaskUserTurn:
-        """Its message alone."""
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False) -> TaskUserTurn:
+        """Its message alone (a published task's user has no tools of its own here)."""
         return await self.llm.answer(task_user_prompt(self.event, view), TaskUserTurn, step="simulate/user",
                                      warmer=warmer)
 

@@ -67,3 +67,35 @@ def depot(parcels: Environment, tmp_path: Path) -> Path:
     path = tmp_path / "parcels.sqlite"
     parcels.create_database(path, seed=0)
     return path
+
+
+WALLET = Path(__file__).resolve().parent / "wallet"
+CARD, INSTALL = "4000123412341234", 70213
+
+
+@pytest.fixture(scope="session")
+def wallet_config() -> ConfigFactory:
+    """Build the card desk's config (a dual-control domain: the customer's banking app is the user's side)."""
+    return domain_config(WALLET, policy="wallet.md", schema="schema.py", tools="tools.py", user_tools="user_tools.py")
+
+
+@pytest.fixture(scope="session")
+def wallet(wallet_config: ConfigFactory) -> Environment:
+    return load_environment(wallet_config())
+
+
+def blocked_card_world(wallet: Environment, path: Path) -> Path:
+    """Create at `path` a world in which the customer's card is blocked and their app has online payments off."""
+    wallet.create_database(path, seed=0, background=False)
+    with wallet.session(path) as session:
+        session.add(wallet.table("cards")(card_number=CARD, holder="Ines Okafor", date_of_birth="1990-01-31",
+                                          blocked=True))
+        session.add(wallet.table("apps")(install_id=INSTALL, card_number=CARD,
+                                         settings={"online_payments": False, "contactless": True}))
+    return path
+
+
+@pytest.fixture
+def wallet_world(wallet: Environment, tmp_path: Path) -> Path:
+    """The blocked card's world (`blocked_card_world`)."""
+    return blocked_card_world(wallet, tmp_path / "wallet.sqlite")

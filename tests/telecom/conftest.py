@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +41,6 @@ def telecom() -> Environment:
 
 
 @pytest.fixture(scope="session")
-def phone_side(telecom: Environment) -> Environment:
-    """The same domain with the customer's tools in place of the chatbot's, called the way tools are called."""
-    return replace(telecom, tools=USER_TOOLS)
-
-
-@pytest.fixture(scope="session")
 def template(telecom: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The world of seed 3 with Dana's account, built once; tests work on copies."""
     path = tmp_path_factory.mktemp("telecom") / "world.sqlite"
@@ -62,7 +56,6 @@ class World:
     """One test's copy of the world, and the two sides' tools on it."""
 
     telecom: Environment
-    phone_side: Environment
     path: Path
 
     def agent(self, name: str, **arguments: Any) -> str:
@@ -76,8 +69,8 @@ class World:
 
     def user(self, name: str, **arguments: Any) -> str:
         """Call one of the customer's tools on their phone; what the customer would see."""
-        with self.phone_side.session(self.path) as session:
-            return self.phone_side.call_tool(session, name, arguments)
+        with self.telecom.session(self.path) as session:
+            return self.telecom.call_tool(session, name, arguments, by="user")
 
     def row(self, table: type, *key: str) -> Any:
         """A row as stored now, detached from its session."""
@@ -94,10 +87,10 @@ class World:
 
 
 @pytest.fixture
-def world(telecom: Environment, phone_side: Environment, template: Path, tmp_path: Path) -> World:
+def world(telecom: Environment, template: Path, tmp_path: Path) -> World:
     path = tmp_path / "world.sqlite"
     shutil.copyfile(template, path)
-    return World(telecom, phone_side, path)
+    return World(telecom, path)
 
 
 def dana_account() -> list[Any]:

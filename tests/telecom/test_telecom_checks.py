@@ -11,7 +11,7 @@ import shutil
 from typing import Any
 
 import pytest
-from intellagent.db_schemas.telecom.schema import Line
+from intellagent.db_schemas.telecom.schema import Line, Phone
 
 from intellagent.artifacts import Finding, Message, ToolCall
 from intellagent.checks import run_checks
@@ -20,7 +20,8 @@ from tests.telecom.conftest import CARD, CONTRACT_ENDED, DANA, DATA_USED_UP, EXP
 Action = tuple[str, dict[str, Any]]
 Turn = tuple[str, str, list[Action]]
 DOMAIN_CHECKS = {"refuel_within_limits", "resume_only_when_allowed", "roaming_only_in_good_standing",
-                 "payment_with_a_valid_card", "customer_identified_before_changes"}
+                 "payment_with_a_valid_card", "customer_identified_before_changes",
+                 "phone_changed_only_as_the_steps_say"}
 
 
 def play(world: World, turns: list[Turn]) -> dict[str, list[Finding]]:
@@ -32,7 +33,8 @@ def play(world: World, turns: list[Turn]) -> dict[str, list[Finding]]:
         made = []
         for index, (name, arguments) in enumerate(calls):
             with world.telecom.session(dialog) as session:
-                result = world.telecom.call_tool(session, name, arguments)
+                by = "company" if role == "chatbot" else "user"
+                result = world.telecom.call_tool(session, name, arguments, by=by)
             made.append(ToolCall(id=f"c{number}.{index}", name=name, arguments=arguments, result=result))
         messages.append(Message(role=role, content=content, tool_calls=made))
     names, findings = run_checks(world.telecom, messages, before=world.path, database=dialog)
@@ -180,3 +182,31 @@ def test_a_resume_is_judged_by_the_payments_made_before_it_not_after(world: Worl
     found = play(world, [*identified(), *confirmed(resume()), *confirmed(pay())])
     assert messages(found, "resume_only_when_allowed") == [
         f"line {SUSPENDED} was suspended for non-payment and bill(s) {OVERDUE} are still overdue"]
+
+
+def on_the_phone(*actions: Action) -> list[Turn]:
+    """The chatbot asks Dana to act on her phone, and she does, then says so."""
+    return [("chatbot", "Please change that on your phone.", []), ("user", "Done.", list(actions))]
+
+
+def test_the_customers_fixes_the_steps_ask_for_get_no_finding(world: World) -> None:
+    world.change(Phone, DATA_USED_UP, airplane_mode=True, network_mode="3g_auto")
+    fixes = on_the_phone(("toggle_airplane_mode", {"phone_number": DATA_USED_UP}),
+                         ("set_network_mode", {"phone_number": DATA_USED_UP, "mode": "5g_auto"}))
+    assert play(world, [*identified(), *fixes]) == {}
+
+
+@pytest.mark.parametrize(("action", "message"), [
+    (("toggle_mobile_data", {"phone_number": DATA_USED_UP}),
+     "the customer's phone was left worse off: mobile data is now off, which no step asks for"),
+    (("toggle_airplane_mode", {"phone_number": DATA_USED_UP}),
+     "the customer's phone was left worse off: airplane mode is now on, which no step asks for"),
+    (("set_network_mode", {"phone_number": DATA_USED_UP, "mode": "2g_only"}),
+     "the customer set network mode 2g_only; the steps only ever ask for 5g_auto (5G/4G/3G/2G automatic)"),
+])
+def test_a_change_to_the_phone_that_no_step_asks_for_is_a_finding_at_the_customers_turn(
+    world: World, action: Action, message: str
+) -> None:
+    found = play(world, [*identified(), *on_the_phone(action)])
+    (finding,) = found["phone_changed_only_as_the_steps_say"]
+    assert (finding.message, finding.turn) == (message, 4)

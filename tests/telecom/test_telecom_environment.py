@@ -1,17 +1,15 @@
 """The telecom environment as a whole: its policy (every rule, in our own words), how it loads, and which
 side of the world each table and each tool belongs to."""
 
-import importlib
 import re
 from pathlib import Path
 
 import pytest
-import yaml
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from intellagent.config import load_config
-from intellagent.environment import Environment, Tool, load_environment
+from intellagent.environment import Environment, load_environment
 from tests.telecom.conftest import DANA, DATA_USED_UP, OPEN, USER_TOOLS, World
 
 REPO = Path(__file__).resolve().parents[2]
@@ -143,12 +141,11 @@ def test_the_policy_is_not_a_copy_of_tau2_benchs(original: str) -> None:
     assert original not in PROSE
 
 
-def test_the_configs_commented_user_tools_name_the_customers_tools() -> None:
-    config = (REPO / "configs/telecom.yml").read_text()
-    (named,) = re.findall(r"^\s*# user_tools: (\S+)$", config, re.MULTILINE)
-    module = importlib.import_module(named)
-    assert {value.name for value in vars(module).values() if isinstance(value, Tool)} == {t.name for t in USER_TOOLS}
-    assert "user_tools" not in yaml.safe_load(config)["environment"]
+def test_the_config_gives_the_customer_its_tools_as_the_users_side(telecom: Environment) -> None:
+    assert [tool.name for tool in telecom.user_tools] == [tool.name for tool in USER_TOOLS]
+    assert {tool.side for tool in telecom.user_tools} == {"user"}
+    assert {tool.side for tool in telecom.tools} == {"company"}
+    assert telecom.user_tables == [telecom.table("phones")]
 
 
 def test_the_domain_loads_the_same_by_file_path(telecom: Environment) -> None:

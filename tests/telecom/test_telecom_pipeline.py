@@ -1,6 +1,7 @@
-"""A whole run of the telecom example with the careless double in every role: whatever it answers, the run
-ends with valid artifacts and honest statuses, every world it made is valid, and the chatbot never reached
-the customer's side of the world."""
+"""A whole run of the telecom example with the careless double in every role, each dialog played dual and solo
+(the example's `dual_control: both`): whatever it answers, the run ends with valid artifacts and honest
+statuses, every world it made is valid, the chatbot reached the customer's side of the world only when it held
+the customer's tools (solo), and the report sets the two ways side by side."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from tests.conftest import ROOT, world_file
-from tests.telecom.conftest import USER_TOOLS
 
 SAMPLES = 6
 
@@ -64,12 +64,14 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
     analyses = records(folder, "analysis.jsonl", Analysis)
     assert len(scenarios) == SAMPLES
     assert [e.id for e in events] == [s.id for s in scenarios if s.status == "ok"]
-    assert [d.id for d in dialogs] == [e.id for e in events if e.status == "ok"] != []
+    played = [e.id for e in events if e.status == "ok"]
+    assert sorted(d.id for d in dialogs) == sorted([*played, *(f"{id}-solo" for id in played)]) != []
     assert [a.id for a in analyses] == [d.id for d in dialogs if d.status != "error"]
+    assert {d.id: d.control for d in dialogs} == {d.id: "solo" if d.id.endswith("-solo") else "dual" for d in dialogs}
     assert all(item.error for item in [*scenarios, *events] if item.status == "error")
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
     assert all(analysis.error for analysis in analyses if analysis.status in ("user_fault", "incomplete"))
-    assert report.overall.dialogs == len(dialogs)
+    assert report.overall.dialogs == len(played)
 
 
 def test_every_world_populate_made_passes_every_rule_of_the_domain(run, telecom: Environment) -> None:
@@ -86,16 +88,29 @@ def test_every_world_populate_made_passes_every_rule_of_the_domain(run, telecom:
             assert connection.execute("PRAGMA foreign_key_check").fetchall() == [], event.id
 
 
-def test_the_chatbot_called_only_its_own_tools_and_never_changed_a_phone(run, telecom: Environment) -> None:
+def test_only_the_customer_changed_a_phone_unless_the_chatbot_held_its_tools(run, telecom: Environment) -> None:
     _, folder = run
     dialogs = records(folder, "dialogs.jsonl", Dialog)
-    called = {call.name for dialog in dialogs for message in dialog.transcript for call in message.tool_calls}
-    assert called and called <= {tool.name for tool in telecom.tools}
-    assert not called & {tool.name for tool in USER_TOOLS}
+    chatbot_tools = {tool.name for tool in telecom.tools}
+    customer_tools = {tool.name for tool in telecom.user_tools}
     for dialog in dialogs:
-        if dialog.database:
-            changed = json.loads((folder / dialog.database).read_text())["tables"]
-            assert "phones" not in changed, dialog.id
+        allowed = chatbot_tools | customer_tools if dialog.control == "solo" else chatbot_tools
+        by = {role: {call.name for message in dialog.transcript if message.role == role for call in message.tool_calls}
+              for role in ("chatbot", "user")}
+        assert by["chatbot"] <= allowed and by["user"] <= (customer_tools if dialog.control == "dual" else set())
+        changed = json.loads((folder / dialog.database).read_text())["tables"] if dialog.database else {}
+        phone_writers = {tool.name for tool in telecom.user_tools if tool.writes}
+        if "phones" in changed:
+            assert by["user" if dialog.control == "dual" else "chatbot"] & phone_writers, dialog.id
+    assert any(call.name in customer_tools for dialog in dialogs for message in dialog.transcript
+               if message.role == "user" for call in message.tool_calls)
+
+
+def test_the_report_sets_dual_results_beside_solo_ones(run) -> None:
+    report, _ = run
+    assert report.dual_control is not None
+    assert [result.control for result in report.dual_control.results] == ["dual", "solo"]
+    assert all(result.dialogs == report.overall.dialogs for result in report.dual_control.results)
 
 
 def test_the_domains_checks_ran_on_every_dialog_played(run, telecom: Environment) -> None:

@@ -3,7 +3,7 @@ phone numbers are learnt from the world itself, so a number the user makes up is
 
 from __future__ import annotations
 
-from intellagent.artifacts import Dialog, Event, Message
+from intellagent.artifacts import Dialog, Event, Message, ToolCall
 from intellagent.simulate.audit import read_faults
 from tests.telecom.conftest import DANA, OVERDUE, SUSPENDED
 
@@ -35,3 +35,12 @@ def test_a_bill_number_of_the_worlds_shape_that_no_source_gave_is_invented(telec
 def test_a_quantity_is_not_read_as_an_id(telecom, template):
     plain = said(f"My line {SUSPENDED} has been off for 3 days and I used 15 of my gigabytes.")
     assert read_faults(telecom, EVENT, plain, world=template) == []
+
+
+def test_what_the_customers_own_tools_showed_is_no_invention(telecom, template):
+    looked = said(f"My line {SUSPENDED} is suspended.")
+    shown = ToolCall(id="call_1", name="check_status_bar", arguments={"phone_number": SUSPENDED},
+                     result="Status bar: No service. Bill 700000042 is shown in a notification.")
+    reported = Message(role="user", content="My phone shows bill 700000042 in a notification.", tool_calls=[shown])
+    assert read_faults(telecom, EVENT, looked.model_copy(update={"transcript": [*looked.transcript, reported]}),
+                       world=template) == []
