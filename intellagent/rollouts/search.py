@@ -173,7 +173,7 @@ class EventSearch:
                                          mcp_url=mcp_url)
                 conversation = parent.conversation.fork(session) if parent else self.chatbot.open(session)
                 deps = dialog_deps(self.ctx, self.event, conversation, user_role=user_role, played_id=session_id,
-                                   trial=1, usage=self.usage, world=world)
+                                   trial=1, usage=self.usage, world=world, environment=self.ctx.environment)
                 deps = dataclasses.replace(deps, max_turns=self.settings.max_turns)
                 state, played = await self.play(deps, parent.state if parent else None)
             files = DialogFiles(event=self.source, start=self.start, played=database, stored=stored, name=stored_name)

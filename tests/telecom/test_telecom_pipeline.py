@@ -1,7 +1,7 @@
 """A whole run of the telecom example with the careless double in every role, each dialog played dual and solo
-(the example's `dual_control: both`): whatever it answers, the run ends with valid artifacts and honest
-statuses, every world it made is valid, the chatbot reached the customer's side of the world only when it held
-the customer's tools (solo), and the report sets the two ways side by side."""
+(the example's `dual_control: both`), and rolled out for training data: whatever it answers, the run ends with
+valid artifacts and honest statuses, every world it made is valid, the chatbot reached the customer's side of the
+world only when it held the customer's tools (solo), and the report sets the two ways side by side."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import intellagent
-from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Report, RunInfo, Scenario
+from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Report, Rollout, RunInfo, Scenario
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
@@ -29,7 +29,8 @@ def careless_config() -> dict[str, Any]:
     """configs/telecom.yml as shipped, with every model the scripted double."""
     data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
     data["environment"]["policy"] = str(ROOT / "policies/telecom.md")
-    return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES}
+    return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES,
+            "rollouts": {**data["rollouts"], "enabled": True, "beam": 2, "max_turns": 3}}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_the_run_finishes_and_every_artifact_validates_against_its_model(run) ->
     report, folder = run
     info = RunInfo.model_validate_json((folder / "run.json").read_text())
     assert info.status in ("done", "gate_failed") and list(info.stages) == ["describe", "populate", "simulate",
-                                                                            "report"]
+                                                                            "rollouts", "report"]
     catalog = PolicyCatalog.model_validate_json((folder / "policies.json").read_text())
     graph = nx.node_link_graph(json.loads((folder / "graph.json").read_text()), edges="edges")
     assert sorted(graph.nodes) == [policy.id for policy in catalog.policies]
@@ -72,6 +73,16 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
     assert all(analysis.error for analysis in analyses if analysis.status in ("user_fault", "incomplete"))
     assert report.overall.dialogs == len(played)
+
+
+def test_the_rollouts_search_the_dual_control_events_and_write_valid_training_files(run) -> None:
+    _, folder = run
+    rollouts = records(folder, "rollouts.jsonl", Rollout)
+    assert [r.id for r in rollouts] == [e.id for e in records(folder, "events.jsonl", Event) if e.status == "ok"]
+    assert [r.reason for r in rollouts if r.status == "error"] == []
+    assert any(r.status == "ok" for r in rollouts)
+    for name in ("sft", "preferences", "kto"):
+        assert all(json.loads(line) for line in (folder / "training" / f"{name}.jsonl").read_text().splitlines())
 
 
 def test_every_world_populate_made_passes_every_rule_of_the_domain(run, telecom: Environment) -> None:
