@@ -132,7 +132,8 @@ def careless_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                  rollouts={"enabled": True, "beam": 2, "branch": 2, "max_turns": 2})
     script = script_document(ScriptedLLM(), flows=RULES).on(reply=careless_answers(seed=5))
     report = intellagent.evaluate(cfg, output=folder / "run", script=script)
-    assert report.rollouts is not None and report.rollouts.skipped == len(RunFolder(folder / "run").rollouts.load())
+    records = RunFolder(folder / "run").rollouts.load()
+    assert report.rollouts is not None and report.rollouts.skipped == sum(r.status == "skipped" for r in records) > 0
     return folder / "run"
 
 
