@@ -26,7 +26,7 @@ from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, User
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
-from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeGrade
+from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeFloor, OutcomeGrade
 from intellagent.artifacts.personas import Claim, Move, Persona, PlayedMove
 from intellagent.artifacts.policies import (
     CATEGORIES,
@@ -42,7 +42,7 @@ from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopS
 from intellagent.artifacts.report import Report
 from intellagent.artifacts.rollouts import Rollout, RolloutStatus, RolloutTree, RolloutTurn
 from intellagent.artifacts.run_info import FROZEN_STAGES, STAGES, RunInfo, RunStatus, StageInfo
-from intellagent.artifacts.scenarios import Scenario
+from intellagent.artifacts.scenarios import Entitlement, Scenario
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.artifacts.training import KtoExample, PreferencePair, SftExample
 from intellagent.artifacts.usage import Tally, UsageReport
@@ -68,6 +68,7 @@ __all__ = [
     "Dialog",
     "DialogStatus",
     "DiscardedAssertion",
+    "Entitlement",
     "Event",
     "ExpectedCall",
     "ExpectedOutcome",
@@ -82,6 +83,7 @@ __all__ = [
     "MutantList",
     "MutantRecord",
     "OrderAssertion",
+    "OutcomeFloor",
     "OutcomeGrade",
     "Passage",
     "Persona",

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from intellagent.artifacts.outcomes import ExpectedOutcome
 from intellagent.artifacts.personas import Claim, Persona
+from intellagent.artifacts.scenarios import Entitlement
 from intellagent.artifacts.tau import TauTask
 
 
@@ -49,6 +50,10 @@ class Event(BaseModel):
     claim: Claim | None = Field(
         default=None, description="The false claim the user makes, chosen from the event's rows, which contradict it "
         "(a persona that claims only)."
+    )
+    entitled: Entitlement | None = Field(
+        default=None, description="The change the user is entitled to (the scenario's): the expected outcome makes it, "
+        "so that a chatbot that does nothing fails; None: a refusal scenario, or a published task."
     )
     expected: ExpectedOutcome | None = Field(
         default=None, description="What a chatbot that keeps every sampled rule does here, verified by running it; "

@@ -11,8 +11,8 @@ grader, whichever way the outcome was made.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -21,18 +21,6 @@ def call_text(tool: str, arguments: dict[str, Any]) -> str:
     """A call as one line, as reports cite it: name(key=value, ...), values as JSON."""
     shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return f"{tool}({shown})"
-
-
-def canonical(value: Any) -> str:
-    """A value as calls are compared: its JSON text with keys in order (so `1` and `1.0` differ, as τ-bench's
-    grade has them)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def call_key(tool: str, arguments: Mapping[str, Any]) -> str:
-    """A call in canonical form: two calls match when their keys are equal, whatever order their arguments were
-    given in."""
-    return tool + canonical(arguments)
 
 
 def said(output: str, texts: Iterable[str]) -> bool:
@@ -65,25 +53,26 @@ class ForbiddenCall(BaseModel):
     tool: str
     arguments: dict[str, Any] | None = Field(
         default=None,
-        description="The arguments that make the call forbidden (a call matches when it has every one of them); "
-        "None: any call of the tool.",
+        description="The arguments that make the call forbidden (a call matches when it has every one of them, "
+        "compared as `intellagent.outcomes.matching` compares calls); None: any call of the tool.",
     )
     policies: list[str] = Field(description="The sampled policies that forbid it.")
     reason: str = Field(default="", description="Why, in one line.")
 
-    def forbids(self, tool: str, arguments: dict[str, Any]) -> bool:
-        """Whether a call of `tool` with `arguments` is this forbidden write: the tool, and every argument it
-        names with the same value (compared as calls are, canonical)."""
-        if tool != self.tool:
-            return False
-        return self.arguments is None or all(
-            name in arguments and canonical(arguments[name]) == canonical(value)
-            for name, value in self.arguments.items()
-        )
-
     def text(self) -> str:
         """The forbidden call as one line (`tool(…)` for any call of the tool)."""
         return f"{self.tool}(…)" if self.arguments is None else call_text(self.tool, self.arguments)
+
+
+class OutcomeFloor(BaseModel):
+    """How two chatbots that need no test score on an outcome: one that does nothing, and one that makes every
+    change it is asked for, the forbidden ones too. An outcome either of them reaches does not tell a rule-keeping
+    chatbot from it."""
+
+    nothing: bool = Field(description="The empty trace (no call, no word) reaches the outcome: it does not tell a "
+                          "chatbot that does nothing from one that keeps the rules.")
+    reckless: bool = Field(description="The reckless trace (the expected calls, every forbidden write as well, every "
+                           "output said) reaches the outcome: it forbids nothing that a grade can catch.")
 
 
 class ExpectedOutcome(BaseModel):
@@ -110,6 +99,17 @@ class ExpectedOutcome(BaseModel):
         "that broke a rule, a call the rules forbid).",
     )
     repairs: int = Field(default=0, description="Calls sent back to the model with their error before verification.")
+    floor: OutcomeFloor | None = Field(
+        default=None, description="What a chatbot that does nothing, and one that makes every change asked, score on "
+        "it, graded as every dialog is (None: an outcome stored before floors were measured)."
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kind(self) -> Literal["delivery", "refusal"]:
+        """`delivery` when a rule-keeping chatbot changes something for the user here, `refusal` when it only
+        looks things up and refuses what the rules forbid."""
+        return "delivery" if any(call.writes for call in self.calls) else "refusal"
 
 
 class OutcomeGrade(BaseModel):
@@ -120,8 +120,8 @@ class OutcomeGrade(BaseModel):
     """
 
     reward: float = Field(
-        description="1.0 when the world ended as the expected calls leave it (on the records either changed) and "
-        "every output was said; else 0.0."
+        description="1.0 when the world ended as the expected calls leave it (on the records either changed), "
+        "every output was said and no forbidden write was made; else 0.0."
     )
     state_match: bool = Field(description="The world ended as the expected calls leave it.")
     outputs: dict[str, bool] = Field(default_factory=dict, description="Each expected output: whether a reply said it.")
@@ -143,6 +143,18 @@ class OutcomeGrade(BaseModel):
         "not counted unless an expected call is of it)."
     )
     matched_calls: int = Field(description="Calls of the chatbot that match an expected call by tool and arguments.")
+    matched: dict[int, int] = Field(
+        default_factory=dict, description="Each call that matched an expected one, by its position among the "
+        "dialog's calls (in transcript order, the user's own among them) → the expected call's position."
+    )
+    breaking: dict[int, list[int]] = Field(
+        default_factory=dict, description="Each forbidden write made, by its position among the dialog's calls → "
+        "the positions of the forbidden writes it is."
+    )
+    argument_credit: float | None = Field(
+        default=None, description="The mean share of each expected call's arguments that the closest call of its "
+        "tool got right (0 for a call never made); None when no call was expected."
+    )
     tools: dict[str, list[int]] = Field(
         default_factory=dict, description="Per tool: [expected, made, matched], for precision and recall per tool."
     )

@@ -10,6 +10,14 @@ from intellagent.artifacts.personas import Persona
 from intellagent.artifacts.tau import TauTask
 
 
+class Entitlement(BaseModel):
+    """What the user asks for that the rules allow: the change a rule-keeping chatbot makes for them, so that a
+    chatbot that does nothing fails the scenario."""
+
+    tool: str = Field(description="The tool that makes the change.")
+    request: str = Field(description="The request, in one sentence.")
+
+
 class Scenario(BaseModel):
     """What the user wants and what the chatbot must do, for a sampled set of policies."""
 
@@ -26,6 +34,10 @@ class Scenario(BaseModel):
     )
     description: str = Field(default="", description="The user's situation and goal, for one conversation.")
     expected_behaviour: str = Field(default="", description="What the chatbot must do, self-contained.")
+    entitled: Entitlement | None = Field(
+        default=None, description="The change the user is entitled to, beside what the rules refuse; None: a "
+        "scenario in which the rules allow nothing the user asks for (a refusal), or one of τ-bench's tasks."
+    )
     refined: bool = Field(default=False, description="Whether a refinement pass corrected the behaviour.")
     persona: Persona | None = Field(
         default=None, description="Who the user is (None: τ-bench's tasks, and runs from before personas)."

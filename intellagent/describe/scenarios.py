@@ -13,17 +13,21 @@ answers, so a run writes the same scenarios whatever the number of workers.
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from intellagent import text_limits
-from intellagent.artifacts import Persona, Policy, Scenario
+from intellagent.artifacts import Entitlement, Persona, Policy, Scenario
 from intellagent.describe.sampling import Sample, Slot
 from intellagent.errors import UsageError
 from intellagent.prompt_files import prompt_text, render
 from intellagent.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from intellagent.environment import Tool
 
 # Earlier scenarios of a set shown to the writer of another one: the most recent, each cut to a few lines,
 # so that the prompt stays short however many scenarios a set has.
@@ -31,12 +35,47 @@ EARLIER_SHOWN = 5
 EARLIER_CHARACTERS = 400
 
 
+ENTITLED_REQUEST = 300
+"""Characters of the request a scenario's user is entitled to: one sentence."""
+
+
 class ScenarioAnswer(BaseModel):
-    """One conversation that tests a set of policies, and what the chatbot must do in it."""
+    """One conversation that tests a set of policies, and what the chatbot must do in it (a domain's own answer,
+    `scenario_answer`, adds the change the user is entitled to)."""
 
     model_config = ConfigDict(extra="forbid")
     description: str = Field(min_length=20, max_length=text_limits.SCENARIO)
     expected_behaviour: str = Field(min_length=20, max_length=text_limits.SCENARIO)
+
+
+@lru_cache(maxsize=8)
+def scenario_answer(changes: tuple[str, ...]) -> type[ScenarioAnswer]:
+    """The answer a scenario is written in, on a domain whose tools that change the world are `changes`: the user's
+    situation, then the change among them it is entitled to (or null), then what the chatbot must do; made once
+    per domain. A domain with no such tool gets `ScenarioAnswer` itself."""
+    if not changes:
+        return ScenarioAnswer
+    entitled = create_model(
+        "EntitledChange", __config__=ConfigDict(extra="forbid"),
+        tool=(Literal[changes], Field(description="The tool that makes the change.")),  # type: ignore[valid-type]
+        request=(str, Field(min_length=10, max_length=ENTITLED_REQUEST, description="What the user asks for that "
+                            "the rules allow, in one sentence, with the details it depends on.")),
+    )
+    fields: dict[str, Any] = {
+        "description": (str, Field(min_length=20, max_length=text_limits.SCENARIO)),
+        "entitled": (entitled | None, Field(description="The change the user is entitled to and the chatbot must "
+                                            "make; null only when the rules allow nothing the user asks for.")),
+        "expected_behaviour": (str, Field(min_length=20, max_length=text_limits.SCENARIO)),
+    }
+    return create_model("ScenarioAnswer", __base__=ScenarioAnswer, **fields)
+
+
+def entitlement(answer: ScenarioAnswer) -> Entitlement | None:
+    """The change the answer says the user is entitled to, if any."""
+    entitled = getattr(answer, "entitled", None)
+    if entitled is None:
+        return None
+    return Entitlement(tool=entitled.tool, request=text_limits.trimmed(entitled.request, ENTITLED_REQUEST))
 
 
 class RefineAnswer(BaseModel):
@@ -51,6 +90,11 @@ class RefineAnswer(BaseModel):
         if not self.correct and len(self.corrected.strip()) < 20:
             raise ValueError("correct is false, so `corrected` must hold the whole corrected expected behaviour")
         return self
+
+
+def describe_changes(tools: list[Tool]) -> str:
+    """The changes a chatbot of the domain can make, one line each: the tool's name and what it does."""
+    return "\n".join(f"- {tool.name}: {tool.description.splitlines()[0]}" for tool in tools) or "(none)"
 
 
 def rule_list(policies: list[Policy]) -> str:
@@ -134,20 +178,21 @@ def persona_note(persona: Persona | None) -> str:
 
 
 class AnotherScenario:
-    """The answer schema of a repeated set's scenario: a `ScenarioAnswer` whose description is none of the
-    earlier scenarios' of the set (compared without case, spacing and punctuation)."""
+    """The answer schema of a repeated set's scenario: a scenario answer (`answer`) whose description is none of
+    the earlier scenarios' of the set (compared without case, spacing and punctuation)."""
 
-    def __init__(self, earlier: list[str]) -> None:
-        self.__name__ = ScenarioAnswer.__name__  # the same answer, as the request names it
+    def __init__(self, answer: type[ScenarioAnswer], earlier: list[str]) -> None:
+        self.__name__ = answer.__name__  # the same answer, as the request names it
+        self._answer = answer
         self._earlier = {_plain(text) for text in earlier}
 
     def model_json_schema(self) -> dict[str, Any]:
-        """ScenarioAnswer's JSON schema."""
-        return ScenarioAnswer.model_json_schema()
+        """The scenario answer's JSON schema."""
+        return self._answer.model_json_schema()
 
     def model_validate_json(self, json_data: str, /) -> ScenarioAnswer:
         """The answer, if valid and new; pydantic's `ValidationError` otherwise."""
-        answer = ScenarioAnswer.model_validate_json(json_data)
+        answer = self._answer.model_validate_json(json_data)
         if _plain(answer.description) in self._earlier:
             problem = PydanticCustomError(
                 "repeated", "it repeats a scenario these rules already have; tell of another user, situation and goal"

@@ -27,16 +27,19 @@ from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
 from intellagent.describe.scenarios import (
     AnotherScenario,
     RefineAnswer,
-    ScenarioAnswer,
+    describe_changes,
     earlier_note,
     earlier_scenarios,
+    entitlement,
     pending_attempts,
     persona_note,
     rule_list,
+    scenario_answer,
     scenario_id,
     unwritten,
 )
 from intellagent.llm import LLM
+from intellagent.outcomes.answer import world_tools
 from intellagent.populate.background import build_background
 from intellagent.prompt_files import render
 
@@ -141,14 +144,18 @@ class SampledScenarios:
         policies = [catalog.policy(policy_id) for policy_id in sample.policies]
         persona = self._persona(job)
         llm = self.ctx.llms["scenarios"]
-        messages = render("describe/scenario", task_description=catalog.task_description, policies=rule_list(policies),
+        changes = [tool for tool in world_tools(self.ctx.environment) if tool.writes]
+        messages = render("describe/scenario", task_description=catalog.task_description,
+                          changes=describe_changes(changes), policies=rule_list(policies),
                           earlier=earlier_note(sample, earlier), persona=persona_note(persona))
-        answer = await llm.answer(messages, AnotherScenario(earlier) if earlier else ScenarioAnswer,
+        schema = scenario_answer(tuple(tool.name for tool in changes))
+        answer = await llm.answer(messages, AnotherScenario(schema, earlier) if earlier else schema,
                                   step="describe/scenario")
         scenario = Scenario(
             **_identity(job, persona),
             description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
             expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
+            entitled=entitlement(answer),
         )
         if self.ctx.config.describe.refine:
             scenario = await _refined(llm, self.ctx.environment.policy, scenario)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import copy
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, WithJsonSchema, create_model
-from pydantic_core import InitErrorDetails
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from intellagent.artifacts import Entitlement, ForbiddenCall
+from intellagent.outcomes.matching import forbids
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment, Tool
@@ -114,15 +117,18 @@ def _referring(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class _EventAnswer:
-    """An answer of one event: the domain's model, with the event's sampled ids as the only policies allowed."""
+    """An answer of one event: the domain's model, with the event's sampled ids as the only policies allowed, and
+    the event's own checks of what the answer says (`problems`)."""
 
     __name__: str
 
-    def __init__(self, model: type[BaseModel], schema: dict[str, Any], policies: tuple[str, ...]) -> None:
+    def __init__(self, model: type[BaseModel], schema: dict[str, Any], policies: tuple[str, ...],
+                 problems: Callable[[BaseModel], list[InitErrorDetails]] = lambda answer: []) -> None:
         self.__name__ = model.__name__
         self._model = model
         self._schema = schema
         self.policies = policies
+        self._problems = problems
 
     def model_json_schema(self) -> dict[str, Any]:
         """The JSON schema of the answer."""
@@ -142,21 +148,68 @@ class _EventAnswer:
             {"type": "literal_error", "loc": where, "input": named,
              "ctx": {"expected": ", ".join(repr(policy) for policy in self.policies) or "no policy"}}
             for where, named in _policies_named(answer) if named not in self.policies]
+        problems += self._problems(answer)
         if problems:
             raise ValidationError.from_exception_data(self.__name__, problems, input_type="json")
         return answer
 
 
-def proposal_schema(environment: Environment, policies: tuple[str, ...]) -> _EventAnswer:
-    """The schema of an event's proposed outcome (see `ExpectedOutcomeProposal`), its policies the event's."""
+def proposal_schema(environment: Environment, policies: tuple[str, ...],
+                    entitled: Entitlement | None = None) -> _EventAnswer:
+    """The schema of an event's proposed outcome (see `ExpectedOutcomeProposal`), its policies the event's; an
+    answer is also refused, with what is wrong, when it holds nothing (no call, no forbidden change), makes a change
+    it also forbids, or, where the user is `entitled` to a change, makes none."""
     parts = _parts(environment)
-    return _EventAnswer(parts.proposal, parts.proposal_schema, policies)
+
+    def problems(answer: BaseModel) -> list[InitErrorDetails]:
+        return [_problem(where, message) for where, message in proposal_problems(environment, answer, entitled)]
+
+    return _EventAnswer(parts.proposal, parts.proposal_schema, policies, problems)
 
 
-def mend_schema(environment: Environment, policies: tuple[str, ...]) -> _EventAnswer:
-    """The schema of a call in place of one that failed (see `MendedCall`), its policies the event's."""
+def mend_schema(environment: Environment, policies: tuple[str, ...],
+                forbidden: Sequence[ForbiddenCall] = ()) -> _EventAnswer:
+    """The schema of a call in place of one that failed (see `MendedCall`), its policies the event's; a call that is
+    one of the proposal's `forbidden` changes is refused."""
     parts = _parts(environment)
-    return _EventAnswer(parts.mend, parts.mend_schema, policies)
+
+    def problems(answer: BaseModel) -> list[InitErrorDetails]:
+        call = getattr(answer, "call", None)
+        if call is None:
+            return []
+        return [_problem(("call",), f"it is the change forbidden as {item.text()}: give another call, or null")
+                for item in forbidden if forbids(environment, item, call.tool, given_arguments(call))]
+
+    return _EventAnswer(parts.mend, parts.mend_schema, policies, problems)
+
+
+def proposal_problems(environment: Environment, answer: BaseModel,
+                      entitled: Entitlement | None) -> list[tuple[tuple[str | int, ...], str]]:
+    """What makes a proposal no outcome, each with where: nothing to grade, a change both made and forbidden, or no
+    change where the user is entitled to one."""
+    calls = list(getattr(answer, "calls", []))
+    forbidden = [ForbiddenCall(tool=item.tool, arguments=item.arguments, policies=[item.policy])
+                 for item in getattr(answer, "forbidden", [])]
+    if not calls and not forbidden:
+        return [(("calls",), "the proposal is empty: give the calls a rule-keeping chatbot makes here, or, if the "
+                 "rules allow nothing, the changes they forbid")]
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    for i, item in enumerate(forbidden):
+        for j, call in enumerate(calls):
+            if forbids(environment, item, call.tool, given_arguments(call)):
+                found.append((("forbidden", i), f"it forbids calls[{j}] ({call.tool}), which the calls make: a change "
+                              "is made or forbidden, never both; name the arguments that single out the forbidden "
+                              "one, or leave one of the two out"))
+    writes = {tool.name for tool in world_tools(environment) if tool.writes}
+    if entitled is not None and not any(call.tool in writes for call in calls):
+        found.append((("calls",), f'the user is entitled to "{entitled.request}": the calls must make that change '
+                      f"(with {entitled.tool}), after the look-ups it needs"))
+    return found
+
+
+def _problem(where: tuple[str | int, ...], message: str) -> InitErrorDetails:
+    return {"type": PydanticCustomError("outcome", message), "loc": where, "input": None}  # type: ignore[typeddict-item]
+
 
 
 def _policies_named(answer: BaseModel) -> Iterator[tuple[tuple[str | int, ...], str]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
 from intellagent.artifacts.outcomes import said
 from intellagent.environment import worlds
+from intellagent.outcomes.floor import floor
 from intellagent.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -44,10 +45,9 @@ def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Pr
     """
     if proposal.error is not None or run is None:
         return _without(folder, event, proposal.error or "no proposal")
-    if proposal.failed and not proposal.calls:
-        shown = "; ".join(proposal.dropped[:SHOWN_DROPS])
-        more = f"; and {len(proposal.dropped) - SHOWN_DROPS} more" if len(proposal.dropped) > SHOWN_DROPS else ""
-        return _without(folder, event, f"no proposed call could be verified: {shown}{more}")
+    emptier = _emptier(env, event, proposal)
+    if emptier is not None:
+        return _without(folder, event, emptier)
     assert event.database is not None
     calls = [ExpectedCall(tool=call.tool, arguments=call.arguments, writes=env.tool(call.tool).writes,
                           policies=call.policies, result=result)
@@ -62,7 +62,29 @@ def with_outcome(env: Environment, folder: RunFolder, event: Event, proposal: Pr
     digest = worlds.digest(run.over_background, background) if run.world else event.digest
     expected = ExpectedOutcome(calls=calls, forbidden=proposal.forbidden, outputs=outputs, world=world, digest=digest,
                                touched=touched, dropped=[*proposal.dropped, *unfounded], repairs=proposal.repairs)
+    expected = expected.model_copy(update={"floor": floor(env, expected, run.world)})
     return event.model_copy(update={"expected": expected, "expected_error": None})
+
+
+def _emptier(env: Environment, event: Event, proposal: Proposal) -> str | None:
+    """Why what is left of the proposal is no outcome, if it is not: an outcome is never emptier than the scenario,
+    so it fails when a change it makes was given up, when the change the user is entitled to is in no call left,
+    or when nothing is left to grade."""
+    if proposal.lost_writes:
+        return f"a change of the outcome could not be verified, and without it the outcome would ask for less " \
+               f"than the scenario: {_shown(proposal.dropped)}"
+    if event.entitled is not None and not any(env.tool(call.tool).writes for call in proposal.calls):
+        return f'the change the user is entitled to ("{event.entitled.request}") is in no verified call' + (
+            f": {_shown(proposal.dropped)}" if proposal.dropped else "")
+    if not proposal.calls and not proposal.forbidden:
+        return "nothing to grade is left: " + (_shown(proposal.dropped) if proposal.dropped else "no call, no "
+                                              "forbidden change")
+    return None
+
+
+def _shown(dropped: list[str]) -> str:
+    more = f"; and {len(dropped) - SHOWN_DROPS} more" if len(dropped) > SHOWN_DROPS else ""
+    return "; ".join(dropped[:SHOWN_DROPS]) + more
 
 
 def replayed_outcome(env: Environment, scratch: ScratchWorld, folder: RunFolder, event: Event,
@@ -77,10 +99,11 @@ def replayed_outcome(env: Environment, scratch: ScratchWorld, folder: RunFolder,
     base = folder.path(event.database)
     world, touched = store_world(folder, event.id, base=base, changes=changes)
     known = {tool.name: tool.writes for tool in env.tools}
-    return ExpectedOutcome(
+    expected = ExpectedOutcome(
         calls=[ExpectedCall(tool=name, arguments=arguments, writes=known.get(name, True), result=result)
                for (name, arguments), result in zip(calls, results, strict=True)],
         outputs=outputs, world=world, digest=worlds.digest(changes, base), touched=touched)
+    return expected.model_copy(update={"floor": floor(env, expected, changes)})
 
 
 def store_world(folder: RunFolder, event_id: str, *, base: Path, changes: worlds.Changes) -> tuple[str | None,

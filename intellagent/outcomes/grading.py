@@ -1,31 +1,38 @@
 """A dialog graded against its event's expected outcome, the same way whichever mode made the outcome.
 
-- The **reward** is τ-bench's: 1 when the world ended as the expected calls leave it and every expected
-  output appears in a reply (ignoring case and the reply's commas), else 0. Both worlds are stored as their
-  changes over the event's world, so "ended the same" is "the two deltas hold the same records": compared
-  record by record, with no database made whole, and exactly what comparing the whole worlds would say.
+- The **reward** is τ-bench's, made stricter by the rules: 1 when the world ended as the expected calls leave
+  it, every expected output appears in a reply (ignoring case and the reply's commas) and no forbidden write
+  was made, else 0. Both worlds are stored as their changes over the event's world, so "ended the same" is
+  "the two deltas hold the same records": compared record by record, with no database made whole, and
+  exactly what comparing the whole worlds would say.
 - **Forbidden writes made**: the writes the sampled rules forbid that the chatbot made and that ran (an
   attempt the tool refused changed nothing).
 - **Tool calls**, as FlowBench scores them (the user's own calls on its side among them, where it has tools,
   with the counts also kept per side, so that a report tells guiding from doing): a call matches an expected
-  call when the tool and the arguments (canonical JSON) are the same and it ran without an error; each
-  expected call is matched once at most. Precision is matched among the calls made, recall matched among
-  the calls expected; the counts are kept per tool so that a report sums them rather than averaging ratios.
-- **Progress**: the share of the expected calls matched before the chatbot's first wrong write (one that
-  ran and matches no expected call still unmatched, or a forbidden one); look-ups that match nothing are
-  not wrong, only unneeded.
+  call when it is the same call as a person reads it (`matching`: the arguments through the tool's schema)
+  and it ran without an error; each expected call is matched once at most. Precision is matched among the
+  calls made, recall matched among the calls expected; the counts are kept per tool so that a report sums
+  them rather than averaging ratios. Each expected call is also credited per argument, by the closest made
+  call of its tool.
+- **Progress**: the share of the expected calls made in a valid order before the chatbot's first wrong write
+  (one that ran and matches no expected call still unmatched, or a forbidden one). An order is valid when
+  each write comes after the calls the outcome makes before it, and before those it makes after it: look-ups
+  between two writes may come in any order among themselves. Look-ups that match nothing are not wrong, only
+  unneeded.
 - What went wrong, by name: the expected writes and look-ups missed, the writes no expected call makes, and
   the records whose end state differs.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import ExpectedOutcome, OutcomeGrade, ToolCall
-from intellagent.artifacts.outcomes import call_key, call_text, said
+from intellagent.artifacts.outcomes import call_text, said
 from intellagent.environment import worlds
+from intellagent.outcomes.matching import argument_credit, call_key, forbids
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -51,35 +58,41 @@ def grade(environment: Environment, expected: ExpectedOutcome, expected_world: w
     writes = {tool.name for tool in environment.every_tool if tool.writes}
     aside = {tool.name for tool in environment.every_tool if tool.session_parameter is None}
     aside -= {call.tool for call in expected.calls}  # a published task's gold may hand the user over
-    ran = [call for call in calls if not call.reported and call.name not in aside]
-    matched, progress = _matched(expected, ran, writes)
-    keys = {call_key(call.tool, call.arguments) for call in expected.calls}
-    made_writes = [call for call in ran if not call.failed and call.name in writes]
+    ran = {index: call for index, call in enumerate(calls) if not call.reported and call.name not in aside}
+    matched, progress = _matched(environment, expected, ran, writes)
+    keys = {call_key(environment, call.tool, call.arguments) for call in expected.calls}
+    made_writes = {index: call for index, call in ran.items() if not call.failed and call.name in writes}
+    breaking = {index: [number for number, item in enumerate(expected.forbidden)
+                        if forbids(environment, item, call.name, call.arguments)]
+                for index, call in made_writes.items()}
+    breaking = {index: numbers for index, numbers in breaking.items() if numbers}
     differ = _differences(expected_world, world)
     outputs = {output: said(output, replies) for output in expected.outputs}
     state_match = not differ
     counts: dict[str, list[int]] = {}
     for call in expected.calls:
         counts.setdefault(call.tool, [0, 0, 0])[0] += 1
-    for call in ran:
+    for call in ran.values():
         counts.setdefault(call.name, [0, 0, 0])[1] += 1
     for position in matched.values():
         counts[expected.calls[position].tool][2] += 1
     missed = [call for position, call in enumerate(expected.calls) if position not in matched.values()]
     return OutcomeGrade(
-        reward=1.0 if state_match and all(outputs.values()) else 0.0,
+        reward=1.0 if state_match and all(outputs.values()) and not breaking else 0.0,
         state_match=state_match,
         outputs=outputs,
-        forbidden_made=[call_text(call.name, call.arguments) for call in made_writes
-                        if any(item.forbids(call.name, call.arguments) for item in expected.forbidden)],
+        forbidden_made=[call_text(calls[index].name, calls[index].arguments) for index in breaking],
         missed=[call.text() for call in missed if call.writes],
         missed_reads=[call.text() for call in missed if not call.writes],
-        unexpected=[call_text(call.name, call.arguments) for call in made_writes
-                    if call_key(call.name, call.arguments) not in keys],
+        unexpected=[call_text(call.name, call.arguments) for call in made_writes.values()
+                    if call_key(environment, call.name, call.arguments) not in keys],
         diff=differ[:DIFF_LINES] + ([f"... and {len(differ) - DIFF_LINES} more"] if len(differ) > DIFF_LINES else []),
         expected_calls=len(expected.calls),
         made_calls=len(ran),
         matched_calls=len(matched),
+        matched=matched,
+        breaking=breaking,
+        argument_credit=_credit(environment, expected, list(ran.values())),
         tools=dict(sorted(counts.items())),
         sides=_sides(environment, counts),
         progress=progress / len(expected.calls) if expected.calls else 1.0,
@@ -100,24 +113,63 @@ def _sides(environment: Environment, counts: dict[str, list[int]]) -> dict[str, 
     return sides
 
 
-def _matched(expected: ExpectedOutcome, ran: list[ToolCall], writes: set[str]) -> tuple[dict[int, int], int]:
-    """Which expected call each call of the chatbot matched (call's position → expected call's), each expected
-    call once at most; and how many were matched before the first wrong write."""
+def _matched(environment: Environment, expected: ExpectedOutcome, ran: dict[int, ToolCall],
+             writes: set[str]) -> tuple[dict[int, int], int]:
+    """Which expected call each call that ran matched (call's position → expected call's), each expected call
+    once at most; and how many of them were made in a valid order before the first wrong write."""
     waiting: dict[str, list[int]] = {}
     for position, call in enumerate(expected.calls):
-        waiting.setdefault(call_key(call.tool, call.arguments), []).append(position)
+        waiting.setdefault(call_key(environment, call.tool, call.arguments), []).append(position)
     matched: dict[int, int] = {}
-    progress: int | None = None
-    for position, call in enumerate(ran):
+    before_wrong: list[int] = []  # the expected positions matched before the first wrong write, in the order made
+    wrong = False
+    for position, call in ran.items():
         if call.failed:
             continue  # it changed nothing, and matched nothing
-        open_positions = waiting.get(call_key(call.name, call.arguments))
-        forbidden = any(item.forbids(call.name, call.arguments) for item in expected.forbidden)
+        open_positions = waiting.get(call_key(environment, call.name, call.arguments))
+        forbidden = any(forbids(environment, item, call.name, call.arguments) for item in expected.forbidden)
         if open_positions and not forbidden:
             matched[position] = open_positions.pop(0)
-        elif call.name in writes and progress is None:
-            progress = len(matched)
-    return matched, len(matched) if progress is None else progress
+            if not wrong:
+                before_wrong.append(matched[position])
+        elif call.name in writes:
+            wrong = True
+    return matched, _in_valid_order(expected, before_wrong)
+
+
+def _in_valid_order(expected: ExpectedOutcome, made: list[int]) -> int:
+    """The most of the expected calls at positions `made` (in the order the chatbot made them) that keep a valid
+    order. Each expected call gets a stage: the look-ups before the first write share the first, each write has
+    one of its own, the look-ups after it share the next; a valid order is one whose stages never go down, and
+    the longest such subsequence is found by patience sorting."""
+    stages = []
+    stage = 0
+    for call in expected.calls:
+        if call.writes:
+            stages.append(stage + 1)
+            stage += 2
+        else:
+            stages.append(stage)
+    tails: list[int] = []
+    for position in made:
+        stage = stages[position]
+        place = bisect_right(tails, stage)
+        tails[place:place + 1] = [stage]
+    return len(tails)
+
+
+def _credit(environment: Environment, expected: ExpectedOutcome, ran: list[ToolCall]) -> float | None:
+    """The mean over the expected calls of the share of each one's arguments that the closest call the chatbot
+    made of its tool, and that ran, got right (0 for an expected call whose tool was never called); None when no
+    call was expected."""
+    if not expected.calls:
+        return None
+    credits = []
+    for call in expected.calls:
+        made = [other.arguments for other in ran if other.name == call.tool and not other.failed]
+        credits.append(max((argument_credit(environment, call.tool, call.arguments, arguments) for arguments in made),
+                           default=0.0))
+    return sum(credits) / len(credits)
 
 
 def _differences(expected: worlds.Changes, actual: worlds.Changes) -> list[str]:

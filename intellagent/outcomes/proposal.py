@@ -65,8 +65,9 @@ class Proposal:
         outputs: the facts the chatbot must state.
         dropped: each call given up, with why.
         repairs: calls sent back to the model so far.
-        failed: how many calls were dropped because they would not run clean; not those the rules forbid, whose
-            dropping leaves a refusal.
+        failed: how many calls were dropped because they would not run clean.
+        lost_writes: of those, the changes, as calls: an outcome without one of them would be emptier than the
+            scenario, so the event gets none.
         error: why the model gave no usable proposal.
     """
 
@@ -76,6 +77,7 @@ class Proposal:
     dropped: list[str] = field(default_factory=list)
     repairs: int = 0
     failed: int = 0
+    lost_writes: list[str] = field(default_factory=list)
     error: str | None = None
 
     @classmethod
@@ -87,12 +89,14 @@ class Proposal:
         outputs = list(dict.fromkeys(output.strip() for output in answer.outputs if output.strip()))  # type: ignore[attr-defined]
         return cls(calls=calls, forbidden=forbidden, outputs=outputs)
 
-    def dropping(self, index: int, reason: str, *, failed: bool = True) -> Proposal:
+    def dropping(self, index: int, reason: str, *, failed: bool = True, writes: bool = False) -> Proposal:
         """The proposal without its call at `index`, noted with `reason` (`failed`: because it would not run
-        clean, rather than because the rules forbid it)."""
+        clean, rather than because no rule-keeping chatbot makes it; `writes`: the call changes the world)."""
         call = self.calls[index]
+        lost = [*self.lost_writes, call.text()] if failed and writes else self.lost_writes
         return replace(self, calls=self.calls[:index] + self.calls[index + 1:],
-                       dropped=[*self.dropped, f"{call.text()}: {reason}"], failed=self.failed + failed)
+                       dropped=[*self.dropped, f"{call.text()}: {reason}"], failed=self.failed + failed,
+                       lost_writes=lost)
 
     def answered(self) -> str:
         """The calls kept, as the model's answer gave them (for a repair's conversation)."""
@@ -110,7 +114,7 @@ def _proposed(call: BaseModel, *, mended: bool = False) -> ProposedCall:
 async def proposed(deps: EventDeps, event: Event) -> Proposal:
     """The model's proposal of the event's expected outcome (one call); an answer that never fits its schema is a
     proposal with its error."""
-    schema = proposal_schema(deps.env, tuple(event.policies))
+    schema = proposal_schema(deps.env, tuple(event.policies), event.entitled)
     try:
         answer = await deps.llm.answer(outcome_messages(deps, event), schema, step="populate/outcome")
     except LLMError as error:
@@ -132,15 +136,19 @@ async def mended(deps: EventDeps, event: Event, proposal: Proposal, index: int, 
                 *render("populate/outcome_repair", results=shown, number=str(index + 1), error=_cut(reason))]
     sent = replace(proposal, repairs=proposal.repairs + 1)
     try:
-        answer = await deps.llm.answer(messages, mend_schema(deps.env, tuple(event.policies)),
+        answer = await deps.llm.answer(messages, mend_schema(deps.env, tuple(event.policies), proposal.forbidden),
                                        step="populate/outcome_repair")
     except LLMError as error:
-        return sent.dropping(index, f"{reason} (its repair failed: {error})")
+        return sent.dropping(index, f"{reason} (its repair failed: {error})", writes=_writes(deps, proposal, index))
     if answer.call is None:  # type: ignore[attr-defined]
-        return sent.dropping(index, f"{reason} (left out when sent back)")
+        return sent.dropping(index, f"{reason} (left out when sent back)", writes=_writes(deps, proposal, index))
     calls = list(sent.calls)
     calls[index] = _proposed(answer.call, mended=True)  # type: ignore[attr-defined]
     return replace(sent, calls=calls)
+
+
+def _writes(deps: EventDeps, proposal: Proposal, index: int) -> bool:
+    return deps.env.tool(proposal.calls[index].tool).writes
 
 
 def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
@@ -149,8 +157,11 @@ def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
     claim = event.claim  # the outcome follows the records, not what the user will say of them
     scenario = event.scenario + ("\n\n" + prompt_text("populate/outcome_claim", statement=claim.statement,
                                                        truth=claim.contradiction()) if claim else "")
-    return deps.messages("outcome", scenario=scenario, expected_behaviour=event.expected_behaviour,
-                         policies=policies or "(none named)", rows=_rows_text(deps, event), tools=_tools_text(deps))
+    entitled = (prompt_text("populate/outcome_entitled", request=event.entitled.request, tool=event.entitled.tool)
+                if event.entitled else prompt_text("populate/outcome_refusal"))
+    return deps.messages("outcome", tools=_tools_text(deps), scenario=scenario,
+                         expected_behaviour=event.expected_behaviour, entitled=entitled,
+                         policies=policies or "(none named)", rows=_rows_text(deps, event))
 
 
 def _rows_text(deps: EventDeps, event: Event) -> str:

@@ -78,24 +78,22 @@ def verified(deps: EventDeps, event: Event, proposal: Proposal) -> Verdict:
             return Verdict(proposal, run=run)
         if not proposal.calls[failure.index].mended and proposal.repairs < MAX_REPAIRS:
             return Verdict(proposal, failure=failure)
-        proposal = proposal.dropping(failure.index, failure.reason)
+        proposal = proposal.dropping(failure.index, failure.reason,
+                                     writes=deps.env.tool(proposal.calls[failure.index].tool).writes)
     return Verdict(proposal, run=Run(results=[]))
 
 
 def admissible(deps: EventDeps, proposal: Proposal) -> Proposal:
-    """The proposal without the calls no rule-keeping chatbot makes: one the rules forbid here, and any after a
-    call that ends the conversation."""
+    """The proposal without the calls no rule-keeping chatbot makes: any after a call that ends the conversation.
+    (One the proposal also forbids never gets here: its answer was refused and sent back with the contradiction
+    named, see `answer.proposal_problems`.)"""
     kept, ended = proposal, False
     for position, call in enumerate(proposal.calls):
-        forbidding = next((item for item in proposal.forbidden if item.forbids(call.tool, call.arguments)), None)
         if ended:
-            reason: str | None = "the conversation has ended by then"
-        elif forbidding is not None:
-            reason = f"the rules forbid it ({', '.join(forbidding.policies)}: {forbidding.reason})"
+            kept = kept.dropping(position - (len(proposal.calls) - len(kept.calls)),
+                                 "the conversation has ended by then", failed=False)
         else:
-            reason, ended = None, deps.env.tool(call.tool).ends_dialog
-        if reason is not None:
-            kept = kept.dropping(position - (len(proposal.calls) - len(kept.calls)), reason, failed=False)
+            ended = deps.env.tool(call.tool).ends_dialog
     return kept
 
 

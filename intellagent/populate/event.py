@@ -117,11 +117,20 @@ def claim_note(scenario: Scenario) -> str:
     return "\n\n" + prompt_text("populate/plan_claim")
 
 
+def entitled_note(scenario: Scenario) -> str:
+    """What the plan prompt adds for a scenario whose user is entitled to a change: that the rows must let the
+    change be made (nothing for a refusal)."""
+    if scenario.entitled is None:
+        return ""
+    return "\n\n" + prompt_text("populate/plan_entitled", request=scenario.entitled.request,
+                                  tool=scenario.entitled.tool)
+
+
 async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
     """The scenario's entities and rows, as symbols (and, unless lean, its texts with them)."""
     messages = deps.messages("plan", description=scenario.description,
-                             expected_behaviour=scenario.expected_behaviour, persona=claim_note(scenario),
-                             **example_names(deps.tables))
+                             expected_behaviour=scenario.expected_behaviour,
+                             persona=entitled_note(scenario) + claim_note(scenario), **example_names(deps.tables))
     answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
     return Plan.from_answer(answer, deps.tables, deps.world)
 
@@ -200,6 +209,7 @@ def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignm
         dropped=[*dropped, *assembly.dropped],
         persona=scenario.persona,
         claim=claim,
+        entitled=scenario.entitled,
     )
     return Checked(assembly.rows, [], event)
 

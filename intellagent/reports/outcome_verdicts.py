@@ -65,7 +65,7 @@ def outcome_ruling(dialog: Dialog, expected: ExpectedOutcome | None) -> OutcomeR
     speaks = outcome_speaks(dialog)
     ran = calls_that_ran(dialog)
     found: dict[str, Violation] = {}
-    for policy, violation in [*_forbidden_made(grade, expected, ran), *_writes_missed(grade, expected, ran, speaks)]:
+    for policy, violation in [*_forbidden_made(grade, expected, dialog), *_writes_missed(grade, expected, ran, speaks)]:
         if policy in dialog.policies:
             found.setdefault(policy, violation)
     behind = {p for call in expected.calls if call.writes for p in call.policies}
@@ -82,17 +82,16 @@ def calls_that_ran(dialog: Dialog) -> list[tuple[int, ToolCall]]:
 
 
 def _forbidden_made(
-    grade: OutcomeGrade, expected: ExpectedOutcome, ran: list[tuple[int, ToolCall]]
+    grade: OutcomeGrade, expected: ExpectedOutcome, dialog: Dialog
 ) -> list[tuple[str, Violation]]:
-    """A violation of each policy that forbids a write the chatbot made."""
+    """A violation of each policy that forbids a write the chatbot made, as its grade found them."""
+    calls = [(turn, call) for turn, message in enumerate(dialog.transcript) for call in message.tool_calls]
     broken = []
-    for made in grade.forbidden_made:
-        turn, call = next(((t, c) for t, c in ran if call_text(c.name, c.arguments) == made), (None, None))
-        for forbidden in expected.forbidden:
-            if call is not None and not forbidden.forbids(call.name, call.arguments):
-                continue
-            if call is None and not made.startswith(f"{forbidden.tool}("):  # the grade's call, not in the transcript
-                continue
+    for position, numbers in grade.breaking.items():
+        turn, call = calls[position] if position < len(calls) else (None, None)
+        made = call_text(call.name, call.arguments) if call is not None else "a forbidden write"
+        for number in numbers:
+            forbidden = expected.forbidden[number]
             why = f": {forbidden.reason}" if forbidden.reason else ""
             reason = one_line(f"made {made}, a write the expected outcome forbids{why}", REASON_CHARS)
             broken += [(policy, Violation(policy=policy, turn=turn, reason=reason, source="outcome", call=made))

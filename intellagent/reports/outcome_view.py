@@ -8,14 +8,12 @@ of text goes through `escape` and lands in an element as text.
 
 from __future__ import annotations
 
-from collections import Counter
 from html import escape
 
 from intellagent.artifacts import Dialog, Event, ExpectedOutcome, OutcomeGrade, ToolCall
-from intellagent.artifacts.outcomes import call_key, call_text
+from intellagent.artifacts.outcomes import call_text
 from intellagent.artifacts.report import CallScore, Outcomes, Rate
 from intellagent.reports.charts import level_chart, pass_k_chart, rate_bars
-from intellagent.reports.outcome_verdicts import calls_that_ran
 from intellagent.reports.outcomes import dialog_outcome, left_ungraded, why_ungraded
 from intellagent.reports.summary import agreement_text, call_scores
 from intellagent.reports.text import counted, one_line, percent
@@ -146,16 +144,14 @@ def outcome_panel(dialog: Dialog, event: Event | None, *, kept_out: bool = False
 def _expected_calls(expected: ExpectedOutcome, grade: OutcomeGrade) -> str:
     if not expected.calls:
         return '<p class="muted">none: nothing may be done here</p>'
-    missed = Counter([*grade.missed, *grade.missed_reads])
+    made = set(grade.matched.values())
     items = []
-    for call in expected.calls:
-        text = call.text()
-        made = not missed[text]
-        missed[text] -= not made
+    for position, call in enumerate(expected.calls):
         kind = "write" if call.writes else "read"
         policies = f" for {escape(', '.join(call.policies))}" if call.policies else ""
-        mark = "✓ made" if made else "✗ missed"
-        items.append(f'<li class="{"made" if made else "missed"}"><code>{escape(one_line(text, CALL_CHARS))}</code> '
+        mark = "✓ made" if position in made else "✗ missed"
+        items.append(f'<li class="{"made" if position in made else "missed"}"><code>'
+                     f"{escape(one_line(call.text(), CALL_CHARS))}</code> "
                      f'<span class="tag">{kind}</span>{policies} <b>{mark}</b></li>')
     return f'<ol class="calls">{"".join(items)}</ol>'
 
@@ -163,10 +159,11 @@ def _expected_calls(expected: ExpectedOutcome, grade: OutcomeGrade) -> str:
 def _forbidden(dialog: Dialog, expected: ExpectedOutcome, grade: OutcomeGrade) -> str:
     if not expected.forbidden:
         return ""
-    made = [call for _, call in calls_that_ran(dialog) if call_text(call.name, call.arguments) in grade.forbidden_made]
+    calls = [call for message in dialog.transcript for call in message.tool_calls]
     items = []
-    for forbidden in expected.forbidden:
-        broken = [call_text(call.name, call.arguments) for call in made if forbidden.forbids(call.name, call.arguments)]
+    for number, forbidden in enumerate(expected.forbidden):
+        broken = [call_text(calls[index].name, calls[index].arguments) for index, numbers in grade.breaking.items()
+                  if number in numbers and index < len(calls)]
         state = f"✗ made {escape(one_line(broken[0], CALL_CHARS))}" if broken else "✓ not made"
         why = f": {escape(forbidden.reason)}" if forbidden.reason else ""
         by = escape(", ".join(forbidden.policies))
@@ -184,11 +181,12 @@ def _outputs(grade: OutcomeGrade) -> str:
 
 
 def _calls_made(dialog: Dialog, expected: ExpectedOutcome, grade: OutcomeGrade) -> str:
-    keys = Counter(call_key(call.tool, call.arguments) for call in expected.calls)
     items = []
+    position = 0
     for turn, message in enumerate(dialog.transcript):
         for call in message.tool_calls:
-            css, mark = _made(call, keys, grade)
+            css, mark = _made(call, position, grade)
+            position += 1
             link = f'<a href="#turn-{escape(dialog.id)}-{turn}">turn {turn}</a>'
             text = escape(one_line(call_text(call.name, call.arguments), CALL_CHARS))
             items.append(f'<li class="{css}">{link} <code>{text}</code> <b>{mark}</b></li>')
@@ -197,21 +195,18 @@ def _calls_made(dialog: Dialog, expected: ExpectedOutcome, grade: OutcomeGrade) 
     return f'<ol class="calls">{"".join(items)}</ol>'
 
 
-def _made(call: ToolCall, expected: Counter[str], grade: OutcomeGrade) -> tuple[str, str]:
-    """How a call of the chatbot stands against the outcome: its class and its mark."""
+def _made(call: ToolCall, position: int, grade: OutcomeGrade) -> tuple[str, str]:
+    """How the dialog's call at `position` stands against the outcome, as its grade found: its class and mark."""
     if call.reported:
         return "other", "reported only: it did not run"
     if call.failed:
         return "other", "error: it changed nothing"
-    text = call_text(call.name, call.arguments)
-    if text in grade.forbidden_made:
+    if position in grade.breaking:
         return "missed", "✗ forbidden"
-    if text in grade.unexpected:
-        return "missed", "✗ not expected"
-    key = call_key(call.name, call.arguments)
-    if expected[key]:
-        expected[key] -= 1
+    if position in grade.matched:
         return "made", "✓ expected"
+    if call_text(call.name, call.arguments) in grade.unexpected:
+        return "missed", "✗ not expected"
     return "other", "a look-up the outcome does not need"
 
 

@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Dialog, Event
-from intellagent.artifacts.outcomes import call_key, said
+from intellagent.artifacts.outcomes import said
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.environment.environment import TauDocument
 from intellagent.environment.worlds import Changes
 from intellagent.errors import failure_reason
 from intellagent.imports import user_code
+from intellagent.outcomes.matching import call_key
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -130,11 +131,11 @@ def grade(
     agent_hash, gold_hash = tau_hash(agent), tau_hash(gold)
     match = agent_hash == gold_hash
     ran = _succeeded(calls, failed)
-    made = {call_key(name, arguments) for name, arguments in ran}
-    expected = {call_key(action.name, action.kwargs) for action in task.replayed}
+    made = {call_key(env, name, arguments) for name, arguments in ran}
+    expected = {call_key(env, action.name, action.kwargs) for action in task.replayed}
     writes = {tool.name for tool in env.tools if tool.writes}
     reads = {tool.name for tool in env.tools if not tool.writes}  # a gold action of no known tool counts as a write
-    missed = [action for action in task.replayed if call_key(action.name, action.kwargs) not in made]
+    missed = [action for action in task.replayed if call_key(env, action.name, action.kwargs) not in made]
     return TauGrade(
         task=task.index,
         reward=1.0 if match and all(outputs.values()) else 0.0,
@@ -145,17 +146,18 @@ def grade(
         missed=[action.text() for action in missed if action.name not in reads],
         missed_reads=[action.text() for action in missed if action.name in reads],
         unexpected=[TauAction(name=name, kwargs=dict(arguments)).text() for name, arguments in ran
-                    if name in writes and call_key(name, arguments) not in expected],
+                    if name in writes and call_key(env, name, arguments) not in expected],
         diff=differences(agent, gold),
     )
 
 
 def _succeeded(calls: Sequence[Call], failed: Sequence[Call]) -> list[Call]:
-    """`calls` without the attempts that returned an error: one occurrence per call of `failed`."""
-    left = Counter(call_key(name, arguments) for name, arguments in failed)
+    """`calls` without the attempts that returned an error: one occurrence per call of `failed` (the same calls,
+    told apart by their exact arguments)."""
+    left = Counter(_exact(name, arguments) for name, arguments in failed)
     kept = []
     for name, arguments in calls:
-        key = call_key(name, arguments)
+        key = _exact(name, arguments)
         if left[key] > 0:
             left[key] -= 1
         else:
@@ -189,6 +191,10 @@ def _gold_state(env: Environment, initial: Path, version: int, actions: tuple[tu
 
 def _frozen(actions: list[TauAction]) -> tuple[tuple[str, str], ...]:
     return tuple((action.name, json.dumps(action.kwargs, sort_keys=True)) for action in actions)
+
+
+def _exact(name: str, arguments: Mapping[str, Any]) -> str:
+    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 def _canonical(value: Any) -> Any:

@@ -65,6 +65,7 @@ def scenario_reply(request: Request) -> dict:
         situation = f" (situation {max(numbers, default=1) + 1})"
     return {
         "description": "A customer whose situation touches: " + "; ".join(listed) + situation,
+        "entitled": None,
         "expected_behaviour": "The assistant keeps every one of these: " + "; ".join(listed),
     }
 

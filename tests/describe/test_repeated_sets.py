@@ -7,8 +7,10 @@ from conftest import configure, rules, run_describe, scenario_reply, scenarios_o
 from intellagent.llm import ScriptedLLM
 
 ONE_RULE = {"Orders": rules(1, challenge=3)}
-SAME = {"description": "A customer wants the order changed right away.", "expected_behaviour": "Change it once asked."}
-OTHER = {"description": "A customer asks for a refund of an old order.", "expected_behaviour": "Refuse it, politely."}
+SAME = {"description": "A customer wants the order changed right away.", "entitled": None,
+        "expected_behaviour": "Change it once asked."}
+OTHER = {"description": "A customer asks for a refund of an old order.", "entitled": None,
+         "expected_behaviour": "Refuse it, politely."}
 
 
 def test_a_repeat_is_shown_the_scenarios_written_before_it_for_its_set(scripted_config, script, folder):

@@ -84,7 +84,7 @@ class Populated:
     """One scenario populated on the scripted double, on a domain."""
 
     def __init__(self, tmp_path: Path, environment: dict[str, str], plan: dict[str, Any], propose: Answer,
-                 mend: list[Answer] | None = None) -> None:
+                 mend: list[Answer] | None = None, scenario: Scenario = SCENARIO) -> None:
         self.config: Config = load_config({"name": "outcomes", "environment": environment, "llm": "scripted",
                                            "seed": 7, "workers": 1, "populate": {"lean": "yes"}}, base_dir=tmp_path)
         self.folder = tmp_path / "run"
@@ -94,7 +94,7 @@ class Populated:
         self.script.on(schema="MendedCall", replies=[lambda request, answer=answer: answer(shown_rows(request))
                                                      for answer in mend or [lambda rows: {"call": None}]])
         asyncio.run(execute(self.config, output=self.folder, stages=(), progress=False))
-        RunFolder(self.folder).scenarios.append(SCENARIO)
+        RunFolder(self.folder).scenarios.append(scenario)
         asyncio.run(execute(self.config, output=self.folder, stages=("populate",), script=self.script,
                             progress=False))
         (self.event,) = RunFolder(self.folder).events.load()
@@ -189,23 +189,33 @@ def test_a_write_a_domain_check_finds_at_fault_is_never_kept(tmp_path: Path) -> 
     assert not (run.folder / "events/S001.expected.delta.json").exists() and run.event.status == "ok"
 
 
-def test_a_forbidden_write_is_not_also_expected(tmp_path: Path) -> None:
-    def both(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-        _, reservation = user_and_reservation(rows)
-        cancel = call("cancel_reservation", ("P01",), reservation_id=reservation)
-        return proposal(call("get_reservation_details", reservation_id=reservation), cancel, forbidden=[
-            {"tool": "cancel_reservation", "arguments": None, "policy": "P02", "reason": "nothing may be cancelled"}])
+def making_and_forbidding(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    _, reservation = user_and_reservation(rows)
+    cancel = call("cancel_reservation", ("P01",), reservation_id=reservation)
+    return proposal(call("get_reservation_details", reservation_id=reservation), cancel, forbidden=[
+        {"tool": "cancel_reservation", "arguments": None, "policy": "P02", "reason": "nothing may be cancelled"}])
 
-    run = Populated(tmp_path, AIRLINE, airline_plan("business"), both)
 
+def test_a_proposal_that_makes_and_forbids_one_write_is_sent_back_with_the_contradiction_named(tmp_path: Path
+                                                                                               ) -> None:
+    answers = iter([making_and_forbidding, lambda rows: proposal(forbidden=[
+        {"tool": "cancel_reservation", "arguments": None, "policy": "P02", "reason": "nothing may be cancelled"}])])
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), lambda rows: next(answers)(rows))
+
+    _, second = run.script.calls(schema="ExpectedOutcomeProposal")
+    assert "never both" in second.text and "calls[1] (cancel_reservation)" in second.text
     expected = run.event.expected
-    assert expected is not None and [c.tool for c in expected.calls] == ["get_reservation_details"]
+    assert expected is not None and expected.calls == [] and expected.kind == "refusal"
     assert [(f.tool, f.policies) for f in expected.forbidden] == [("cancel_reservation", ["P02"])]
-    reservation = user_and_reservation(run.event.user_rows)[1]
-    assert expected.dropped == [f'cancel_reservation(reservation_id="{reservation}"):'
-                                " the rules forbid it (P02: nothing may be cancelled)"]
-    assert expected.world is None and expected.touched == [] and expected.digest == run.event.digest
-    assert run.script.calls(schema="MendedCall") == []
+
+
+def test_a_proposal_that_keeps_making_and_forbidding_one_write_is_no_outcome_never_a_refusal(tmp_path: Path
+                                                                                             ) -> None:
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), making_and_forbidding)
+
+    assert run.event.expected is None and run.event.expected_error is not None
+    assert "never both" in run.event.expected_error
+    assert not (run.folder / "events/S001.expected.delta.json").exists()
 
 
 def test_a_refusal_is_an_outcome_of_no_call_with_its_forbidden_write(tmp_path: Path) -> None:
@@ -217,22 +227,6 @@ def test_a_refusal_is_an_outcome_of_no_call_with_its_forbidden_write(tmp_path: P
     expected = run.event.expected
     assert expected is not None and expected.calls == [] and expected.world is None
     assert expected.forbidden[0].arguments == {"reservation_id": user_and_reservation(run.event.user_rows)[1]}
-
-
-def test_a_refusal_whose_forbidden_write_was_also_proposed_is_an_outcome_of_no_call(tmp_path: Path) -> None:
-    def refusing_what_it_proposed(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-        cancel = call("cancel_reservation", ("P01",), reservation_id=user_and_reservation(rows)[1])
-        return proposal(cancel, forbidden=[{"tool": "cancel_reservation", "arguments": None, "policy": "P01",
-                                             "reason": "it was booked too long ago"}])
-
-    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), refusing_what_it_proposed)
-
-    expected = run.event.expected
-    assert expected is not None and expected.calls == [] and expected.world is None
-    assert [(f.tool, f.policies) for f in expected.forbidden] == [("cancel_reservation", ["P01"])]
-    assert len(expected.dropped) == 1 and expected.dropped[0].endswith(
-        "the rules forbid it (P01: it was booked too long ago)")
-    assert run.event.expected_error is None
 
 
 def test_an_output_no_result_row_or_rule_holds_is_dropped(tmp_path: Path) -> None:
@@ -281,7 +275,7 @@ def test_an_event_costs_one_proposal_and_two_repairs_at_most(tmp_path: Path) -> 
     assert len(run.script.calls(schema="ExpectedOutcomeProposal")) == 1
     assert len(run.script.calls(schema="MendedCall")) == 2
     assert run.event.expected is None and run.event.expected_error is not None
-    assert run.event.expected_error.startswith("no proposed call could be verified: ")
+    assert run.event.expected_error.startswith("nothing to grade is left: get_user_details(")
 
 
 def test_the_answer_admits_the_tools_that_act_on_the_world_and_the_events_policies_only() -> None:
@@ -350,7 +344,9 @@ def test_the_prompt_shows_the_events_rows_the_rows_they_refer_to_and_the_world_t
                                                                                     domain: str) -> None:
     environment, plan = (AIRLINE, airline_plan("business")) if domain == "airline" else (store_environment(),
                                                                                          store_plan())
-    run = Populated(tmp_path, environment, plan, lambda rows: proposal())
+    run = Populated(tmp_path, environment, plan, lambda rows: proposal(forbidden=[
+        {"tool": next(t.name for t in run_tools(environment) if t.writes), "arguments": None, "policy": "P01",
+         "reason": "no change is allowed"}]))
 
     (request,) = run.script.calls(schema="ExpectedOutcomeProposal")
     rows = shown_rows(request)
@@ -364,7 +360,13 @@ def test_the_prompt_shows_the_events_rows_the_rows_they_refer_to_and_the_world_t
     assert all(f"- {tool.name}(" not in request.last for tool in env.tools if tool.session_parameter is None)
 
 
-def test_an_event_whose_outcome_calls_nothing_still_has_an_outcome(tmp_path: Path) -> None:
+def test_an_empty_proposal_is_sent_back_and_never_an_outcome(tmp_path: Path) -> None:
     run = Populated(tmp_path, store_environment(), store_plan(), lambda rows: proposal())
 
-    assert run.event.expected is not None and run.event.expected.calls == [] and run.event.expected_error is None
+    assert len(run.script.calls(schema="ExpectedOutcomeProposal")) == 3  # the answer and the two re-asks
+    assert run.event.expected is None and run.event.expected_error is not None
+    assert "the proposal is empty" in run.event.expected_error
+
+
+def run_tools(environment: dict[str, str]) -> list[Any]:
+    return load_environment(load_config({"name": "x", "environment": environment}).environment).every_tool

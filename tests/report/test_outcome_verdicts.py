@@ -68,7 +68,8 @@ def judged(*, tested: list[str], violated: list[str]) -> Analysis:
 
 
 def test_a_forbidden_write_made_breaks_the_policy_that_forbids_it_with_the_call_at_fault() -> None:
-    made = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL], unexpected=[CANCEL])
+    made = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL], breaking={0: [0]},
+                  unexpected=[CANCEL])
 
     analysis = combine(made, CATALOG, judged(tested=["P02"], violated=["P02"]), expected=EXPECTED)
 
@@ -77,21 +78,15 @@ def test_a_forbidden_write_made_breaks_the_policy_that_forbids_it_with_the_call_
     assert "order 1024 has shipped" in outcome[1].reason and analysis.status == "fail"
 
 
-def test_a_forbidden_write_breaks_only_the_policies_whose_arguments_it_has() -> None:
+def test_a_forbidden_write_breaks_only_the_policies_of_the_forbidden_writes_its_grade_found_it_to_be() -> None:
     other_order = ForbiddenCall(tool="cancel_order", arguments={"order_id": "2048"}, policies=["P01"])
     expected = EXPECTED.model_copy(update={"calls": [], "forbidden": [other_order, NO_CANCEL]})
-    made = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL], missed=[])
+    made = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL], breaking={0: [1]},
+                  missed=[])
 
     decided, violations = outcome_ruling(made, expected)
 
-    assert decided == ["P01", "P02"] and [(v.policy, v.call) for v in violations] == [("P02", CANCEL)]
-
-
-def test_a_forbidden_tool_named_without_arguments_forbids_every_call_of_it() -> None:
-    any_cancel = NO_CANCEL.model_copy(update={"arguments": None})
-
-    assert any_cancel.forbids("cancel_order", {"order_id": "7"}) and not any_cancel.forbids("change_order", {})
-    assert not NO_CANCEL.forbids("cancel_order", {"order_id": "7"})
+    assert decided == ["P01", "P02"] and [(v.policy, v.call, v.turn) for v in violations] == [("P02", CANCEL, 2)]
 
 
 def test_an_expected_write_made_with_other_arguments_breaks_its_policy_with_the_call_made_and_the_record() -> None:
@@ -127,7 +122,7 @@ def test_a_dialog_the_simulated_user_cut_short_is_not_charged_with_a_write_never
 
 def test_what_the_chatbot_did_before_the_user_cut_the_dialog_short_still_counts() -> None:
     cut_short = dialog(ran("cancel_order", order_id="1024", reason="late"), status="incomplete", reason=CUT_SHORT,
-                       forbidden_made=[CANCEL], unexpected=[CANCEL])
+                       forbidden_made=[CANCEL], breaking={0: [0]}, unexpected=[CANCEL])
 
     decided, violations = outcome_ruling(cut_short, EXPECTED)
 
@@ -164,7 +159,7 @@ def test_a_read_is_never_decided_by_the_outcome() -> None:
 
 
 def test_a_policy_the_scenario_did_not_sample_is_not_decided() -> None:
-    unsampled = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL])
+    unsampled = dialog(ran("cancel_order", order_id="1024", reason="late"), forbidden_made=[CANCEL], breaking={0: [0]})
     unsampled = unsampled.model_copy(update={"policies": ["P01"]})
 
     decided, violations = outcome_ruling(unsampled, EXPECTED)

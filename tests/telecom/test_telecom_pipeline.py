@@ -78,9 +78,11 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
 def test_the_rollouts_search_the_dual_control_events_and_write_valid_training_files(run) -> None:
     _, folder = run
     rollouts = records(folder, "rollouts.jsonl", Rollout)
-    assert [r.id for r in rollouts] == [e.id for e in records(folder, "events.jsonl", Event) if e.status == "ok"]
+    events = {e.id: e for e in records(folder, "events.jsonl", Event) if e.status == "ok"}
+    assert [r.id for r in rollouts] == list(events)
     assert [r.reason for r in rollouts if r.status == "error"] == []
-    assert any(r.status == "ok" for r in rollouts)
+    assert {r.id for r in rollouts if r.status == "ok"} == {i for i, e in events.items() if e.expected is not None}
+    assert all(r.reason for r in rollouts if r.status == "skipped")
     for name in ("sft", "preferences", "kto"):
         assert all(json.loads(line) for line in (folder / "training" / f"{name}.jsonl").read_text().splitlines())
 
