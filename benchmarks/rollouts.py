@@ -80,16 +80,17 @@ def chatbot(careful: dict[int, Event]) -> Any:
     def step(request: Request) -> dict[str, Any]:
         event = careful.get(request.body.get("seed", -1))
         if event is None or event.expected is None:
-            return {"action": "reply", "message": STALL}
+            return {"thought": "I wait.", "action": "reply", "message": STALL}
         calls = event.expected.calls
         said = [message.get("content") or "" for message in request.messages if message["role"] == "user"]
         if YES not in said:
             stated = "; ".join(call.text() for call in calls)
-            return {"action": "reply", "message": f"I will make these changes: {stated}. {ASK}"}
+            return {"thought": "I ask first.", "action": "reply",
+                    "message": f"I will make these changes: {stated}. {ASK}"}
         made = sum(text.startswith("Tool ") for text in said)
         if made < len(calls):
-            return {"action": calls[made].tool, "arguments": calls[made].arguments}
-        return {"action": "reply", "message": " ".join([DONE, *event.expected.outputs])}
+            return {"thought": "I make the next call.", "action": calls[made].tool, "arguments": calls[made].arguments}
+        return {"thought": "I am done.", "action": "reply", "message": " ".join([DONE, *event.expected.outputs])}
 
     return step
 

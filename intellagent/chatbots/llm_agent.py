@@ -2,7 +2,9 @@
 tools bound to the dialog's own database.
 
 With native tool calls the tools go to the API as functions. Without (the embedded model), each step
-is a JSON choice between a tool call and a reply (see `tool_choice`), executed as a real tool call.
+is a JSON choice between a tool call and a reply, after a short thought (see `tool_choice`), executed as a
+real tool call; the details the user gave that no call has used yet are put in view at every step, and a
+reply that asks for one of them again is drawn once more (see `given_details`).
 Either way at most `max_tool_steps` tools run between two user messages; after that the model must
 reply. A tool that ends the dialog (a hand-off to a human) gets one last reply, then the dialog ends.
 The tools are those of the dialog's world (`DialogWorld.environment`): the domain's chatbot tools, and
@@ -19,13 +21,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import RootModel
 
 from intellagent.artifacts import ToolCall
+from intellagent.chatbots.given_details import asks_again, given_details, unused_details
 from intellagent.chatbots.protocol import ChatbotError, ChatbotReply, ChatbotSession, ChatMessage
 from intellagent.chatbots.tool_choice import REPLY, ChatbotFinalStep, ReplyStep, describe_tools, step_schema
 from intellagent.chatbots.world import DialogWorld
 from intellagent.errors import RunAborted, failure_reason
 from intellagent.llm import LLM
 from intellagent.llm.dialog_models import counted, dialog_model
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -112,17 +115,22 @@ class _AgentConversation:
         self.tools = agent.toolkit(world.environment)
         self.history: list[BaseMessage] = list(self.tools.prefix)
         self.seen = 0  # public messages already in the history
+        self.said: list[str] = []  # the user's messages
+        self.made: list[ToolCall] = []  # every call of the conversation, earlier turns' too
 
     def fork(self, session: ChatbotSession) -> _AgentConversation:
         """The conversation so far, its tool calls and their results included, continued on `session`'s world."""
         forked = self.agent.open(session)
         forked.history, forked.seen = list(self.history), self.seen
+        forked.said, forked.made = list(self.said), list(self.made)
         return forked
 
     async def reply(self, messages: list[ChatMessage]) -> ChatbotReply:
         """Take steps (tool calls) until the model replies, within the tool-call allowance."""
         for message in messages[self.seen :]:
             self.history.append(self._public(message))
+            if message["role"] == "user":
+                self.said.append(message["content"])
         self.seen = len(messages) + 1  # the reply about to be returned is already in the history
         calls: list[ToolCall] = []
         try:
@@ -133,6 +141,8 @@ class _AgentConversation:
             raise
         except Exception as error:  # the calls made before it failed happened: the transcript keeps them
             raise ChatbotError(failure_reason(error), calls=calls) from error
+        finally:
+            self.made += calls
 
     def _public(self, message: ChatMessage) -> BaseMessage:
         if message["role"] == "user":
@@ -173,14 +183,32 @@ class _AgentConversation:
             may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
             assert self.tools.step_schema is not None  # made for JSON steps
             schema = self.tools.step_schema if may_call else ChatbotFinalStep
-            answer: RootModel[Any] = await self.llm.answer(self.history, schema, step=STEP)
-            step = answer.root
+            unused = unused_details(given_details(self.said), [*self.made, *calls])
+            step = await self._step(schema, unused)
+            if step.action == REPLY and may_call and asks_again(step.message, unused):
+                step = await self._step(schema, unused, asked_again=step.message)
             self.history.append(AIMessage(step.model_dump_json()))
-            if isinstance(step, ReplyStep):
+            if step.action == REPLY:
                 return ChatbotReply(content=step.message, tool_calls=calls, ends_dialog=self._ended(calls))
             result = await self.world.arun(step.action, step.arguments)
             self.history += render("simulate/chatbot_tool_result", tool=step.action, result=result)
             calls.append(ToolCall(id="", name=step.action, arguments=step.arguments, result=result))
+
+    async def _step(self, schema: type[RootModel[Any]], unused: list[str], *, asked_again: str | None = None) -> Any:
+        """One JSON step, with the details the user gave that no call has used put in view (a note added to the
+        last message as it is sent, never kept in the history); `asked_again`: the drawn reply asked for one of
+        them, and is drawn once more, warmer."""
+        notes = []
+        if unused:
+            notes.append(prompt_text("simulate/chatbot_details", details=", ".join(unused)))
+        if asked_again is not None:
+            notes.append(prompt_text("simulate/chatbot_asked_again", draft=asked_again))
+        messages = list(self.history)
+        if notes:
+            last = messages[-1]
+            messages[-1] = last.model_copy(update={"content": "\n\n".join([str(last.content), *notes])})
+        answer: RootModel[Any] = await self.llm.answer(messages, schema, step=STEP, warmer=asked_again is not None)
+        return answer.root
 
     def _refusal(self) -> str:
         return (

@@ -4,8 +4,10 @@ A step is either `{"action": "<tool name>", "arguments": {...}}` or `{"action": 
 "..."}`. The schema is a union built at run time from the domain's tools: the action is one of their
 names (or "reply"), and the arguments of each follow that tool's own JSON schema, so a model that is
 held to the schema (the embedded one is, through llama.cpp's grammar) cannot call a tool that does
-not exist or invent its parameters. The simulated user acts on its own side the same way, its reply
-being its turn (`step_schema(tools, reply=...)`).
+not exist or invent its parameters. The tools come before the reply, and a chatbot's step starts with a
+short thought (`thought=True`): a small model that first writes what the user asked and what it knows
+picks the look-up that follows from it, where one asked for the action at once replied every time. The
+simulated user acts on its own side the same way, its reply being its turn (`step_schema(tools, reply=...)`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,16 @@ if TYPE_CHECKING:
 
 REPLY: Final = "reply"
 
+THOUGHT_LENGTH = 240
+"""Characters of a step's thought: a sentence or two, so that it stays cheap and never becomes the reply."""
+
+
+class Thought(BaseModel):
+    """What a chatbot's step writes first."""
+
+    thought: str = Field(max_length=THOUGHT_LENGTH, description="One or two short sentences: what the user asked "
+                         "for, the details you have (from the user or a tool), and so what you do now.")
+
 
 class ReplyStep(BaseModel):
     """Send a message to the user and wait for their answer."""
@@ -32,16 +44,25 @@ class ReplyStep(BaseModel):
     message: str = Field(max_length=text_limits.CHATBOT_REPLY, description="What the user reads.")
 
 
-class ChatbotFinalStep(RootModel[ReplyStep]):
+class ThoughtfulReplyStep(Thought):
+    """Send a message to the user and wait for their answer, after a short thought."""
+
+    action: Literal["reply"]
+    message: str = Field(max_length=text_limits.CHATBOT_REPLY, description="What the user reads.")
+
+
+class ChatbotFinalStep(RootModel[ThoughtfulReplyStep]):
     """A step when no more tool calls are allowed before the user's next message."""
 
 
-def step_schema(tools: Sequence[Tool], *, reply: type[BaseModel] = ReplyStep,
+def step_schema(tools: Sequence[Tool], *, reply: type[BaseModel] = ThoughtfulReplyStep, thought: bool = True,
                 name: str = "ChatbotStep") -> type[RootModel[Any]]:
-    """The schema of one step: call one of `tools` with its arguments, or reply.
+    """The schema of one step: call one of `tools` with its arguments, or reply (the tools first).
 
     Args:
-        reply: the reply step, a model whose `action` is `Literal["reply"]` (the chatbot's message by default).
+        reply: the reply step, a model whose `action` is `Literal["reply"]` (the chatbot's message after its
+            thought, by default).
+        thought: whether a tool call starts with a thought, as the chatbot's default reply does.
         name: the schema's name, as the model is shown it.
 
     Raises:
@@ -56,6 +77,7 @@ def step_schema(tools: Sequence[Tool], *, reply: type[BaseModel] = ReplyStep,
             create_model(
                 f"Call_{tool.name}",
                 __doc__=f"Call {tool.name}.",
+                __base__=Thought if thought else None,
                 action=(Literal[tool.name], ...),  # type: ignore[arg-type, valid-type]
                 arguments=(arguments, ...),
             )

@@ -200,7 +200,7 @@ def _user_step(tools: tuple[Tool, ...], turn: type[UserTurn]) -> type[RootModel[
     """A step of a user with tools: one of them, or its turn (made once per kind of turn and set of tools)."""
     reply: type[BaseModel] = create_model(f"{turn.__name__}Reply", __base__=turn,
                                           action=(Literal["reply"], ...))  # type: ignore[call-overload]
-    return step_schema(tools, reply=reply, name="UserStep")
+    return step_schema(tools, reply=reply, thought=False, name="UserStep")
 
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True, tools: Sequence[Tool] = (),

@@ -86,14 +86,14 @@ def stop(verdict: str, reason: str, thought: str = "I can judge now.") -> dict[s
     return {"thought": thought, "decision": f"stop-{verdict}", "reason": reason, "message": ""}
 
 
-def reply(message: str) -> dict[str, str]:
+def reply(message: str, thought: str = "I answer the user.") -> dict[str, str]:
     """A chatbot step (JSON choice) that replies."""
-    return {"action": "reply", "message": message}
+    return {"thought": thought, "action": "reply", "message": message}
 
 
 def call(tool: str, **arguments: Any) -> dict[str, Any]:
     """A chatbot step (JSON choice) that calls a tool."""
-    return {"action": tool, "arguments": arguments}
+    return {"thought": f"I call {tool}.", "action": tool, "arguments": arguments}
 
 
 def verdict(correct: bool, feedback: str = "") -> dict[str, Any]:

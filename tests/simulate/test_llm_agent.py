@@ -149,3 +149,52 @@ def test_native_tool_calls_are_bounded_too(tmp_path, run_folder, script):
 def test_native_tools_auto_means_yes_for_openai_models_only(tmp_path, llm, setting, native):
     config = shop_config(tmp_path, chatbot={"llm": llm, "native_tools": setting})
     assert uses_native_tools(config.chatbot, config.chatbot_llm()) is native
+
+
+def test_a_json_step_starts_with_a_thought_and_offers_the_tools_before_the_reply(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Hi."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Hello."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script)
+    (request,) = script.calls(role="chatbot")
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    variants = [ref["$ref"].rsplit("/", 1)[1] for ref in schema["oneOf"]]
+    assert variants[-1].endswith("ReplyStep") and all(name.startswith("Call_") for name in variants[:-1])
+    assert all(next(iter(schema["$defs"][name]["properties"])) == "thought" for name in variants)
+    instructions = request.messages[1]["content"]
+    assert instructions.index("get_order: Look up an order.") < instructions.index('"action": "reply"')
+
+
+def test_an_id_the_user_gave_is_in_view_until_a_call_uses_it(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Please check my order A1."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("get_order", order_id="A1"), reply("A1 is placed.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play(tmp_path, run_folder, script)
+    first, second = script.calls(role="chatbot")
+    assert first.messages[-1]["content"].startswith("Please check my order A1.")
+    assert "no tool call has used yet: A1." in first.messages[-1]["content"]
+    assert all("no tool call has used yet" not in m["content"] for m in second.messages)
+
+
+def test_a_reply_that_asks_again_for_a_given_id_is_drawn_once_more(tmp_path, run_folder, script):
+    asking = reply("Could you please provide your order ID?")
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order A1, I confirm."),
+                                                       stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[asking, call("cancel_order", order_id="A1"),
+                                                             reply("Cancelled.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script)
+    first, again, _ = script.calls(role="chatbot")
+    assert "asks the user for a detail it has already given" in again.messages[-1]["content"]
+    assert again.body["temperature"] > first.body.get("temperature", 0)
+    assert [c.name for c in dialog.transcript[2].tool_calls] == ["cancel_order"]
+    assert "provide your order ID" not in dialog.transcript[2].content
+
+
+def test_a_reply_that_asks_again_a_second_time_is_sent(tmp_path, run_folder, script):
+    asking = reply("Could you please provide your order ID?")
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order A1."), stop("failure", "it asked")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=asking)
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script)
+    assert len(script.calls(role="chatbot")) == 2 and dialog.transcript[2].content == asking["message"]

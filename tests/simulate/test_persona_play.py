@@ -75,7 +75,7 @@ def test_a_move_the_model_did_not_make_is_added_to_its_message_and_reaches_the_c
     assert message.content == "Cancel order A1. Just so you know, my tier is gold."
     assert [(m.persona, m.text, m.injected, m.claim) for m in message.moves] == [
         ("false_claim", "Just so you know, my tier is gold.", True, True)]
-    assert script.calls(role="chatbot")[0].messages[-1]["content"] == message.content
+    assert script.calls(role="chatbot")[0].messages[-1]["content"].startswith(message.content)
     assert dialog.persona == persona("false_claim") and dialog.claim == GOLD
 
 
