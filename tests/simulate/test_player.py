@@ -4,6 +4,7 @@ acts on its own side of the world; each dialog says what it was played for in it
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,13 +12,21 @@ from typing import Any
 
 import pytest
 from intellagent.db_schemas.airline.tau import build_tau_database
+from intellagent.graphs.dialog import play_dialog
 
 from intellagent.artifacts import Dialog, Event, ExpectedCall, ExpectedOutcome, OutcomeGrade
+from intellagent.chatbots import SamplingChatbot, select_chatbot
 from intellagent.config import Config, load_config
+from intellagent.context import RunContext
 from intellagent.environment import Environment
-from intellagent.llm import Request, ScriptedLLM
+from intellagent.executors import LocalExecutor
+from intellagent.llm import Request, ScriptedLLM, Usage
+from intellagent.llm.cache import ResponseCache
+from intellagent.llm.dialog_models import dialog_seed
+from intellagent.llm.roles import RoleModels
+from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.player import DialogPlayer
+from intellagent.simulate.player import Casting, DialogPlayer, Played
 from tests.conftest import ROOT, SHARED_DATA
 from tests.rollouts.shop_rollouts import (
     AGENT_LINE,
@@ -28,7 +37,10 @@ from tests.rollouts.shop_rollouts import (
     folder_with,
     records,
     roll_out,
+    rollout_config,
     script_of,
+    shop_folder,
+    shop_script,
     tree,
 )
 from tests.simulate.scripted_dialogs import call, dialogs, reply, say, stop
@@ -230,6 +242,53 @@ def test_the_rollouts_plain_reward_is_the_chatbots_own_dialogs_not_the_solo_one_
     roll_out(config, folder, script, stages=("rollouts",))
 
     assert records(folder)[0].plain_reward == 0.0
+
+
+# ── going on from a turn ─────────────────────────────────────────────────────────────────────
+
+
+async def with_player(folder: Path, config: Config, script: ScriptedLLM, body: Any) -> Any:
+    """`body(player, event, chatbot)` with the shop's player open on the run in `folder`, its chatbot sampled."""
+    usage = Usage()
+    cache = ResponseCache(folder / "llm_cache.sqlite")
+    try:
+        with RunProgress(usage, enabled=False) as progress:
+            ctx = RunContext(config=config, folder=RunFolder(folder), usage=usage, progress=progress,
+                             llms=RoleModels(config, cache=cache, usage=usage, script=script),
+                             executor=LocalExecutor())
+            chatbot = select_chatbot(ctx)
+            assert isinstance(chatbot, SamplingChatbot)
+            async with DialogPlayer.open(ctx, [chatbot], play=play_dialog) as player:
+                return await body(player, ctx.folder.events.require()[0], chatbot.sampling(0.7))
+    finally:
+        cache.close()
+
+
+def branch(turn_id: str) -> Casting:
+    """A branch of the shop's event, as the rollouts name it (its seed makes candidate 1 careful, 2 decline)."""
+    return Casting(role="rollout", id=f"S001~r{turn_id}", world=RunFolder.rollout_worlds.stored(f"S001/{turn_id}"))
+
+
+def test_a_dialog_goes_on_from_a_turn_kept_and_its_chatbot_never_hears_the_turn_rolled_back(tmp_path: Path) -> None:
+    config = rollout_config(tmp_path)
+    folder = shop_folder(tmp_path, config)
+    script = shop_script(config)
+
+    async def body(player: DialogPlayer, event: Event, chatbot: SamplingChatbot) -> tuple[Played, Played, Played]:
+        root = await player.play(event, branch("0"), chatbot, one_turn=True)
+        refused = await player.play(event, branch("0.2"), root, one_turn=True)  # declines: rolled back
+        kept = await player.play(event, branch("0.1"), root)  # played from the root to its end
+        return root, refused, kept
+
+    root, refused, kept = asyncio.run(with_player(folder, config, script, body))
+
+    assert [m.content for m in refused.dialog.transcript if m.role == "chatbot"][-1] == DECLINE
+    assert kept.dialog.transcript[:len(root.dialog.transcript)] == root.dialog.transcript
+    assert kept.dialog.status == "pass" and kept.dialog.grade is not None and kept.dialog.grade.passed
+    heard = [request.text for request in script.calls(role="chatbot")
+             if request.body.get("seed") == dialog_seed(config.seed, "S001~r0.1")]
+    assert heard and not any(DECLINE in text for text in heard)
+    assert root.files is not None and root.files.played.exists()  # the turn kept stays for the next branch
 
 
 # ── the role, on the record ──────────────────────────────────────────────────────────────────
