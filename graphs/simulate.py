@@ -37,10 +37,9 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, played_ways
-from intellagent.simulate.mutants import calibration_mutants, mutant_dialog_id, mutant_events
+from intellagent.simulate.mutants import calibration_mutants, mutant_events
 from intellagent.simulate.player import Casting, DialogPlayer
 from intellagent.simulate.trial_plan import TrialRounds
-from intellagent.simulate.trials import trial_id
 from intellagent.stage import StageItems
 
 from .dialog import play_dialog
@@ -146,8 +145,8 @@ async def run(ctx: RunContext) -> list[Dialog]:
     todo = chatbot_tasks(rounds, done, ways)
     mutants = await calibration_mutants(ctx, events)
     limit = ctx.config.calibrate.events_per_mutant
-    mutant_tasks = [mutant_task(event, m.record.name, ways[0]) for m in mutants if m.chatbot is not None
-                    for event in mutant_events(m.record, events, limit)]
+    mutant_tasks = [DialogTask(event=event, casting=Casting.for_mutant(event.id, m.record.name, ways[0]))
+                    for m in mutants if m.chatbot is not None for event in mutant_events(m.record, events, limit)]
     todo += [task for task in mutant_tasks if task["casting"].id not in done]
     playing = {m.record.name: m.chatbot for m in mutants if m.chatbot is not None}
     async with AsyncExitStack() as stack:
@@ -177,13 +176,6 @@ async def run(ctx: RunContext) -> list[Dialog]:
 def chatbot_tasks(rounds: TrialRounds, done: Mapping[str, Dialog], ways: list[Way]) -> list[DialogTask]:
     """The chatbot's dialogs of the trial plan, played each of the `ways` (the run's own first), that are not
     recorded in `done`."""
-    tasks = [DialogTask(event=event, casting=Casting(role=way.role, id=way.dialog_id(trial_id(event.id, trial)),
-                                                     trial=trial, control=way.control))
+    tasks = [DialogTask(event=event, casting=Casting.for_trial(event.id, trial, way))
              for event, trial in rounds.missing({}) for way in ways]
     return [task for task in tasks if task["casting"].id not in done]
-
-
-def mutant_task(event: Event, mutant: str, way: Way) -> DialogTask:
-    """A mutant's dialog on `event`, played the run's own `way`."""
-    return DialogTask(event=event, casting=Casting(role="mutant", id=mutant_dialog_id(event.id, mutant), mutant=mutant,
-                                                   control=way.control))

@@ -23,7 +23,7 @@ from intellagent.rollouts.export import training_context
 from intellagent.rollouts.search import EventSearch, SearchSettings
 from intellagent.rollouts.training import TrainingContext, preference_pairs
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.control import Control, own_way
+from intellagent.simulate.control import Way, own_way
 from intellagent.simulate.player import DialogPlayer, PlayDialog
 
 
@@ -37,7 +37,7 @@ class Searches:
         chatbot: the chatbot under test, sampled at `rollouts.temperature`.
         settings: how wide and how long each search is.
         usage: the stage's share of the run's accounting, within the rollouts' budget.
-        control: the run's own way of playing where the user has tools, which the paths are played too.
+        way: the run's own way of playing where the user has tools, which the paths are played too.
         plain: the simulate stage's dialog of each event (the chatbot's first trial), by event id.
         training: what every training record shares.
     """
@@ -47,7 +47,7 @@ class Searches:
     chatbot: SamplingChatbot
     settings: SearchSettings
     usage: Usage
-    control: Control | None
+    way: Way
     plain: dict[str, Dialog]
     training: TrainingContext
 
@@ -64,11 +64,11 @@ class Searches:
                  if dialog.role == "chatbot" and dialog.trial == 1}
         # The searches play dialogs with simulate's parts: their calls are counted as the rollouts'.
         usage = Usage(parent=ctx.usage, max_cost_usd=budget_left(ctx, earlier), stage="rollouts")
-        control = own_way(ctx.config, ctx.environment).control
+        way = own_way(ctx.config, ctx.environment)
         async with DialogPlayer.open(ctx, [chatbot], play=play) as player:
             yield cls(ctx=ctx, player=player, chatbot=chatbot.sampling(ctx.config.rollouts.temperature),
-                      settings=settings, usage=usage, control=control, plain=plain,
-                      training=training_context(ctx, control))
+                      settings=settings, usage=usage, way=way, plain=plain,
+                      training=training_context(ctx, way.control))
 
     async def searched(self, event: Event) -> Rollout:
         """The record of one event's search: skipped, searched to its end, or stopped by the budget (its tree is
@@ -79,7 +79,7 @@ class Searches:
             return recorded(event, self.settings, status="skipped", reason=why, plain=plain)
         usage = Usage(parent=self.usage)
         search = EventSearch(event=event, chatbot=self.chatbot, player=self.player, settings=self.settings,
-                             usage=usage, control=self.control)
+                             usage=usage, way=self.way)
         status, reason = "ok", ""
         try:
             tree = await search.run()

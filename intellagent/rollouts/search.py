@@ -25,8 +25,7 @@ from intellagent.artifacts import Dialog, Event, Message, RolloutTree, RolloutTu
 from intellagent.chatbots import SamplingChatbot
 from intellagent.errors import RunAborted
 from intellagent.llm import Usage
-from intellagent.run_folder import RunFolder
-from intellagent.simulate.control import Control
+from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
 
 
@@ -74,7 +73,7 @@ class EventSearch:
         player: plays each candidate.
         settings: how wide and how long.
         usage: the event's share of the run's accounting.
-        control: the run's own way of playing where the user has tools (`simulate.control`).
+        way: the run's own way of playing, which the paths are played (`simulate.control`).
     """
 
     event: Event
@@ -82,12 +81,14 @@ class EventSearch:
     player: DialogPlayer
     settings: SearchSettings
     usage: Usage
-    control: Control | None = None
+    way: Way
 
     def __post_init__(self) -> None:
         self.tree = RolloutTree(event=self.event.id, policies=self.event.policies, beam=self.settings.beam,
                                 branch=self.settings.branch, max_turns=self.settings.max_turns)
         self.limit = asyncio.Semaphore(self.player.ctx.config.workers)
+        # Where the branches' complete worlds are made, beside what each changed; none is left once the search ends.
+        self.worlds = self.player.ctx.folder.path(Casting.for_branch(self.event.id, "0", self.way).stored_world).parent
 
     async def run(self) -> RolloutTree:
         """Search to the end of every path kept, and return the tree (kept in `self.tree` as it grows, so that a
@@ -104,8 +105,7 @@ class EventSearch:
                     path.turn.kept = True
                 self._drop(candidates, keep=frontier)
         finally:
-            folder = self.player.ctx.folder.path(self._world("0")).parent
-            for leftover in folder.glob("*.sqlite"):
+            for leftover in self.worlds.glob("*.sqlite"):
                 leftover.unlink(missing_ok=True)
         return self.tree
 
@@ -126,18 +126,13 @@ class EventSearch:
         """One sampled chatbot turn after `parent` (the greeting, without one), on its own copy of the parent's
         world, settled and rewarded; added to the tree."""
         turn_id = f"{parent.turn.id}.{number}" if parent else str(number)
-        casting = Casting(role="rollout", id=f"{self.event.id}~r{turn_id}", control=self.control,
-                          world=self._world(turn_id))
+        casting = Casting.for_branch(self.event.id, turn_id, self.way)
         async with self.limit:
             played = await self.player.play(self.event, casting, parent.played if parent else self.chatbot,
                                             one_turn=True, max_turns=self.settings.max_turns, usage=self.usage)
         turn = self._turn(turn_id, parent, played)
         self.tree.turns.append(turn)
         return OpenPath(turn=turn, played=played)
-
-    def _world(self, turn_id: str) -> str:
-        """Where a turn's world is stored, relative to the run folder."""
-        return RunFolder.rollout_worlds.stored(f"{self.event.id}/{turn_id}")
 
     @staticmethod
     def _turn(turn_id: str, parent: OpenPath | None, played: Played) -> RolloutTurn:

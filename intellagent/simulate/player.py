@@ -52,10 +52,12 @@ from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.audit import audited, read_faults
-from intellagent.simulate.control import Control, dialog_environment
+from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
+from intellagent.simulate.mutants import mutant_dialog_id
 from intellagent.simulate.setting import DialogDeps, dialog_deps, goal_question
+from intellagent.simulate.trials import trial_id
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer
@@ -76,7 +78,8 @@ class PlayDialog(Protocol):
 
 @dataclass(frozen=True)
 class Casting:
-    """What a dialog is played as: the identity its record carries.
+    """What a dialog is played as: the identity its record carries (made by `for_trial`, `for_mutant` and
+    `for_branch`, where the ids of the dialogs are made).
 
     Attributes:
         role: what it is played for (see `artifacts.DialogRole`).
@@ -94,6 +97,23 @@ class Casting:
     mutant: str | None = None
     control: Control | None = None
     world: str | None = None
+
+    @classmethod
+    def for_trial(cls, event_id: str, trial: int, way: Way) -> Casting:
+        """The chatbot under test's dialog in a trial of an event, played `way` (the run's own, or solo beside)."""
+        return cls(role=way.role, id=way.dialog_id(trial_id(event_id, trial)), trial=trial, control=way.control)
+
+    @classmethod
+    def for_mutant(cls, event_id: str, mutant: str, way: Way) -> Casting:
+        """A calibration mutant's dialog on an event, played the run's own `way`."""
+        return cls(role="mutant", id=mutant_dialog_id(event_id, mutant), mutant=mutant, control=way.control)
+
+    @classmethod
+    def for_branch(cls, event_id: str, branch: str, way: Way) -> Casting:
+        """A branch of the rollouts' search on an event (`branch`: its place in the tree, '0.2.1'), played the run's
+        own `way`, its world stored under the rollouts' (rollouts/<event>/<branch>)."""
+        return cls(role="rollout", id=f"{event_id}~r{branch}", control=way.control,
+                   world=RunFolder.rollout_worlds.stored(f"{event_id}/{branch}"))
 
     @property
     def stored_world(self) -> str:

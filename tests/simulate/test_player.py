@@ -26,6 +26,7 @@ from intellagent.llm.dialog_models import dialog_seed
 from intellagent.llm.roles import RoleModels
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
+from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
 from tests.conftest import ROOT, SHARED_DATA
 from tests.rollouts.shop_rollouts import (
@@ -266,7 +267,7 @@ async def with_player(folder: Path, config: Config, script: ScriptedLLM, body: A
 
 def branch(turn_id: str) -> Casting:
     """A branch of the shop's event, as the rollouts name it (its seed makes candidate 1 careful, 2 decline)."""
-    return Casting(role="rollout", id=f"S001~r{turn_id}", world=RunFolder.rollout_worlds.stored(f"S001/{turn_id}"))
+    return Casting.for_branch("S001", turn_id, Way(None))
 
 
 def test_a_dialog_goes_on_from_a_turn_kept_and_its_chatbot_never_hears_the_turn_rolled_back(tmp_path: Path) -> None:
