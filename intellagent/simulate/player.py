@@ -23,9 +23,10 @@ for a dialog played one turn at a time, its world), which another dialog can go 
 How the ways of playing still to come plug in, each without a copy of the above:
 
 - a red-team attack: its attacker is the event's user role (`modes.user_role`) and its dialogs a role of their
-  own, played one turn at a time as the rollouts' branches are; a refused turn is rolled back by playing the
-  next attempt from the last turn kept (`start=` that turn's `Played`), so the chatbot's conversation is forked
-  from the kept branch and never sees the refused one.
+  own (`attack`, one more value of `artifacts.DialogRole` and a `Casting.for_attack`), played one turn at a time
+  as the rollouts' branches are; a refused turn is rolled back by playing the next attempt from the last turn
+  kept (`start=` that turn's `Played`), so the chatbot's conversation is forked from the kept branch and never
+  sees the refused one.
 - a production replay: a recorded conversation played again against the chatbot is an event whose user role
   says the recorded messages (`modes.user_role`), played here with `role: production`; one judged as it was
   recorded is not played at all, only read as a dialog (`production.transcripts`).
