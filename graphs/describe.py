@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
 import networkx as nx
-from intellagent.graphs import production
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -56,6 +55,7 @@ from intellagent.describe.vocabulary import Vocabulary
 from intellagent.describe.workflows import reading
 from intellagent.llm import LLMError
 from intellagent.modes import scenario_source
+from intellagent.production.judgement import production_verdicts
 from intellagent.production.traffic import Traffic
 from intellagent.progress import StageProgress
 from intellagent.run_folder import RunFolder
@@ -312,13 +312,12 @@ def assemble(state: State, runtime: DescribeRuntime) -> Update:
 
 async def traffic(state: State, runtime: DescribeRuntime) -> Update:
     """With `describe.weights_from: transcripts`, the graph the scenarios are sampled from leans towards what
-    production exercises and breaks: its conversations are judged first (the production stage's work, which
-    it then finds done). graph.json keeps the policy graph as scored."""
+    production exercises and breaks, by the verdicts on its conversations (made now if need be; the production
+    stage then finds them made). graph.json keeps the policy graph as scored."""
     ctx = runtime.context.ctx
     if ctx.config.describe.weights_from != "transcripts":
         return {}
-    return {"graph": Traffic.of(await production.run(ctx, regress=False)).shaped(state["graph"])}
-
+    return {"graph": Traffic.of(await production_verdicts(ctx)).shaped(state["graph"])}
 
 
 def plan(state: State, runtime: DescribeRuntime) -> Update:

@@ -6,8 +6,9 @@
     critique ──route_after_critique──→ accept (verdict confirmed) | user (sent back with feedback)
     accept → END (pass or fail)
 
-The rollouts play a dialog one chatbot turn at a time (`play_turn`), on the same nodes and routes cut where the
-chatbot would reply again.
+Every dialog is played by the dialog player (`simulate.player`), which hands it its parts (`DialogDeps`, the
+runtime context) and calls `play_dialog`. A dialog may also be played one chatbot turn at a time (the rollouts'
+branches), on the same nodes and routes cut where the chatbot would reply again, and go on from any state.
 
 The chatbot greets first. The user sees only the chatbot's messages; its private thought never reaches
 the chatbot. Where the domain gives the user tools of its own (dual control), the user may call them
@@ -222,13 +223,13 @@ def route_after_critique(state: DialogState) -> str:
 
 @cache
 def build_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
-    """The dialog graph, compiled once; run it with `run_dialog`."""
+    """The dialog graph, compiled once; run it with `play_dialog`."""
     return _graph(one_turn=False)
 
 
 @cache
 def build_turn_graph() -> CompiledStateGraph[DialogState, DialogDeps, DialogState, DialogState]:
-    """The dialog graph cut after one chatbot turn, compiled once; run it with `play_turn`."""
+    """The dialog graph cut after one chatbot turn, compiled once; run it with `play_dialog(..., one_turn=True)`."""
     return _graph(one_turn=True)
 
 
@@ -262,22 +263,18 @@ def opening() -> DialogState:
     }
 
 
-async def run_dialog(deps: DialogDeps) -> Dialog:
-    """Play one dialog to its end and return it (without usage or database, which the stage adds)."""
+async def play_dialog(deps: DialogDeps, state: DialogState | None, *, one_turn: bool = False
+                      ) -> tuple[DialogState, Dialog]:
+    """Play a dialog from `state` (None: a dialog not yet begun, whose first turn is the greeting) to its end, or,
+    with `one_turn`, for one chatbot turn and the user's answer to it, its verdict checked as in a whole dialog, to
+    where the chatbot would reply again; return the state there and the dialog it stands for (without usage or
+    database, which the dialog player adds)."""
     # Each user turn takes two steps (user, chatbot), each verdict at most three more; a margin for the rest.
-    limit = 2 * deps.max_turns + 3 * (deps.max_critiques + 1) + 5
-    config = {"recursion_limit": limit, "run_name": f"dialog {deps.name or deps.event.id}"}
-    state = await build_graph().ainvoke(opening(), config, context=deps)
-    return played(deps, state)
-
-
-async def play_turn(deps: DialogDeps, state: DialogState | None) -> tuple[DialogState, Dialog]:
-    """From `state` (None: a dialog not yet begun, whose turn is the greeting), one chatbot turn and the user's
-    answer to it, its verdict checked as in a whole dialog: the state where the chatbot would reply again, or at the
-    dialog's end, and the dialog it stands for."""
-    limit = 3 * (deps.max_critiques + 1) + 5
-    config = {"recursion_limit": limit, "run_name": f"turn {deps.name or deps.event.id}"}
-    after = await build_turn_graph().ainvoke(state or opening(), config, context=deps)
+    verdicts = 3 * (deps.max_critiques + 1) + 5
+    limit = verdicts if one_turn else 2 * deps.max_turns + verdicts
+    graph = build_turn_graph() if one_turn else build_graph()
+    config = {"recursion_limit": limit, "run_name": f"{'turn' if one_turn else 'dialog'} {deps.name or deps.event.id}"}
+    after = await graph.ainvoke(state or opening(), config, context=deps)
     return after, played(deps, after)
 
 

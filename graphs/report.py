@@ -87,8 +87,7 @@ def route_analyses(state: ReportState) -> list[Send] | str:
 
 
 async def analyse(task: DialogToJudge, runtime: Runtime[ReportDeps]) -> Update:
-    """One dialog's analysis, recorded; a failure is recorded as an `error` analysis. The production stage judges
-    its conversations with this node too: its dependencies hold an `items` and a `judge` as these do."""
+    """One dialog's analysis, recorded; a failure is recorded as an `error` analysis."""
     deps, dialog = runtime.context, task["dialog"]
     analysis = await deps.items.run(lambda: deps.judge(dialog), failed=lambda reason: failed(dialog, reason))
     return {"analyses": [analysis]}

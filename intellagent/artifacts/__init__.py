@@ -23,7 +23,7 @@ from intellagent.artifacts.assertions import (
     SameEntity,
 )
 from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
-from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogStatus, Finding, Message, ToolCall
+from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogRole, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
 from intellagent.artifacts.mutants import MutantKind, MutantList, MutantRecord
 from intellagent.artifacts.outcomes import ExpectedCall, ExpectedOutcome, ForbiddenCall, OutcomeFloor, OutcomeGrade
@@ -66,6 +66,7 @@ __all__ = [
     "ConfirmationAssertion",
     "CritiqueExchange",
     "Dialog",
+    "DialogRole",
     "DialogStatus",
     "DiscardedAssertion",
     "Entitlement",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from intellagent.artifacts.audit import UserAudit
 from intellagent.artifacts.outcomes import OutcomeGrade
@@ -13,6 +13,20 @@ from intellagent.artifacts.tau import TauGrade
 from intellagent.artifacts.usage import Tally
 
 DialogStatus = Literal["pass", "fail", "incomplete", "error"]
+
+DialogRole = Literal["chatbot", "mutant", "solo", "rollout", "production"]
+"""What a dialog was played for, which decides what it counts in:
+
+- `chatbot`: the chatbot under test, played the run's own way; the run's figures are made of these.
+- `mutant`: one of the chatbot's mutants (calibration), which the run must catch; counted apart.
+- `solo`: the chatbot under test played solo beside its dual dialog (`simulate.dual_control: both`); set beside
+  the run's figures, never in them.
+- `rollout`: one branch of the rollouts' search, recorded in its tree rather than in dialogs.jsonl.
+- `production`: a real conversation of the chatbot (transcripts.jsonl), judged beside the tests.
+"""
+
+SOLO_SUFFIX = "-solo"
+"""How the id of a solo dialog played beside a dual one ends: read back only from a record older than `role`."""
 
 
 class ToolCall(BaseModel):
@@ -86,8 +100,16 @@ class Finding(BaseModel):
 class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
-    id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials, "
-                    "by ~<mutant> for a mutant's dialog, and by -solo for a solo dialog played beside a dual one.")
+    id: str = Field(description="The dialog's id, unique in its file: the event's, followed by -t2, -t3, ... for "
+                    "its later trials, by ~<mutant> for a mutant's dialog, and by -solo for a solo dialog played "
+                    "beside a dual one. Nothing reads it for what the dialog is: `role`, `trial`, `mutant` and "
+                    "`control` say.")
+    role: DialogRole = Field(
+        default="chatbot",
+        description="What it was played for: chatbot (the chatbot under test, in the run's figures), mutant (a "
+        "calibration mutant), solo (played solo beside a dual dialog, kept out of the figures), rollout (a branch "
+        "of the rollouts' search), production (a real conversation).",
+    )
     event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
     trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
     mutant: str | None = Field(
@@ -142,3 +164,24 @@ class Dialog(BaseModel):
     def event_id(self) -> str:
         """The id of the event (and scenario) the dialog played."""
         return self.event or self.id
+
+    @model_validator(mode="before")
+    @classmethod
+    def _role_of_an_older_record(cls, data: Any) -> Any:
+        """A record written before `role` (a resumed run's) gets it once, as it loads, from what told it then."""
+        if isinstance(data, dict) and "role" not in data:
+            return {**data, "role": former_role(data)}
+        return data
+
+
+def former_role(data: dict[str, Any]) -> DialogRole:
+    """The role of a dialog recorded without one, from the fields that told it before: a production conversation
+    named its line, a mutant's dialog its mutant, and a solo dialog played beside a dual one had its id end in
+    `SOLO_SUFFIX`."""
+    if data.get("production"):
+        return "production"
+    if data.get("mutant"):
+        return "mutant"
+    if data.get("control") == "solo" and str(data.get("id", "")).endswith(SOLO_SUFFIX):
+        return "solo"
+    return "chatbot"

@@ -105,6 +105,7 @@ class Chatbot(Protocol):
         ...
 
 
+@runtime_checkable
 class ForkingConversation(ChatbotConversation, Protocol):
     """A conversation that can be continued in several ways from where it stands."""
 

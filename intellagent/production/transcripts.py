@@ -60,7 +60,7 @@ def production_dialogs(settings: TranscriptsConfig, environment: Environment, ca
     for read in read_transcripts(settings.path):
         if isinstance(read, Unreadable):
             log.warning("transcripts: line %d of %s skipped: %s", read.line, settings.path.name, read.reason)
-            dialogs.append(Dialog(id=production_id(read.line), status="error",
+            dialogs.append(Dialog(id=production_id(read.line), role="production", status="error",
                                   reason=f"line {read.line}: {read.reason}", production=f"line {read.line}"))
         else:
             dialogs.append(_checked(read, settings, environment, catalog, checks))
@@ -74,6 +74,7 @@ def _checked(conversation: Conversation, settings: TranscriptsConfig, environmen
     ran, findings = check_trace(Trace(messages=messages, environment=environment), applicable)
     return Dialog(
         id=production_id(conversation.line),
+        role="production",
         status="incomplete",
         reason=NOT_SIMULATED,
         policies=[policy.id for policy in catalog.policies],

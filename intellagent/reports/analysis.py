@@ -41,8 +41,10 @@ def by_status(analyses: list[Analysis]) -> dict[str, int]:
 
 
 # What a re-run of the same dialog changes without changing the conversation: its timings, and which
-# of its calls the cache answered.
-_CIRCUMSTANCES: dict[str, Any] = {"duration_s": True, "usage": True, "transcript": {"__all__": {"at_s"}}}
+# of its calls the cache answered; and what it was played for (`role`), which the judge never reads, so that a run
+# recorded before the field keeps its analyses.
+_CIRCUMSTANCES: dict[str, Any] = {"duration_s": True, "usage": True, "transcript": {"__all__": {"at_s"}},
+                                  "role": True}
 
 
 # Fields a simulated dialog leaves empty, left out of its digest then: a run from before they existed keeps its

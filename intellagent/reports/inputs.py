@@ -21,7 +21,6 @@ from intellagent.artifacts import (
 )
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.control import beside
 
 T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 
@@ -80,15 +79,15 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         graph=graph,
         scenarios=scenarios,
         events=events,
-        dialogs=[d for d in dialogs if d.mutant is None and not beside(d)],
+        dialogs=[d for d in dialogs if d.role == "chatbot"],
         info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
-        mutant_dialogs=[d for d in dialogs if d.mutant is not None],
+        mutant_dialogs=[d for d in dialogs if d.role == "mutant"],
         assertions=folder.assertions.load(),
         transcripts=folder.transcripts.load(),
         production=folder.production.load(),
         rollouts=_latest(folder.rollouts.load()),
-        solo_dialogs=[d for d in dialogs if d.mutant is None and beside(d)],
+        solo_dialogs=[d for d in dialogs if d.role == "solo"],
     )
 
 

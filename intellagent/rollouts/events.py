@@ -1,4 +1,4 @@
-"""Which events the rollouts search, what each search is recorded as, and what the budget leaves.
+"""Which events the rollouts search, each event's search, what it is recorded as, and what the budget leaves.
 
 An event is searched when it has an expected outcome to reward the paths by and a world to play them on;
 otherwise it is recorded `skipped` with the reason. A search is recorded once it ends: `ok`, or `stopped` when
@@ -9,14 +9,93 @@ already made, so what it paid for costs nothing again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from intellagent.artifacts import Dialog, Event, Rollout, RolloutTree
+from intellagent.chatbots import SamplingChatbot, check_sampling, select_chatbot
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.llm import Usage
-from intellagent.rollouts.search import SearchSettings
+from intellagent.llm.usage import BudgetExhausted
+from intellagent.rollouts.export import training_context
+from intellagent.rollouts.search import EventSearch, SearchSettings
 from intellagent.rollouts.training import TrainingContext, preference_pairs
+from intellagent.run_folder import RunFolder
+from intellagent.simulate.control import Way, own_way
+from intellagent.simulate.player import DialogPlayer, PlayDialog
+
+
+@dataclass(frozen=True)
+class Searches:
+    """What every event's search in the stage shares, set up once, and each search recorded.
+
+    Attributes:
+        ctx: the run.
+        player: plays the candidates of every search.
+        chatbot: the chatbot under test, sampled at `rollouts.temperature`.
+        settings: how wide and how long each search is.
+        usage: the stage's share of the run's accounting, within the rollouts' budget.
+        way: the run's own way of playing where the user has tools, which the paths are played too.
+        plain: the simulate stage's dialog of each event (the chatbot's first trial), by event id.
+        training: what every training record shares.
+    """
+
+    ctx: RunContext
+    player: DialogPlayer
+    chatbot: SamplingChatbot
+    settings: SearchSettings
+    usage: Usage
+    way: Way
+    plain: dict[str, Dialog]
+    training: TrainingContext
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, ctx: RunContext, settings: SearchSettings, earlier: list[Rollout], *,
+                   play: PlayDialog) -> AsyncIterator[Searches]:
+        """The stage's searches while it runs (`earlier`: rollouts.jsonl as an earlier invocation left it, whose
+        searches count against the budget; `play`: the dialog graph)."""
+        check_sampling(ctx.config, ctx.chatbot)
+        chatbot = select_chatbot(ctx)
+        assert isinstance(chatbot, SamplingChatbot)  # check_sampling refused any other
+        plain = {dialog.event_id: dialog for dialog in ctx.folder.dialogs.load()
+                 if dialog.role == "chatbot" and dialog.trial == 1}
+        # The searches play dialogs with simulate's parts: their calls are counted as the rollouts'.
+        usage = Usage(parent=ctx.usage, max_cost_usd=budget_left(ctx, earlier), stage="rollouts")
+        way = own_way(ctx.config, ctx.environment)
+        async with DialogPlayer.open(ctx, [chatbot], play=play) as player:
+            yield cls(ctx=ctx, player=player, chatbot=chatbot.sampling(ctx.config.rollouts.temperature),
+                      settings=settings, usage=usage, way=way, plain=plain,
+                      training=training_context(ctx, way.control))
+
+    async def searched(self, event: Event) -> Rollout:
+        """The record of one event's search: skipped, searched to its end, or stopped by the budget (its tree is
+        kept in rollouts/<event>.json)."""
+        plain = self.plain.get(event.id)
+        why = unsearchable(event)
+        if why is not None:
+            return recorded(event, self.settings, status="skipped", reason=why, plain=plain)
+        usage = Usage(parent=self.usage)
+        search = EventSearch(event=event, chatbot=self.chatbot, player=self.player, settings=self.settings,
+                             usage=usage, way=self.way)
+        status, reason = "ok", ""
+        try:
+            tree = await search.run()
+        except BudgetExhausted as error:
+            tree, status = search.tree, "stopped"
+            reason = str(error) if _spent(self.ctx.usage) else (
+                f"the rollouts' budget of ${self.ctx.config.rollouts.budget_usd:.2f} is spent; raise "
+                "rollouts.budget_usd and run again to resume")
+        self.ctx.folder.rollout_trees.item(event.id).save(tree)
+        return recorded(event, self.settings, status=status, reason=reason, tree=tree,
+                        tree_file=RunFolder.rollout_trees.stored(event.id), usage=usage, plain=plain,
+                        context=self.training)
+
+    def unsearched(self, event: Event, *, status: str, reason: str) -> Rollout:
+        """The record of an event whose search failed (`error`) or never began (`stopped`: the budget was spent)."""
+        return recorded(event, self.settings, status=status, reason=reason)
 
 
 def search_settings(config: Config) -> SearchSettings:
@@ -68,3 +147,12 @@ def recorded(event: Event, settings: SearchSettings, *, status: str, reason: str
         rollout.best_reward = max((turn.grade.reward for turn in ended if turn.grade), default=None)
         rollout.pairs = len(preference_pairs(tree, context)) if context is not None else 0
     return rollout
+
+
+def _spent(usage: Usage) -> bool:
+    """Whether the run's own budget (--max-cost) is spent."""
+    try:
+        usage.check_budget()
+    except BudgetExhausted:
+        return True
+    return False

@@ -2,51 +2,31 @@
 
 The root is the chatbot's greeting and the simulated user's first message. From each open path the chatbot is
 sampled `branch` times, each candidate continuing the path's conversation on its own copy of the path's world
-(`ForkingConversation.fork`) and answered by the simulated user; of the candidates whose path goes on, the
-`beam` with the highest partial reward are kept, ties going to the earlier sampled. A path ends as a dialog
-does (the user's verdict, the chatbot's hand-off, `max_turns`, a failure), and is then graded whole.
+and answered by the simulated user; of the candidates whose path goes on, the `beam` with the highest partial
+reward are kept, ties going to the earlier sampled. A path ends as a dialog does (the user's verdict, the
+chatbot's hand-off, `max_turns`, a failure), and is then graded whole.
 
-A candidate is played on the dialog graph's own nodes, one turn at a time (`PlayTurn`), and settled as a
-dialog is (`simulate.setting.settle`): its world stored as a delta over the event's, the checks run on its
-transcript, the grade taken against the expected outcome. Its partial reward comes from that grade
-(`partial_reward`). Each candidate's requests carry their own seed, drawn from the candidate's id, so the
-cache never hands one sampled answer to every branch, and a rerun of the search asks the cache the very same
-requests: what an interrupted search already paid for is answered without a new call.
+Each candidate is a dialog of its own (`role: rollout`), played one turn at a time by the dialog player
+(`simulate.player`) from its parent as it stands, the run's own way (`simulate.control`): its world stored as a
+delta over the event's, the checks run on its transcript, the grade taken against the expected outcome, and its
+simulated user audited once it ended. Its partial reward comes from that grade (`partial_reward`). Each
+candidate's requests carry their own seed, drawn from the candidate's id, so the cache never hands one sampled
+answer to every branch, and a rerun of the search asks the cache the very same requests: what an interrupted
+search already paid for is answered without a new call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Dialog, Event, Message, RolloutTree, RolloutTurn
-from intellagent.chatbots import ChatbotSession, DialogWorld, ForkingConversation, SamplingChatbot
-from intellagent.checks import Check
-from intellagent.context import RunContext
-from intellagent.environment import worlds
+from intellagent.chatbots import SamplingChatbot
 from intellagent.errors import RunAborted
 from intellagent.llm import Usage
-from intellagent.modes import grader, user_role
-from intellagent.run_folder import RunFolder
-from intellagent.simulate.audit import read_faults
-from intellagent.simulate.databases import DialogFiles
-from intellagent.simulate.grading import OutcomeGrader, UserVerdict
-from intellagent.simulate.setting import DialogDeps, dialog_deps, settle
-
-if TYPE_CHECKING:
-    from intellagent.chatbots.mcp_world import WorldServer
-
-TurnState = dict[str, Any]
-"""The dialog graph's state (`graphs.dialog.DialogState`) between two chatbot turns."""
-
-PlayTurn = Callable[[DialogDeps, TurnState | None], Awaitable[tuple[TurnState, Dialog]]]
-"""Plays one chatbot turn and the user's answer from a state (None: the greeting, on a dialog not begun); returns
-the state after it and the dialog it stands for (the dialog graph's `play_turn`)."""
+from intellagent.simulate.control import Way
+from intellagent.simulate.player import Casting, DialogPlayer, Played
 
 
 def partial_reward(graded: Dialog) -> float:
@@ -76,13 +56,11 @@ class SearchSettings:
 
 @dataclass
 class OpenPath:
-    """A path the search may go on with: its last turn, the dialog's state after it, its conversation with the
-    chatbot, and its world (a complete database while the path is open)."""
+    """A path the search may go on with: its last turn, and that turn as played (the dialog's state after it, its
+    conversation with the chatbot, and its world, a complete database while the path is open)."""
 
     turn: RolloutTurn
-    state: TurnState
-    conversation: ForkingConversation
-    database: Path
+    played: Played
 
 
 @dataclass
@@ -90,42 +68,31 @@ class EventSearch:
     """The search on one event.
 
     Attributes:
-        ctx: the run.
         event: the event searched; it has an expected outcome and a world.
         chatbot: the chatbot under test, sampled.
-        play: plays one turn (the dialog graph's `play_turn`).
+        player: plays each candidate.
         settings: how wide and how long.
         usage: the event's share of the run's accounting.
-        compiled: the run's compiled assertions in force, run with the domain's checks.
-        world_server: the run's MCP server, for an endpoint chatbot that reaches the world by it.
+        way: the run's own way of playing, which the paths are played (`simulate.control`).
     """
 
-    ctx: RunContext
     event: Event
     chatbot: SamplingChatbot
-    play: PlayTurn
+    player: DialogPlayer
     settings: SearchSettings
     usage: Usage
-    compiled: Sequence[Check] = ()
-    world_server: WorldServer | None = None
+    way: Way
 
     def __post_init__(self) -> None:
         self.tree = RolloutTree(event=self.event.id, policies=self.event.policies, beam=self.settings.beam,
                                 branch=self.settings.branch, max_turns=self.settings.max_turns)
-        self.grader = grader(self.event, self.ctx.folder)
-        # A path still open needs only its outcome grade for its partial reward; the status the mode grades by
-        # (τ-bench's compares whole worlds, seconds on its database) is taken once, when the path ends.
-        self.partial = OutcomeGrader(self.ctx.folder, UserVerdict())
-        self.limit = asyncio.Semaphore(self.ctx.config.workers)
-        assert self.event.database is not None
-        self.source = self.ctx.folder.path(self.event.database)
-        self.start = self.ctx.folder.path(RunFolder.rollout_worlds.whole(f"{self.event.id}/start"))
+        self.limit = asyncio.Semaphore(self.player.ctx.config.workers)
+        # Where the branches' complete worlds are made, beside what each changed; none is left once the search ends.
+        self.worlds = self.player.ctx.folder.path(Casting.for_branch(self.event.id, "0", self.way).stored_world).parent
 
     async def run(self) -> RolloutTree:
         """Search to the end of every path kept, and return the tree (kept in `self.tree` as it grows, so that a
         search stopped by the budget still shows what it played)."""
-        self.start.parent.mkdir(parents=True, exist_ok=True)
-        worlds.materialize(self.source, self.start)
         try:
             root = await self._candidate(None, 0)
             frontier = [] if root.turn.ended else [root]
@@ -138,7 +105,7 @@ class EventSearch:
                     path.turn.kept = True
                 self._drop(candidates, keep=frontier)
         finally:
-            for leftover in self.start.parent.glob("*.sqlite"):
+            for leftover in self.worlds.glob("*.sqlite"):
                 leftover.unlink(missing_ok=True)
         return self.tree
 
@@ -159,40 +126,21 @@ class EventSearch:
         """One sampled chatbot turn after `parent` (the greeting, without one), on its own copy of the parent's
         world, settled and rewarded; added to the tree."""
         turn_id = f"{parent.turn.id}.{number}" if parent else str(number)
-        stored_name = RunFolder.rollout_worlds.stored(f"{self.event.id}/{turn_id}")
-        stored = self.ctx.folder.path(stored_name)
-        database = worlds.whole_path(stored)
+        casting = Casting.for_branch(self.event.id, turn_id, self.way)
         async with self.limit:
-            await asyncio.to_thread(worlds.materialize, parent.database if parent else self.start, database)
-            world = DialogWorld(self.ctx.environment, database, timeout=self.ctx.config.environment.tool_timeout)
-            session_id = f"{self.event.id}~r{turn_id}"
-            with ExitStack() as hosted:
-                mcp_url = (hosted.enter_context(self.world_server.hosting(session_id, world))
-                           if self.world_server else None)
-                session = ChatbotSession(id=session_id, database=database, usage=self.usage, world=world,
-                                         mcp_url=mcp_url)
-                conversation = parent.conversation.fork(session) if parent else self.chatbot.open(session)
-                deps = dialog_deps(self.ctx, self.event, conversation, user_role=user_role, played_id=session_id,
-                                   trial=1, usage=self.usage, world=world, environment=self.ctx.environment)
-                deps = dataclasses.replace(deps, max_turns=self.settings.max_turns)
-                state, played = await self.play(deps, parent.state if parent else None)
-            files = DialogFiles(event=self.source, start=self.start, played=database, stored=stored, name=stored_name)
-            graded = await asyncio.to_thread(settle, self.ctx.environment, self.event, played, files,
-                                             self.grader if state["outcome"] else self.partial, self.compiled)
-            ended = state["outcome"] is not None and state["outcome"].status != "error"
-            faults = await asyncio.to_thread(read_faults, self.ctx.environment, self.event, graded,
-                                             world=self.start) if ended else []
-        turn = self._turn(turn_id, parent, state, graded, world=stored_name)
-        turn.user_faults = faults
+            played = await self.player.play(self.event, casting, parent.played if parent else self.chatbot,
+                                            one_turn=True, max_turns=self.settings.max_turns, usage=self.usage)
+        turn = self._turn(turn_id, parent, played)
         self.tree.turns.append(turn)
-        return OpenPath(turn=turn, state=state, conversation=conversation, database=database)
+        return OpenPath(turn=turn, played=played)
 
-    def _turn(self, turn_id: str, parent: OpenPath | None, state: TurnState, graded: Dialog, *,
-              world: str) -> RolloutTurn:
+    @staticmethod
+    def _turn(turn_id: str, parent: OpenPath | None, played: Played) -> RolloutTurn:
         """The tree's record of a candidate turn."""
-        before = len(parent.state["transcript"]) if parent else 0
-        added: list[Message] = state["transcript"][before:]
-        outcome = state["outcome"]
+        before = len(parent.played.state["transcript"]) if parent else 0
+        added: list[Message] = played.state["transcript"][before:]
+        outcome = played.state["outcome"]
+        graded = played.dialog
         grade = graded.grade
         return RolloutTurn(
             id=turn_id,
@@ -206,7 +154,8 @@ class EventSearch:
             ended=outcome.status if outcome else None,
             reason=outcome.reason if outcome else "",
             grade=grade if outcome else None,
-            world=world,
+            user_faults=graded.audit.faults if graded.audit else [],
+            world=graded.database,
         )
 
     @staticmethod
@@ -215,4 +164,4 @@ class EventSearch:
         kept = {id(path) for path in keep}
         for path in paths:
             if id(path) not in kept:
-                path.database.unlink(missing_ok=True)
+                path.played.drop_world()

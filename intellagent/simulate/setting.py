@@ -1,40 +1,25 @@
-"""One dialog's setting: its world, its share of the run's accounting, the parts it is played with (the
-dialog graph's runtime context, `DialogDeps`), and what is recorded once it ended.
+"""The parts one dialog is played with: the dialog graph's runtime context (`DialogDeps`), and how the dialog
+player makes them (`dialog_deps`).
 
-The event's world is made whole for the dialog (`databases`), the chatbot's tools act on that copy, and
-once the dialog ended what it changed is stored with the world's digest, the deterministic checks run
-on what happened, the event's grader grades it, and its simulated user is audited (`audit`). The user role
-and the grader are the stage's to choose (`intellagent.modes`), and are handed in.
+The user role is chosen per event (`intellagent.modes`) and handed in; its tools are those of its side of the
+world the dialog is played on (`simulate.control`). Each model samples with the dialog's own seed and counts
+its usage in the dialog's share of the run's accounting.
 """
 
 from __future__ import annotations
 
-import asyncio
-import filecmp
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from intellagent.artifacts import Dialog, Event
-from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
-from intellagent.checks import Check, Trace, run_checks
-from intellagent.checks.assertions import compiled_checks
+from intellagent.artifacts import Event
+from intellagent.chatbots import ChatbotConversation, DialogWorld
 from intellagent.config import switched_on
-from intellagent.context import RunContext, log
-from intellagent.environment import Environment, worlds
+from intellagent.context import RunContext
+from intellagent.environment import Environment
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
-from intellagent.simulate.audit import audited, read_faults
-from intellagent.simulate.control import Control
-from intellagent.simulate.databases import DialogFiles
-from intellagent.simulate.grading import Grader
 from intellagent.simulate.trials import trial_user
 from intellagent.simulate.users import UserRole, UserRoleOf
-
-if TYPE_CHECKING:
-    from intellagent.chatbots.mcp_world import WorldServer
 
 
 @dataclass
@@ -73,72 +58,15 @@ class DialogDeps:
         return round(time.monotonic() - self.started, 2)
 
 
-PlayDialog = Callable[[DialogDeps], Awaitable[Dialog]]
-"""Plays one dialog to its end (the dialog graph)."""
-
-
-async def played_dialog(
-    ctx: RunContext,
-    chatbot: Chatbot,
-    event: Event,
-    *,
-    play: PlayDialog,
-    user_role: UserRoleOf,
-    grader: Grader,
-    played_id: str,
-    trial: int = 1,
-    mutant: str | None = None,
-    world_server: WorldServer | None = None,
-    compiled: Sequence[Check] = (),
-    control: Control | None = None,
-) -> Dialog:
-    """Make the event's world whole for the dialog, play the dialog on it, store what the dialog changed with
-    the world's digest, run the deterministic checks on what happened, grade it, and audit its simulated user.
+def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, user_role: UserRoleOf,
+                played_id: str, usage: Usage, world: DialogWorld | None, environment: Environment,
+                max_turns: int | None = None) -> DialogDeps:
+    """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage, and
+    its user has the tools of its side of `environment` (none in a solo dialog's).
 
     Args:
-        play: plays the dialog (the dialog graph's `run_dialog`).
-        user_role: the simulated user of a dialog on the event.
-        grader: grades the dialog by what the event says a correct chatbot does.
-        played_id: the dialog's id.
-        trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
-        mutant: the name of the mutant `chatbot` is, in a calibrated run.
-        world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
-        compiled: the run's compiled assertions in force, as checks, run with the domain's.
-        control: where the user has tools, how the dialog is played (`simulate.control`): dual, the user acts as
-            the chatbot guides it; solo, the chatbot gets the user's tools and the user only talks.
+        max_turns: user turns after which the dialog ends (None: `simulate.max_turns`).
     """
-    files = DialogFiles.of(ctx, event, played_id) if event.database is not None else None
-    usage = Usage(parent=ctx.usage)  # the dialog's share, counted in the run's totals too
-    environment = ctx.environment.solo if control == "solo" else ctx.environment
-    path = files.played if files else None
-    world = DialogWorld(environment, path, timeout=ctx.config.environment.tool_timeout) if path else None
-    try:
-        with ExitStack() as hosted:
-            mcp_url = hosted.enter_context(world_server.hosting(played_id, world)) if world_server and world else None
-            session = ChatbotSession(id=played_id, database=path, usage=usage, world=world, mcp_url=mcp_url)
-            deps = dialog_deps(ctx, event, chatbot.open(session), user_role=user_role, played_id=played_id,
-                               trial=trial, usage=usage, world=world, environment=environment)
-            played = await play(deps)
-        # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
-        # so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled)
-        if settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
-            faults = await asyncio.to_thread(read_faults, environment, event, settled,
-                                             world=files.start if files else None)
-            settled.audit = await audited(event, settled, faults, deps.critique if goal_question(ctx) else None)
-    finally:
-        if files:
-            files.clear()
-    return settled.model_copy(update={"id": played_id, "event": event.id, "trial": trial, "mutant": mutant,
-                                      "usage": usage.report().roles, "database": files.name if files else None,
-                                      "persona": event.persona, "claim": event.claim, "control": control})
-
-
-def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation, *, user_role: UserRoleOf,
-                played_id: str, trial: int, usage: Usage, world: DialogWorld | None,
-                environment: Environment) -> DialogDeps:
-    """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage, and
-    its user has the tools of its side of `environment` (none in a solo dialog's)."""
     config = ctx.config
     user = dialog_model(trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1), seed=config.seed,
                         dialog_id=played_id)
@@ -149,40 +77,12 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
         user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools),
         critique=counted(dialog_model(ctx.llms["critique"], seed=config.seed, dialog_id=played_id), usage),
         greeting=config.chatbot.greeting,
-        max_turns=config.simulate.max_turns,
+        max_turns=max_turns or config.simulate.max_turns,
         max_critiques=config.simulate.max_critiques,
         max_tool_steps=config.simulate.max_tool_steps,
         world=world,
         name=played_id,
     )
-
-
-def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
-           compiled: Sequence[Check] = ()) -> Dialog:
-    """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
-    assertions' among them), and its grade."""
-    claims = [event.claim] if event.claim else []
-    if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
-                                      claims=claims)
-        return played.model_copy(update={"checks": checks, "findings": findings})
-    unchanged = filecmp.cmp(files.start, files.played, shallow=False)
-    found = {} if unchanged else worlds.changes(files.played, files.start)
-    worlds.save_delta(files.stored, base=files.event, found=found)
-    if unchanged and event.digest is not None:
-        digest = event.digest  # nothing was written: the event's world, whose digest is known
-    else:
-        digest = worlds.world_digest(files.played, files.event, found)
-    checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found), compiled=compiled, claims=claims)
-    played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
-    return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
-
-
-def checks_in_force(ctx: RunContext) -> list[Check[Trace]]:
-    """The run's compiled assertions in force, as checks that every dialog is run through with the domain's own."""
-    catalog = ctx.folder.policies.load()
-    return compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
 
 
 def user_thoughts(ctx: RunContext) -> bool:
@@ -195,20 +95,3 @@ def goal_question(ctx: RunContext) -> bool:
     """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
     not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""
     return switched_on(ctx.config.simulate.goal_question, ctx.llms.spec("critique").provider)
-
-
-@asynccontextmanager
-async def served_world(ctx: RunContext, chatbots: list[Chatbot]) -> AsyncIterator[WorldServer | None]:
-    """The run's MCP server while the stage runs, if a chatbot is an endpoint that may reach the world by it."""
-    if not any(getattr(chatbot, "reaches_world_over_mcp", False) for chatbot in chatbots):
-        yield None
-        return
-    try:
-        from intellagent.chatbots.mcp_world import WorldServer
-    except ImportError:
-        log.warning("the dialogs' worlds are not served to the chatbot: install the mcp extra "
-                    "(pip install 'intellagent[mcp]') for an endpoint chatbot to use the domain's tools")
-        yield None
-        return
-    async with WorldServer(ctx.environment).serving() as server:
-        yield server

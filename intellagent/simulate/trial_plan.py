@@ -28,7 +28,6 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.rates import wilson_interval
 from intellagent.config import Config, ReportConfig
 from intellagent.context import RunContext, log
-from intellagent.simulate.control import beside
 from intellagent.simulate.trials import trial_id
 
 OPENING = 2
@@ -149,7 +148,7 @@ class TrialRounds:
             return False
         played: dict[str, list[Dialog]] = defaultdict(list)
         for dialog in dialogs:
-            if dialog.mutant is None and not beside(dialog):
+            if dialog.role == "chatbot":
                 played[dialog.event_id].append(dialog)
         grown = next_round(self.planned, played, self.limits, self.budget)
         if grown == self.planned:

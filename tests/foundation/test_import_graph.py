@@ -13,6 +13,8 @@ from pathlib import Path
 
 import networkx as nx
 
+from intellagent.pipeline import PIPELINE
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"intellagent": ROOT / "intellagent", "intellagent.graphs": ROOT / "graphs"}
 
@@ -84,3 +86,12 @@ def test_the_artifacts_import_no_other_part_of_the_library() -> None:
                       if module.startswith("intellagent.artifacts") and not target.startswith("intellagent.artifacts")})
 
     assert not outside, f"the artifacts must stand on nothing else: {outside}"
+
+
+def test_a_stages_graph_imports_no_other_stages_graph() -> None:
+    graph = import_graph()
+    stages = {f"intellagent.graphs.{stage.name}" for stage in PIPELINE}
+
+    crossing = sorted((module, target) for module, target in graph.edges if module in stages and target in stages)
+
+    assert not crossing, f"a stage runs another only through the pipeline: {crossing}"

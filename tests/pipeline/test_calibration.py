@@ -22,6 +22,7 @@ from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.summary import reliability_line
+from intellagent.run_folder import RunFolder
 from tests.pipeline.scripted_pipeline import CONFIRM, PRIVACY, analysis, config, pipeline_script
 
 LEAK = "Order O1 was shipped to ben yesterday."
@@ -94,6 +95,17 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
     html = (tmp_path / "run" / "report.html").read_text()
     assert "Seeded violations" in html and "S002~no-confirm" in html
     assert "Dialogs that caught their mutant, per kind of user" in html
+
+
+def test_each_dialog_records_whether_the_chatbot_or_a_mutant_played_it(
+    frozen: Path, tmp_path: Path, script: ScriptedLLM
+) -> None:
+    evaluate(frozen, tmp_path / "run", script, chatbot=careful, mutants=MUTANTS)
+
+    played = RunFolder(tmp_path / "run").dialogs.load()
+    assert {dialog.id: (dialog.role, dialog.mutant) for dialog in played} == {
+        "S001": ("chatbot", None), "S002": ("chatbot", None),
+        "S001~leaky": ("mutant", "leaky"), "S002~no-confirm": ("mutant", "no-confirm")}
 
 
 def test_a_mutant_of_a_soft_rule_is_caught_only_when_the_judge_sees_the_breach(

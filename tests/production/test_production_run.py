@@ -228,3 +228,22 @@ def test_a_pattern_that_is_not_a_regular_expression_is_a_one_line_config_error(t
 
     with pytest.raises(UsageError, match=r"transcripts.redact.patterns.*is not a regular expression"):
         load_config(written)
+
+
+def test_describe_samples_by_productions_verdicts_without_running_the_production_stage(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from intellagent.graphs import production
+
+    def no_stage(*args: object, **kwargs: object) -> None:
+        raise AssertionError("describe ran the production stage")
+
+    monkeypatch.setattr(production, "run", no_stage)
+    monkeypatch.setattr(production, "build_graph", no_stage)
+    write_transcripts(tmp_path / "transcripts.jsonl")
+
+    evaluate(settings(tmp_path), output=tmp_path / "run", stages=("describe",), script=pipeline_script())
+
+    assert {pid: a.status for pid, a in analyses(tmp_path / "run").items()} == {
+        "P0001": "fail", "P0002": "pass", "P0003": "pass", "P0004": "error"}
+    assert not (tmp_path / "run" / "regression").exists()  # the stage's own work, left to it
+    assert list(RunInfo.model_validate_json((tmp_path / "run" / "run.json").read_text()).stages) == ["describe"]

@@ -148,6 +148,18 @@ def test_a_dialog_replayed_with_other_timings_keeps_its_analysis(config, reporte
     assert folder.path("analysis.jsonl").read_bytes() == before
 
 
+def test_what_a_dialog_was_played_for_is_no_part_of_its_analysis_so_a_run_older_than_roles_keeps_them(
+        config, reported, analysis_script):
+    _, folder = reported
+    dialogs = folder.dialogs
+    before = folder.path("analysis.jsonl").read_bytes()
+    dialogs.append(next(d for d in dialogs.load() if d.id == "S001").model_copy(update={"role": "solo"}))
+    asked = len(analysis_script.requests)
+    report_run(config, folder, analysis_script)
+    assert len(analysis_script.requests) == asked
+    assert folder.path("analysis.jsonl").read_bytes() == before
+
+
 def test_a_dialog_whose_user_never_spoke_is_not_judged_and_keeps_its_reason(config, run_folder, analysis_script):
     dialogs = run_folder.dialogs
     s004 = next(d for d in dialogs.load() if d.id == "S004")

@@ -13,18 +13,19 @@ def graded(passed: bool, sides: dict[str, list[int]]) -> OutcomeGrade:
                         matched_calls=2 if passed else 1, progress=1.0, sides=sides)
 
 
-def played(dialog_id: str, control: str | None, passed: bool,
-           sides: dict[str, list[int]]) -> tuple[Dialog, Analysis, DialogOutcome]:
+def played(dialog_id: str, control: str | None, passed: bool, sides: dict[str, list[int]], *,
+           event: str | None = None) -> tuple[Dialog, Analysis, DialogOutcome]:
+    """A graded dialog of the run's own way, or (`event` given) a solo one played beside the event's dual one."""
     grade = graded(passed, sides)
-    dialog = Dialog(id=dialog_id, event=dialog_id.removesuffix("-solo"), status="pass" if passed else "fail",
-                    control=control, grade=grade)
+    dialog = Dialog(id=dialog_id, event=event or dialog_id, role="solo" if event else "chatbot",
+                    status="pass" if passed else "fail", control=control, grade=grade)
     analysis = Analysis(id=dialog_id, status="pass" if passed else "fail", source="x")
     return dialog, analysis, DialogOutcome(counted=True, grade=grade)
 
 
 def figures(*runs: tuple[Dialog, Analysis, DialogOutcome]):
-    dialogs = [d for d, _, _ in runs if not d.id.endswith("-solo")]
-    solo = [d for d, _, _ in runs if d.id.endswith("-solo")]
+    dialogs = [d for d, _, _ in runs if d.role == "chatbot"]
+    solo = [d for d, _, _ in runs if d.role == "solo"]
     return dual_control(dialogs, solo, {a.id: a for _, a, _ in runs}, {d.id: o for d, _, o in runs})
 
 
@@ -34,7 +35,8 @@ UNGUIDED = {"company": [1, 1, 1], "user": [1, 1, 0]}
 
 def test_dual_and_solo_are_set_side_by_side_with_the_solo_minus_dual_gap() -> None:
     result = figures(played("S1", "dual", False, UNGUIDED), played("S2", "dual", True, GUIDED),
-                     played("S1-solo", "solo", True, GUIDED), played("S2-solo", "solo", True, GUIDED))
+                     played("S1-solo", "solo", True, GUIDED, event="S1"),
+                     played("S2-solo", "solo", True, GUIDED, event="S2"))
     dual, solo = result.results
     assert (dual.control, dual.dialogs) == ("dual", 2)
     assert (dual.outcome_pass_rate.passed, dual.outcome_pass_rate.total) == (1, 2)
@@ -58,7 +60,7 @@ def test_a_run_whose_user_has_no_tools_has_no_dual_control_figures() -> None:
 
 
 def test_the_summary_and_the_page_name_each_way_and_the_gap() -> None:
-    result = figures(played("S1", "dual", False, UNGUIDED), played("S1-solo", "solo", True, GUIDED))
+    result = figures(played("S1", "dual", False, UNGUIDED), played("S1-solo", "solo", True, GUIDED, event="S1"))
     assert dual_control_line(result) == ("dual control: dual 0 of 1 (0%) passed, outcome 0 of 1 (0%); solo 1 of 1 "
                                          "(100%) passed, outcome 1 of 1 (100%); solo minus dual outcome: +100 pts")
     panel = dual_control_panel(result)

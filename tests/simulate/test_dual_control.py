@@ -226,6 +226,7 @@ def test_both_plays_every_dialog_dual_and_solo_beside_it(tmp_path, script):
     by_id = {dialog.id: dialog for dialog in played}
     assert sorted(by_id) == ["W1", "W1-solo"]
     assert (by_id["W1"].control, by_id["W1-solo"].control) == ("dual", "solo")
+    assert (by_id["W1"].role, by_id["W1-solo"].role) == ("chatbot", "solo")
     assert not by_id["W1"].grade.passed and by_id["W1-solo"].grade.passed
 
 

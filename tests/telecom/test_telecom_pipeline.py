@@ -66,9 +66,10 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
     assert len(scenarios) == SAMPLES
     assert [e.id for e in events] == [s.id for s in scenarios if s.status == "ok"]
     played = [e.id for e in events if e.status == "ok"]
-    assert sorted(d.id for d in dialogs) == sorted([*played, *(f"{id}-solo" for id in played)]) != []
+    assert sorted(d.event_id for d in dialogs if d.role == "chatbot") == sorted(played) != []
+    assert sorted(d.event_id for d in dialogs if d.role == "solo") == sorted(played)
     assert [a.id for a in analyses] == [d.id for d in dialogs if d.status != "error"]
-    assert {d.id: d.control for d in dialogs} == {d.id: "solo" if d.id.endswith("-solo") else "dual" for d in dialogs}
+    assert {(d.role, d.control) for d in dialogs} == {("chatbot", "dual"), ("solo", "solo")}
     assert all(item.error for item in [*scenarios, *events] if item.status == "error")
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
     assert all(analysis.error for analysis in analyses if analysis.status in ("user_fault", "incomplete"))
