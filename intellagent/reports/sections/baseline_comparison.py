@@ -1,4 +1,5 @@
-"""Comparison with an earlier run: what changed per policy, and which policies got significantly worse.
+"""The comparison with an earlier run (`baseline`, with `--baseline`): what changed per policy, and which
+policies got significantly worse, each of which fails the gate.
 
 "Significantly worse" is decided per policy by a one-sided Fisher exact test on its passed and
 violated counts in both runs, at the configured level (0.05 by default). The exact test suits the
@@ -8,13 +9,17 @@ that chance explains poorly fails the gate.
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from intellagent.artifacts.report import BaselineComparison, PolicyChange, PolicyResult, Report
-from intellagent.config import Config
+from intellagent.config import Config, ReportConfig
 from intellagent.errors import UsageError
+from intellagent.reports.panels import policy_link
+from intellagent.reports.section import JudgedRun, Section
 from intellagent.reports.stats import fisher_worse
+from intellagent.reports.text import percent
 from intellagent.run_folder import RunFolder
 
 
@@ -88,3 +93,69 @@ def _change(before: PolicyResult, after: PolicyResult, alpha: float) -> PolicyCh
         p_value=round(p_value, 6),
         significantly_worse=p_value <= alpha,
     )
+
+
+def baseline_panel(comparison: BaselineComparison) -> str:
+    """The comparison's panel: the overall pass rate before and after, the policies by what changed, and each
+    policy whose pass rate moved, the worst first."""
+    before, after = comparison.overall_before, comparison.overall_after
+    lists = [
+        ("Significantly worse", comparison.significantly_worse, "violated"),
+        ("New violations", comparison.new_violations, "violated"),
+        ("Newly covered", comparison.newly_covered, "tested"),
+        ("No longer covered", comparison.no_longer_covered, "untested"),
+        ("Not comparable", comparison.not_comparable, "untested"),
+    ]
+    groups = "".join(
+        f'<div><h3 class="sub">{title}</h3><p class="chips">'
+        + ("".join(f'<a class="chip {css}" href="#policy-{escape(pid)}">{escape(pid)}</a>' for pid in ids) or "none")
+        + "</p></div>"
+        for title, ids, css in lists
+    )
+    changed = [c for c in comparison.policies if c.change or c.significantly_worse]
+    rows = "".join(
+        f'<tr class="{"worse" if c.significantly_worse else ""}">'
+        f"<td>{policy_link(c.id)}</td>"
+        f"<td>{c.before.passed}/{c.before.total}</td><td>{c.after.passed}/{c.after.total}</td>"
+        f'<td>{"–" if c.change is None else f"{c.change * 100:+.0f} pts"}</td><td>{c.p_value:.3f}</td></tr>'
+        for c in sorted(changed, key=lambda c: (c.p_value, c.id))
+    )
+    heads = "<th>Policy</th><th>Before</th><th>Now</th><th>Change</th><th>p</th>"
+    table = (f'<table class="compact"><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>'
+             if rows else "<p>No policy's pass rate changed.</p>")
+    return (
+        f'<section class="panel" id="baseline"><h2>Against the baseline</h2>'
+        f'<p class="hint">Baseline {escape(comparison.folder)} ({escape(comparison.name)}): pass rate '
+        f"{percent(before.rate)} ({before.passed}/{before.total}) → "
+        f"{percent(after.rate)} ({after.passed}/{after.total}). "
+        f"Significantly worse means: {escape(comparison.test)}.</p>"
+        f'<div class="grid five">{groups}</div>{table}</section>'
+    )
+
+
+def baseline_gate(comparison: BaselineComparison | None, settings: ReportConfig, report: Report) -> list[str]:
+    """A line per policy that got significantly worse than the baseline."""
+    if comparison is None:
+        return []
+    return [f"{change.id} got significantly worse than the baseline: passed {change.before.passed}/"
+            f"{change.before.total} before, {change.after.passed}/{change.after.total} now (one-sided Fisher exact "
+            f"p={change.p_value:.3f} <= {settings.significance:g})"
+            for change in comparison.policies if change.significantly_worse]
+
+
+def _measure(run: JudgedRun) -> BaselineComparison | None:
+    folder = run.settings.baseline
+    if run.baseline is None or folder is None:
+        return None
+    return compare(run.core, run.baseline, folder=folder, alpha=run.settings.significance)
+
+
+BASELINE = Section(
+    key="baseline",
+    figures=BaselineComparison,
+    measure=_measure,
+    panel=lambda comparison, page: baseline_panel(comparison),
+    settings=("baseline",),
+    gate=baseline_gate,
+)
+"""This run against an earlier run of the same config."""
