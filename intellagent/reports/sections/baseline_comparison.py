@@ -3,13 +3,14 @@ policies got significantly worse, each of which fails the gate.
 
 "Significantly worse" is decided per policy by a one-sided Fisher exact test on its passed and
 violated counts in both runs, at the configured level (0.05 by default). The exact test suits the
-small counts of a policy tested a few times: a single new violation is reported, but only a drop
-that chance explains poorly fails the gate.
+small counts of a policy tested a few times (it is written here, with the standard library): a single new
+violation is reported, but only a drop that chance explains poorly fails the gate.
 """
 
 from __future__ import annotations
 
 from html import escape
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from intellagent.config import Config, ReportConfig
 from intellagent.errors import UsageError
 from intellagent.reports.panels import policy_link
 from intellagent.reports.section import JudgedRun, Section
-from intellagent.reports.stats import fisher_worse
 from intellagent.reports.text import percent
 from intellagent.run_folder import RunFolder
 
@@ -80,6 +80,27 @@ def compare(current: Report, baseline: Report, *, folder: Path, alpha: float) ->
         no_longer_covered=[p.id for p in comparable if before[p.id].tested and not p.tested],
         not_comparable=not_comparable,
     )
+
+
+def fisher_worse(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """One-sided Fisher exact test: the p-value that `after` passes less often than `before` by chance.
+
+    Args:
+        before: (passed, total) of the earlier run.
+        after: (passed, total) of this run.
+
+    With both runs' totals and the pooled number of passes fixed, the passes of this run follow a
+    hypergeometric law under "no change"; the p-value is the chance of this few passes or fewer.
+    """
+    passed_before, total_before = before
+    passed_after, total_after = after
+    total = total_before + total_after
+    passes = passed_before + passed_after
+    if total_before == 0 or total_after == 0:
+        return 1.0
+    lowest = max(0, passes - total_before)
+    ways = sum(comb(passes, k) * comb(total - passes, total_after - k) for k in range(lowest, passed_after + 1))
+    return ways / comb(total, total_after)
 
 
 def _change(before: PolicyResult, after: PolicyResult, alpha: float) -> PolicyChange:
