@@ -173,7 +173,8 @@ def _policy_table(report: Report) -> str:
     columns = [column for section in sections.SECTIONS if (figures := section.of(report)) is not None
                for column in section.policy_columns(figures)]
     heads += [(column.key, column.label, "num") for column in columns]
-    header = "".join(f'<th data-key="{key}" data-type="{kind}" tabindex="0">{label}</th>' for key, label, kind in heads)
+    header = "".join(f'<th data-key="{escape(key)}" data-type="{kind}" tabindex="0">{escape(label)}</th>'
+                     for key, label, kind in heads)
     rows = "".join(_policy_row(policy, columns) for policy in worst_first(report.policies))
     return (
         '<section class="panel" id="policies"><h2>Policies, worst first</h2>'

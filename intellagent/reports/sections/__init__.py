@@ -2,7 +2,9 @@
 
 A run's report is its core (the overall pass rate, the policies, categories, flows, challenge levels, coverage
 and dialogs) and these sections, each a `Section` value in a module of its own: what it measures, and what each
-output makes of it (see `intellagent.reports.section`). To add one, write its module and list it here.
+output makes of it (see `intellagent.reports.section`). To add one, write its module and list it here; a gate
+rule's threshold is a setting of `ReportConfig` (config.py declares every setting, so that a wrong one stops the
+run when its config is read, before anything runs), which the section names in `Section.settings`.
 
 In report.json every section keeps a top-level key of its own, as the report's parts always had, rather than
 going under one `sections` key: those keys are the file's contract with everything that reads it without this
