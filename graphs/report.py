@@ -4,7 +4,7 @@
 
 `load` reads the earlier artifacts and the analyses already made (analysis.jsonl); a dialog is
 analysed again only if it changed since or its analysis failed (see `reports.judging`). A calibrated
-run's mutant dialogs are analysed like the chatbot's, and counted apart (see `reports.calibration`).
+run's mutant dialogs are analysed like the chatbot's, and counted apart (see `reports.sections.seeded_violations`).
 Every dialog that ran is judged — whether the user stopped, the chatbot ended it, or it ran out of
 turns — by the deterministic checks' findings and the LLM judge together (see `verdicts`); `error`
 dialogs, and those in which the simulated user never spoke, are recorded as such without an LLM call.
@@ -28,10 +28,10 @@ from langgraph.types import Send
 from intellagent.artifacts import Analysis, Dialog, Report
 from intellagent.context import ItemWork, RunContext
 from intellagent.reports.analysis import failed
-from intellagent.reports.baseline import load_baseline
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
 from intellagent.reports.judging import AnalysisWork, to_judge
 from intellagent.reports.publishing import finished_report, write_reports
+from intellagent.reports.sections.baseline_comparison import load_baseline
 from intellagent.stage import StageItems
 
 

@@ -27,7 +27,7 @@ from intellagent.files import Artifact, Jsonl
 from intellagent.graphs import describe, populate, production, report, rollouts, simulate
 from intellagent.modes import check_scenario_source
 from intellagent.production.transcripts import check_transcripts
-from intellagent.reports.baseline import check_baseline
+from intellagent.reports.sections.baseline_comparison import check_baseline
 from intellagent.run_folder import RunFolder
 
 T = TypeVar("T")

@@ -100,7 +100,7 @@ class AdherenceTest:
 
 def failure_message(report: Report, folder: Path) -> str:
     """Why the gate failed, which policies were violated in which dialogs, and where the reports are."""
-    from intellagent.reports.outcomes import what_differed
+    from intellagent.reports.dialog_outcomes import what_differed
     from intellagent.reports.summary import reports_line
     from intellagent.reports.text import one_line
     from intellagent.run_folder import RunFolder

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import intellagent
 from examples.qa_gate.chatbot import careful, hasty
+from intellagent.reports.sections import BASELINE
 
 CONFIG = "configs/airline.yml"
 FROZEN = Path("results/frozen-airline")  # commit it: JSON, SQLite files and the recorded LLM calls
@@ -20,7 +21,8 @@ second = intellagent.evaluate(CONFIG, chatbot=hasty, scenarios_from=FROZEN, outp
                               baseline="results/build-1")
 for name, report in (("build 1", first), ("build 2", second)):
     print(f"{name}: {report.overall.pass_rate.passed} of {report.overall.pass_rate.total} dialogs passed")
-print("violated in build 2, not in build 1:", ", ".join(second.baseline.new_violations) or "none")
+comparison = BASELINE.of(second)  # the report's baseline section: build 2 against build 1
+print("violated in build 2, not in build 1:", ", ".join(comparison.new_violations) or "none")
 
 # Build 2 once more, unchanged: every LLM call is answered from the ones recorded in the frozen set.
 again = intellagent.evaluate(CONFIG, chatbot=hasty, scenarios_from=FROZEN, output="results/build-2-again",

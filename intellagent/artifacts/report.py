@@ -2,20 +2,25 @@
 
 Every rate comes with its counts and a 95% Wilson interval; `user_fault`, `incomplete` and `error` dialogs
 are counted apart and never enter a rate.
+
+A report is its core (`Report`'s fields: the overall pass rate, the policies, categories, flows, challenge
+levels, coverage and dialogs) and its sections (`Report.sections`): the figures of the outcome grade, of the
+personas, of repeated trials, … each written under a top-level key of its own and read through the section
+that made it (`intellagent.reports.sections`). The models of the sections' figures are here too, so that a
+report is one file's worth of types.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from intellagent.artifacts.analysis import AnalysisStatus, VerdictSource
 from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.policies import Passage
-from intellagent.artifacts.production import ProductionFigures
 from intellagent.artifacts.rates import Rate, Share
 from intellagent.artifacts.usage import Tally
 
@@ -181,29 +186,36 @@ class BaselineComparison(BaseModel):
 
 
 class Gate(BaseModel):
-    """The quality gate: its settings and why it failed (no failures: it passed)."""
+    """The quality gate: its settings and why it failed (no failures: it passed).
+
+    Beside the core's thresholds below, it holds each section's (`min_outcome`, `min_persona`, `min_pass_k`,
+    `baseline`, …: the settings the sections' rules read), under the setting's own name.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     fail_under: float | None
     min_category: dict[str, float] = Field(default_factory=dict)
     min_policy: dict[str, float] = Field(default_factory=dict)
-    min_persona: dict[str, float] = Field(default_factory=dict)
-    min_pass_k: dict[int, float] = Field(default_factory=dict)
-    min_detection: float | None = None
-    min_tau_pass_k: dict[int, float] = Field(default_factory=dict)
-    min_outcome: float | None = None
     gate_on: str = Field(
         default="point", description="point: the rates are compared; lower_bound: their Wilson low ends."
     )
-    baseline: str | None
     passed: bool
     failures: list[str]
 
     @property
     def is_set(self) -> bool:
         """Whether any threshold or baseline was given, or the gate failed anyway (a run that judged nothing)."""
-        return bool(self.fail_under is not None or self.baseline or self.min_category or self.min_policy
-                    or self.min_persona or self.min_pass_k or self.min_detection is not None or self.min_tau_pass_k
-                    or self.min_outcome is not None or self.failures)
+        sections = (self.model_extra or {}).values()
+        return bool(self.fail_under is not None or self.min_category or self.min_policy or self.failures
+                    or any(value not in (None, {}, []) for value in sections))
+
+    @model_serializer(mode="wrap")
+    def _thresholds_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The sections' thresholds beside the core's, the verdict last, as a reader looks for them."""
+        data: dict[str, Any] = handler(self)
+        verdict = {key: data.pop(key) for key in ("gate_on", "passed", "failures") if key in data}
+        return {**data, **verdict}
 
 
 class DialogOutcome(BaseModel):
@@ -251,6 +263,13 @@ class Robustness(BaseModel):
     low: float | None = Field(default=None, description="Newcombe's 95% interval of the gap, from the two Wilson "
                               "intervals.")
     high: float | None = None
+
+
+class PersonaFigures(BaseModel):
+    """How the chatbot held its rules against each kind of user, and the robustness gap between them."""
+
+    results: list[PersonaResult] = Field(description="Per persona of the users, the adversarial ones last, by name.")
+    robustness: Robustness
 
 
 class DialogResult(BaseModel):
@@ -591,7 +610,12 @@ class DualControl(BaseModel):
 
 
 class Report(BaseModel):
-    """The report of a run (report.json)."""
+    """The report of a run (report.json): its core, and its sections.
+
+    In report.json each section is a top-level key of its own (`outcomes`, `personas`, `trials`, …, null when the
+    run has none of its figures), after the core's keys and before `dialogs`; in Python they are in `sections`, by
+    key, as that JSON: read one through its section, `OUTCOMES.of(report)` (see `intellagent.reports.sections`).
+    """
 
     name: str
     overall: Overall
@@ -601,39 +625,23 @@ class Report(BaseModel):
     flows: list[GroupResult]
     challenge_levels: list[LevelResult]
     coverage: Coverage
-    baseline: BaselineComparison | None = Field(default=None, description="Set when a baseline was given.")
-    trials: TrialFigures | None = Field(default=None, description="Set when events were played more than once.")
-    calibration: Calibration | None = Field(default=None, description="Set when the run played mutants.")
-    dual_control: DualControl | None = Field(
-        default=None, description="Set when the user has tools of its own (environment.user_tools)."
-    )
-    tau: TauScore | None = Field(default=None, description="Set when the run played τ-bench's tasks.")
-    outcomes: Outcomes | None = Field(
-        default=None, description="Each dialog graded against its event's expected outcome (None in reports of "
-        "older versions)."
-    )
-    agreement: Share | None = Field(
-        default=None,
-        description="Of the policies a deterministic check enforced and the judge tested in one dialog, how often "
-        "the two gave the same verdict (None when they never both ruled).",
-    )
-    simulator: SimulatorFaults | None = Field(
-        default=None, description="The audit of the simulated user (None when no dialog was audited)."
-    )
-    personas: list[PersonaResult] = Field(
-        default_factory=list, description="Per persona of the users, the adversarial ones last, by name (empty when "
-        "no dialog had one)."
-    )
-    robustness: Robustness | None = Field(
-        default=None, description="The robustness gap (None when no dialog had a persona)."
+    sections: dict[str, Any] = Field(
+        default_factory=dict, description="Each section's figures by its key, as JSON (None: the run has none)."
     )
     dialogs: list[DialogResult]
-    programs: ProgramFigures | None = Field(
-        default=None, description="What programs decide: policies backed, compiled assertions, procedures followed."
-    )
-    rollouts: RolloutFigures | None = Field(
-        default=None, description="What the rollouts searched and yielded (None when the run did not roll out)."
-    )
-    production: ProductionFigures | None = Field(
-        default=None, description="Set when the run read production conversations (`transcripts:`)."
-    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sections_from_their_keys(cls, data: Any) -> Any:
+        """Gather the sections of a report.json (every key that is not the core's) into `sections`."""
+        if not isinstance(data, dict) or "sections" in data:
+            return data
+        core = {key: value for key, value in data.items() if key in cls.model_fields}
+        return {**core, "sections": {key: value for key, value in data.items() if key not in cls.model_fields}}
+
+    @model_serializer(mode="wrap")
+    def _sections_as_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Each section under a top-level key of its own, before the dialogs, which are the longest part."""
+        data: dict[str, Any] = handler(self)
+        sections, dialogs = data.pop("sections", {}), data.pop("dialogs", None)
+        return {**data, **sections, **({} if dialogs is None else {"dialogs": dialogs})}

@@ -1,13 +1,13 @@
-"""The report stage's domain: dialog analysis, adherence and coverage metrics, baseline comparison,
+"""The report stage's domain: dialog analysis, the report's core figures and its sections (`reports.sections`),
 the quality gate, and the writers of report.json, report.html and junit.xml."""
 
 from intellagent.artifacts.report import Report
-from intellagent.reports.baseline import compare, load_baseline
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
 from intellagent.reports.junit import junit_xml
 from intellagent.reports.metrics import build_report, run_usage, worst_first
+from intellagent.reports.sections.baseline_comparison import compare, load_baseline
 
 __all__ = [
     "Report",

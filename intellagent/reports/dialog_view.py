@@ -13,7 +13,6 @@ from html import escape
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.outcome_view import outcome_panel
-from intellagent.reports.persona_view import persona_chip
 from intellagent.reports.text import one_line
 from intellagent.reports.verdicts import ruled_policies
 
@@ -196,3 +195,9 @@ def _tool_call(call: ToolCall) -> str:
 
 def _policy_text(catalog: PolicyCatalog, pid: str) -> str:
     return next((p.text for p in catalog.policies if p.id == pid), "")
+
+
+def persona_chip(name: str, *, adversarial: bool) -> str:
+    """A persona's name as a chip, marked when it is adversarial."""
+    css = "persona adversarial" if adversarial else "persona"
+    return f'<span class="chip {css}" title="the user\'s persona">{escape(name)}</span>'

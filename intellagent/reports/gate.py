@@ -1,27 +1,40 @@
 """The quality gate: the run fails (exit 1) when a pass rate is below its minimum or a policy got worse.
 
-The outcome pass rate (`report.min_outcome`) is the one minimum that no judge's reading enters: the share
-of graded dialogs that left the world as the event's verified expected outcome does.
+The core's rules come first (a run that judged nothing, `fail_under`, `min_category`, `min_policy`), then each
+section's, in the sections' order (`reports.sections`): `min_outcome`, the one minimum that no judge's reading
+enters, `min_persona`, `min_pass_k`, `min_detection`, the baseline's significantly worse policies, …
 """
 
 from __future__ import annotations
 
 from intellagent.artifacts.report import Gate, Rate, Report
 from intellagent.config import ReportConfig
+from intellagent.reports import sections
+from intellagent.reports.minimums import shortfall
 from intellagent.reports.text import counted
-
-ADVERSARIAL = "adversarial"
-"""The key of `report.min_persona` that stands for the users of every adversarial persona together."""
 
 
 def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
-    """The gate of a report (with its baseline comparison, if any), and a one-line reason per failure.
+    """The gate of a report (with its sections, the baseline comparison among them), and a one-line reason per
+    failure.
 
     Args:
-        report: the run's report, compared with its baseline already when one is set.
-        settings: the thresholds: `fail_under`, `min_category`, `min_policy`, `min_persona`, `min_pass_k`,
-            `min_tau_pass_k`, `min_detection`, `min_outcome`, `gate_on`, `baseline`, `significance`.
+        report: the run's report.
+        settings: the thresholds: the core's `fail_under`, `min_category`, `min_policy`, `require_verdict` and
+            `gate_on`, and those the sections read (`min_outcome`, `min_persona`, …).
     """
+    failures = _core_failures(report, settings)
+    for section in sections.SECTIONS:
+        failures += section.gate(section.of(report), settings, report)
+    read = {key: value for section in sections.SECTIONS for key, value in
+            settings.model_dump(mode="json", include=set(section.settings)).items()}
+    return Gate(fail_under=settings.fail_under, min_category=dict(settings.min_category),
+                min_policy=dict(settings.min_policy), **read, gate_on=settings.gate_on, passed=not failures,
+                failures=failures)
+
+
+def _core_failures(report: Report, settings: ReportConfig) -> list[str]:
+    """Why the core's figures fail the gate: nothing judged, the pass rate, a category's or a policy's."""
     failures = []
     if settings.require_verdict and not report.overall.pass_rate.total:
         kept_out = report.overall.by_status.get("user_fault", 0)
@@ -47,112 +60,4 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
         policy = policies[policy_id]
         label = f"{policy_id} ({policy.text[:60]})"
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
-    users = {persona.name: (f"users of persona {persona.name}", persona.pass_rate) for persona in report.personas}
-    if report.robustness is not None:
-        users.setdefault(ADVERSARIAL, ("adversarial users", report.robustness.adversarial))
-    for name, minimum in sorted(settings.min_persona.items()):
-        if name not in users:
-            failures.append(f"report.min_persona names {name}, which no dialog's user played")
-            continue
-        label, rate = users[name]
-        failures += below(label, rate, minimum, "report.min_persona", "dialogs")
-    for k, minimum in sorted(settings.min_pass_k.items()):
-        failures += _pass_k_shortfall(report, k, minimum)
-    for k, minimum in sorted(settings.min_tau_pass_k.items()):
-        failures += _tau_shortfall(report, k, minimum, gate_on=settings.gate_on)
-    if settings.min_detection is not None:
-        if report.calibration is None:
-            failures.append(f"report.min_detection {settings.min_detection:g} is set, but no mutant was played; "
-                            "run with --calibrate (or supply mutants)")
-        else:
-            failures += below("detection of seeded violations", report.calibration.detection,
-                              settings.min_detection, "report.min_detection", "mutants caught")
-    if settings.min_outcome is not None:
-        failures += _outcome_shortfall(report, settings.min_outcome, gate_on=settings.gate_on)
-    if report.baseline is not None:
-        for change in report.baseline.policies:
-            if change.significantly_worse:
-                failures.append(
-                    f"{change.id} got significantly worse than the baseline: passed "
-                    f"{change.before.passed}/{change.before.total} before, {change.after.passed}/{change.after.total} "
-                    f"now (one-sided Fisher exact p={change.p_value:.3f} <= {settings.significance:g})"
-                )
-    return Gate(
-        fail_under=settings.fail_under,
-        min_category=dict(settings.min_category),
-        min_policy=dict(settings.min_policy),
-        min_persona=dict(settings.min_persona),
-        min_pass_k=dict(settings.min_pass_k),
-        min_detection=settings.min_detection,
-        min_tau_pass_k=dict(settings.min_tau_pass_k),
-        min_outcome=settings.min_outcome,
-        gate_on=settings.gate_on,
-        baseline=str(settings.baseline) if settings.baseline is not None else None,
-        passed=not failures,
-        failures=failures,
-    )
-
-
-def shortfall(what: str, rate: Rate, minimum: float, *, setting: str, unit: str, gate_on: str = "point") -> list[str]:
-    """Why `rate` misses `minimum` (one line), or nothing if it reaches it.
-
-    Args:
-        what: names the rate ("pass rate", "category payment").
-        setting: the threshold's name, as the user set it.
-        unit: what was counted ("dialogs", "tests").
-        gate_on: `point` compares the rate itself; `lower_bound` the low end of its 95% Wilson interval.
-    """
-    if rate.rate is None or rate.low is None:
-        return [f"{what} has no verdict, so it cannot reach {setting} {minimum:g}"]
-    counts = f"{rate.passed}/{rate.total} {unit}"
-    if gate_on == "lower_bound":
-        if rate.low < minimum:
-            return [f"{what} {rate.rate:.1%} ({counts}) has a 95% lower bound of {rate.low:.1%}, below {setting} "
-                    f"{minimum:g} (report.gate_on: lower_bound)"]
-        return []
-    if rate.rate < minimum:
-        return [f"{what} {rate.rate:.1%} ({counts}) is below {setting} {minimum:g}"]
-    return []
-
-
-def _pass_k_shortfall(report: Report, k: int, minimum: float) -> list[str]:
-    trials = report.trials.trials if report.trials else 1
-    if report.trials is None or k > trials:
-        return [f"report.min_pass_k asks for pass^{k}, but each event was played {trials} time"
-                f"{'' if trials == 1 else 's'}; set simulate.trials (--trials) to {k} or more"]
-    figure = report.trials.pass_k[k - 1]
-    if figure.value is None:
-        return [f"pass^{k} has no verdict (no event has {k} judged trials), so it cannot reach "
-                f"report.min_pass_k {minimum:g}"]
-    if figure.value < minimum:
-        return [f"pass^{k} {figure.value:.1%} (over {figure.events} events) is below report.min_pass_k {minimum:g}"]
-    return []
-
-
-def _tau_shortfall(report: Report, k: int, minimum: float, *, gate_on: str) -> list[str]:
-    setting = "report.min_tau_pass_k"
-    if report.tau is None:
-        return [f"{setting} is set, but the run played no τ-bench task; give a task set with --scenarios-from tau:DIR"]
-    if k > report.tau.trials:
-        return [f"{setting} asks for pass^{k}, but each task was played {counted(report.tau.trials, 'time')}; "
-                f"set simulate.trials (--trials) to {k} or more"]
-    figure = report.tau.pass_k[k - 1]
-    if figure.value is None or figure.low is None:
-        return [f"τ-bench pass^{k} has no value (no task has {k} trials), so it cannot reach {setting} {minimum:g}"]
-    shown = f"τ-bench pass^{k} {figure.value:.2f} (over {counted(figure.tasks, 'task')})"
-    if gate_on == "lower_bound" and figure.low < minimum:
-        return [f"{shown} has a 95% lower bound of {figure.low:.2f}, below {setting} {minimum:g} "
-                "(report.gate_on: lower_bound)"]
-    if gate_on == "point" and figure.value < minimum:
-        return [f"{shown} is below {setting} {minimum:g}"]
-    return []
-
-
-def _outcome_shortfall(report: Report, minimum: float, *, gate_on: str) -> list[str]:
-    outcomes = report.outcomes
-    if outcomes is None or not outcomes.pass_rate.total:
-        verified = f"{outcomes.verified} of {counted(outcomes.events, 'event')}" if outcomes else "no event"
-        return [f"--min-outcome {minimum:g} is set, but no dialog was graded against a verified expected outcome "
-                f"({verified} had one; the reasons are in events.jsonl)"]
-    return shortfall("outcome pass rate", outcomes.pass_rate, minimum, setting="--min-outcome", unit="graded dialogs",
-                     gate_on=gate_on)
+    return failures

@@ -25,22 +25,17 @@ from intellagent.artifacts.report import (
     RunUsage,
     StageUsage,
 )
+from intellagent.config import ReportConfig
 from intellagent.files import id_order
 from intellagent.llm import UsageReport
+from intellagent.reports import sections
 from intellagent.reports.analysis import RATED, by_status
-from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.coverage import coverage
-from intellagent.reports.dual_control import dual_control
+from intellagent.reports.curves import rate_by_level
+from intellagent.reports.dialog_outcomes import dialog_outcome
 from intellagent.reports.inputs import RunArtifacts
-from intellagent.reports.levels import rate_by_level
-from intellagent.reports.outcomes import dialog_outcome, outcome_figures
-from intellagent.reports.personas import persona_results, robustness
-from intellagent.reports.production import production_figures
-from intellagent.reports.programs import backing, program_figures
-from intellagent.reports.rollouts import rollout_figures
-from intellagent.reports.trials import trial_figures
-from intellagent.reports.user_faults import simulator_faults
-from intellagent.tau.score import tau_score
+from intellagent.reports.policy_backing import backing
+from intellagent.reports.section import JudgedRun
 
 
 def build_report(
@@ -48,29 +43,47 @@ def build_report(
     analyses: list[Analysis],
     *,
     name: str,
-    strong_edge: float,
     usage: RunUsage,
+    settings: ReportConfig,
+    baseline: Report | None = None,
 ) -> Report:
-    """The report of a run, without baseline and gate (they are added once evaluated).
+    """The report of a run, its core and every section, without the gate (it is added once evaluated).
 
     Args:
         artifacts: the earlier stages' artifacts.
         analyses: one analysis per dialog (the mutants' too, in a calibrated run).
         name: the run's name.
-        strong_edge: graph weight from which a policy pair counts as strongly linked.
         usage: calls, tokens, cost and time of the run.
+        settings: the report's settings (`report.strong_edge` counts the strong pairs, `report.baseline` names
+            the baseline's folder).
+        baseline: the baseline run's report, when the run is compared with one.
     """
     by_id = {analysis.id: analysis for analysis in analyses}
     missing = [dialog.id for dialog in artifacts.dialogs if dialog.id not in by_id]
     if missing:
         raise ValueError(f"dialogs without an analysis: {', '.join(missing)}")
-    ordered = [by_id[dialog.id] for dialog in artifacts.dialogs]
+    outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
+                for d in [*artifacts.dialogs, *artifacts.solo_dialogs] if d.id in by_id}
+    core = core_report(artifacts, by_id, outcomes, name=name, usage=usage, strong_edge=settings.strong_edge)
+    run = JudgedRun(artifacts=artifacts, analyses=by_id, outcomes=outcomes, core=core, settings=settings,
+                    baseline=baseline)
+    sections.check_keys(sections.SECTIONS)
+    report = core
+    for section in sections.SECTIONS:
+        report = section.with_figures(report, section.measure(run))
+    return report
+
+
+def core_report(artifacts: RunArtifacts, analyses: dict[str, Analysis], outcomes: dict[str, DialogOutcome | None],
+                *, name: str, usage: RunUsage, strong_edge: float) -> Report:
+    """The report's core: the dialogs by status and the pass rate, per policy, category, flow and challenge level,
+    coverage, and each dialog's result (`analyses`: every dialog's, by id; `outcomes`: the chatbot's dialogs against
+    their expected outcomes)."""
+    ordered = [analyses[dialog.id] for dialog in artifacts.dialogs]
     rated = [analysis for analysis in ordered if analysis.status in RATED]
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
     backed = backing(artifacts.catalog, artifacts.assertions, rated)
     policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
-    outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
-                for d in [*artifacts.dialogs, *artifacts.solo_dialogs] if d.id in by_id}
     return Report(
         name=name,
         overall=Overall(
@@ -93,21 +106,8 @@ def build_report(
         ],
         challenge_levels=challenge_levels(rated, challenge),
         coverage=coverage(artifacts.catalog, artifacts.graph, rated, strong_edge=strong_edge),
-        trials=trial_figures(artifacts.dialogs, rated),
-        calibration=calibration(artifacts.mutants, artifacts.mutant_dialogs, artifacts.dialogs, by_id),
-        dual_control=dual_control(artifacts.dialogs, artifacts.solo_dialogs, by_id, outcomes),
-        tau=tau_score(artifacts.events, artifacts.dialogs),
-        outcomes=outcome_figures(artifacts, analyses, outcomes),
-        agreement=agreement(analyses),
-        simulator=simulator_faults(artifacts.dialogs, by_id),
-        personas=persona_results(artifacts.dialogs, by_id, outcomes),
-        robustness=robustness(artifacts.dialogs, by_id),
-        dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
+        dialogs=[_dialog_result(d, analyses[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
-        programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
-        production=production_figures(artifacts.catalog, artifacts.graph, rated, artifacts.transcripts,
-                                      artifacts.production, strong_edge=strong_edge) if artifacts.transcripts else None,
-        rollouts=rollout_figures(artifacts.rollouts, artifacts.catalog),
     )
 
 

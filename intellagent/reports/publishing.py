@@ -7,7 +7,6 @@ from datetime import datetime
 
 from intellagent.artifacts import Analysis, Report, UsageReport
 from intellagent.config import Config
-from intellagent.reports.baseline import compare
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import RunArtifacts
@@ -27,13 +26,9 @@ def finished_report(
         baseline: the baseline run's report, when the run has one.
         now: the time the report is made: a stage still running counts up to it.
     """
-    settings = config.report
-    report = build_report(artifacts, analyses, name=config.name, strong_edge=settings.strong_edge,
-                          usage=run_usage(usage, artifacts.info, now=now))
-    if baseline is not None and settings.baseline is not None:
-        report.baseline = compare(report, baseline, folder=settings.baseline, alpha=settings.significance)
-    report.gate = evaluate_gate(report, settings)
-    return report
+    report = build_report(artifacts, analyses, name=config.name, usage=run_usage(usage, artifacts.info, now=now),
+                          settings=config.report, baseline=baseline)
+    return report.model_copy(update={"gate": evaluate_gate(report, config.report)})
 
 
 def write_reports(folder: RunFolder, report: Report, artifacts: RunArtifacts, analyses: list[Analysis]) -> None:

@@ -1,6 +1,10 @@
-"""Text as the reports show it: model output on one line, clipped; rates as percentages."""
+"""Text as the reports show it: model output on one line, clipped; rates as percentages; call scores and the
+judge's agreement in words."""
 
 from __future__ import annotations
+
+from intellagent.artifacts.rates import Share
+from intellagent.artifacts.report import CallScore
 
 
 def one_line(text: str, limit: int | None = None) -> str:
@@ -24,3 +28,15 @@ def points(value: float | None, unit: str = " pts") -> str:
 def counted(count: int, noun: str) -> str:
     """A count and its noun, plural unless one: "1 task", "3 tasks"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def call_scores(score: CallScore) -> str:
+    """Tool-call precision, recall and F1 as two-decimal figures ("–" where undefined)."""
+    figures = (("P", score.precision.rate), ("R", score.recall.rate), ("F1", score.f1))
+    return " ".join(f"{name} {'–' if value is None else f'{value:.2f}'}" for name, value in figures)
+
+
+def agreement_text(source: str, agreement: Share) -> str:
+    """How often the judge agreed with a deterministic source ("checks", "outcome") where both ruled."""
+    return (f"judge and {source} agreed on {agreement.count} of {agreement.total} policy verdicts "
+            f"({percent(agreement.rate)})")

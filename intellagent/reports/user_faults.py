@@ -1,20 +1,17 @@
-"""The simulated user's faults in the report: which verdicts they void, and how often they happened.
+"""The simulated user's faults in the report: which verdicts they void.
 
 A dialog whose user was at fault (its audit, `Dialog.audit`) before the chatbot broke any rule is
 `user_fault`: its verdict says how the chatbot fared against a user that did not play its scenario, so it
 is neither a pass nor a fail, and no figure of the chatbot counts it. A fault after the chatbot's first
 violation excuses nothing: the chatbot had already failed, and the dialog fails. What counts as the chatbot's
 failure is any violation, whoever found it; when it happened is its turn in the transcript, and a violation
-that names no turn cannot be shown to come after the fault, so it stands.
+that names no turn cannot be shown to come after the fault, so it stands. How often it happened is the report's
+`simulator` section (`sections.simulator_faults`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, UserFault
-from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import SimulatorFaults
 from intellagent.reports.analysis import RATED
 
 
@@ -30,24 +27,3 @@ def attributed(dialog: Dialog, analysis: Analysis) -> Analysis:
 def fault_line(fault: UserFault) -> str:
     """One fault in a line, as the reports show it."""
     return f"the simulated user {FAULT_LABELS[fault.kind]} at turn {fault.turn}: {fault.evidence}"
-
-
-def simulator_faults(dialogs: list[Dialog], analyses: dict[str, Analysis]) -> SimulatorFaults | None:
-    """How often the chatbot's dialogs had a faulty user, per kind, and which dialogs that kept out; None when
-    none was audited (the dialogs of an older run).
-
-    Args:
-        dialogs: the chatbot's dialogs (not the mutants').
-        analyses: every dialog's analysis, by dialog id.
-    """
-    audits = {dialog.id: dialog.audit for dialog in dialogs if dialog.audit is not None}
-    if not audits:
-        return None
-    kinds = Counter(kind for audit in audits.values() for kind in {fault.kind for fault in audit.faults})
-    return SimulatorFaults(
-        audited=len(audits),
-        faulted=Share.of(sum(bool(audit.faults) for audit in audits.values()), len(audits)),
-        kept_out=[name for name in audits if name in analyses and analyses[name].status == "user_fault"],
-        kinds={kind: kinds[kind] for kind in FAULT_LABELS if kinds[kind]},  # in the labels' order
-        judge_errors=sum(bool(audit.judge_error) for audit in audits.values()),
-    )

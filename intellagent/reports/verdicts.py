@@ -21,7 +21,8 @@ from typing import get_args
 
 from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, ExpectedOutcome, PolicyCatalog, Violation
 from intellagent.artifacts.analysis import VerdictSource
-from intellagent.reports.analysis import dialog_digest
+from intellagent.artifacts.rates import Share
+from intellagent.reports.analysis import RATED, dialog_digest
 from intellagent.reports.outcome_verdicts import outcome_ruling
 from intellagent.reports.text import one_line
 
@@ -114,3 +115,22 @@ def _standing(dialog: Dialog, violations: list[Violation]) -> AnalysisStatus:
     if violations or dialog.status == "fail":
         return "fail"
     return "pass" if dialog.status == "pass" else "incomplete"
+
+
+def judge_agreement(analyses: list[Analysis], source: VerdictSource = "check") -> Share | None:
+    """How often the judge and a deterministic source (the checks, or the expected outcome) agreed where both ruled
+    on a policy, over the analyses with a verdict; None when they never did."""
+    agreed = compared = 0
+    for analysis in analyses:
+        if analysis.status not in RATED:
+            continue
+        ruled = analysis.decided if source == "outcome" else analysis.checked
+        # The policies the judge's verdict was set beside a deterministic one's, of this source or another.
+        for policy in set(analysis.agreed + analysis.disputed).intersection(ruled):
+            compared += 1
+            agreed += _broken(analysis, policy, "judge") == _broken(analysis, policy, source)
+    return Share.of(agreed, compared) if compared else None
+
+
+def _broken(analysis: Analysis, policy: str, source: VerdictSource) -> bool:
+    return any(v.policy == policy and v.source == source for v in analysis.violations)

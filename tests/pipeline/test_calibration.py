@@ -21,6 +21,8 @@ from intellagent.chatbots import ChatbotSession
 from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.judge_agreement import AGREEMENT
+from intellagent.reports.sections.seeded_violations import CALIBRATION
 from intellagent.reports.summary import reliability_line
 from intellagent.run_folder import RunFolder
 from tests.pipeline.scripted_pipeline import CONFIRM, PRIVACY, analysis, config, pipeline_script
@@ -67,7 +69,7 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
 ) -> None:
     report = evaluate(frozen, tmp_path / "run", script, chatbot=careful, mutants=MUTANTS)
 
-    calibration = report.calibration
+    calibration = CALIBRATION.of(report)
     assert calibration is not None
     outcomes = {m.name: (m.policies, m.outcome, m.dialogs, m.caught_by) for m in calibration.mutants}
     assert outcomes == {
@@ -86,7 +88,8 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
         counts[0], counts[1] = counts[0] + found, counts[1] + 1
     assert {p.persona: [p.detection.passed, p.detection.total] for p in calibration.personas} == caught
     # P01 in S002 (both held) and in S002~no-confirm (the check saw a breach the judge did not).
-    assert report.agreement is not None and (report.agreement.count, report.agreement.total) == (1, 2)
+    agreement = AGREEMENT.of(report)
+    assert agreement is not None and (agreement.count, agreement.total) == (1, 2)
     # The chatbot's own figures know nothing of the mutants.
     assert [d.id for d in report.dialogs] == ["S001", "S002"] and report.overall.pass_rate.passed == 2
     saved = json.loads((tmp_path / "run" / "report.json").read_text())
@@ -116,10 +119,11 @@ def test_a_mutant_of_a_soft_rule_is_caught_only_when_the_judge_sees_the_breach(
 
     report = evaluate(frozen, tmp_path / "run", script, chatbot=careful, mutants=MUTANTS)
 
-    assert report.calibration is not None
-    leaky_result = next(m for m in report.calibration.mutants if m.name == "leaky")
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    leaky_result = next(m for m in calibration.mutants if m.name == "leaky")
     assert (leaky_result.outcome, leaky_result.caught_by) == ("caught", ["judge"])
-    assert (report.calibration.detection.passed, report.calibration.detection.total) == (2, 2)
+    assert (calibration.detection.passed, calibration.detection.total) == (2, 2)
 
 
 def test_min_detection_fails_the_gate_when_too_few_mutants_are_caught(
@@ -137,7 +141,7 @@ def test_min_detection_without_mutants_says_calibration_did_not_run(
 ) -> None:
     report = evaluate(frozen, tmp_path / "run", script, chatbot=careful, min_detection=0.5)
 
-    assert report.calibration is None
+    assert CALIBRATION.of(report) is None
     assert report.gate is not None and report.gate.failures == [
         "report.min_detection 0.5 is set, but no mutant was played; run with --calibrate (or supply mutants)"]
 
@@ -163,10 +167,11 @@ def test_the_llm_agent_gets_an_omit_and_an_opposite_mutant_per_sampled_policy(
     assert sum(CONFIRM in s and PRIVACY not in s and opposite not in s for s in systems) == 1  # omit-P02
     assert sum(CONFIRM in s and PRIVACY not in s and opposite in s for s in systems) == 1  # opposite-P02
     # The scripted agent is hasty whatever its prompt: it breaks P01, never P02.
-    assert report.calibration is not None
-    assert {m.name: m.outcome for m in report.calibration.mutants} == {
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    assert {m.name: m.outcome for m in calibration.mutants} == {
         "omit-P01": "caught", "opposite-P01": "caught", "omit-P02": "missed", "opposite-P02": "missed"}
-    assert (report.calibration.false_alarms.count, report.calibration.false_alarms.total) == (1, 2)
+    assert (calibration.false_alarms.count, calibration.false_alarms.total) == (1, 2)
 
 
 def test_mutants_from_the_config_are_played_like_those_of_the_api(frozen: Path, tmp_path: Path, script: ScriptedLLM):
@@ -176,8 +181,9 @@ def test_mutants_from_the_config_are_played_like_those_of_the_api(frozen: Path, 
     report = intellagent.evaluate(settings, chatbot=careful, scenarios_from=frozen, output=tmp_path / "run",
                                   script=script)
 
-    assert report.calibration is not None
-    assert [(m.name, m.dialogs, m.outcome) for m in report.calibration.mutants] == [
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    assert [(m.name, m.dialogs, m.outcome) for m in calibration.mutants] == [
         ("leaky", ["S001~leaky"], "missed")]
 
 
@@ -193,7 +199,8 @@ def test_a_finished_run_is_calibrated_afterwards_without_playing_its_dialogs_aga
 
     after = (tmp_path / "run" / "dialogs.jsonl").read_text().splitlines()
     assert [line for line in after if '"mutant":null' in line] == before.splitlines()
-    assert report.calibration is not None and report.calibration.mutants[0].dialogs == ["S001~leaky"]
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None and calibration.mutants[0].dialogs == ["S001~leaky"]
 
 
 @pytest.mark.parametrize(("mutants", "message"), [
@@ -211,11 +218,12 @@ def test_a_mutant_naming_no_policy_is_recorded_as_an_error_and_not_played(
     report = evaluate(frozen, tmp_path / "run", script, chatbot=careful,
                       mutants={"vague": intellagent.Mutant(leaky, breaks="be nice to ducks")})
 
-    assert report.calibration is not None
-    (vague,) = report.calibration.mutants
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    (vague,) = calibration.mutants
     assert (vague.outcome, vague.dialogs) == ("error", [])
     assert "names no policy of this run" in vague.reason
-    assert report.calibration.detection.total == 0
+    assert calibration.detection.total == 0
     assert "none of 1 mutants got a verdict" in reliability_line(report)
 
 
@@ -226,7 +234,8 @@ def test_a_resumed_calibrated_run_plays_nothing_again(frozen: Path, tmp_path: Pa
     report = evaluate(frozen, tmp_path / "run", script, chatbot=careful, mutants=MUTANTS)
 
     assert len(script.requests) == sent
-    assert report.calibration is not None and report.calibration.detection.passed == 1
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None and calibration.detection.passed == 1
 
 
 def test_a_careless_model_makes_a_calibrated_run_poorer_never_broken(frozen: Path, tmp_path: Path) -> None:
@@ -234,10 +243,11 @@ def test_a_careless_model_makes_a_calibrated_run_poorer_never_broken(frozen: Pat
 
     report = evaluate(frozen, tmp_path / "run", script, calibrate=True)
 
-    assert report.calibration is not None
-    assert {m.name for m in report.calibration.mutants} == {"omit-P01", "opposite-P01", "omit-P02", "opposite-P02"}
-    assert all(m.outcome in ("caught", "missed", "unjudged", "error") for m in report.calibration.mutants)
-    assert all(m.reason for m in report.calibration.mutants if m.outcome in ("error", "unjudged"))
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    assert {m.name for m in calibration.mutants} == {"omit-P01", "opposite-P01", "omit-P02", "opposite-P02"}
+    assert all(m.outcome in ("caught", "missed", "unjudged", "error") for m in calibration.mutants)
+    assert all(m.reason for m in calibration.mutants if m.outcome in ("error", "unjudged"))
     json.loads((tmp_path / "run" / "report.json").read_text())  # a valid report, whatever was said
 
 

@@ -57,7 +57,7 @@ def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, tmp_
     # Every user played a persona, whatever the careless model made of it, and the report counts each dialog once.
     assert all(scenario.persona is not None for scenario in scenarios)
     assert all(dialog.persona is not None for dialog in dialogs)
-    assert sum(persona["dialogs"] for persona in report["personas"]) == len(dialogs)
+    assert sum(persona["dialogs"] for persona in report["personas"]["results"]) == len(dialogs)
     ran = [dialog for dialog in dialogs if dialog.status != "error"]
     assert ran and all(dialog.audit is not None for dialog in ran)
     assert report["simulator"]["audited"] == sum(dialog.mutant is None for dialog in ran)

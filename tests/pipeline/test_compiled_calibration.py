@@ -14,6 +14,8 @@ import pytest
 import intellagent
 from examples.qa_gate.chatbot import careful
 from intellagent.chatbots import ChatbotSession
+from intellagent.reports.sections.program_figures import PROGRAMS
+from intellagent.reports.sections.seeded_violations import CALIBRATION
 from intellagent.reports.summary import summary_text
 from tests.pipeline.scripted_pipeline import CONFIRM, config, pipeline_script
 
@@ -77,8 +79,9 @@ def test_a_mutant_skipping_the_required_lookup_is_caught_by_the_compiled_asserti
     report = intellagent.evaluate(config(), scenarios_from=compiled_set, output=tmp_path / "run",
                                   script=pipeline_script(), chatbot=diligent,
                                   mutants={"unlooked": intellagent.Mutant(unlooked, breaks="P01")})
-    assert report.calibration is not None
-    (mutant,) = report.calibration.mutants
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    (mutant,) = calibration.mutants
     assert (mutant.outcome, mutant.caught_by) == ("caught", ["compiled P01.1"])
     played = {dialog.id: dialog for dialog in report.dialogs}
     assert played["S002"].status == "pass"  # the chatbot under test keeps the rule; the mutant alone is caught
@@ -98,16 +101,18 @@ def test_the_report_says_which_programs_back_each_policy(diligent_run) -> None:
     # P01 by the confirmation check and its assertion; P02 (privacy) by the expected outcome, which rules on it
     assert {policy.id: policy.backed_by for policy in report.policies} == {"P01": ["check", "assertion"],
                                                                            "P02": ["outcome"]}
-    assert report.programs is not None
-    assert (report.programs.backed.count, report.programs.backed.total) == (2, 2)
-    (assertion,) = report.programs.assertions
+    programs = PROGRAMS.of(report)
+    assert programs is not None
+    assert (programs.backed.count, programs.backed.total) == (2, 2)
+    (assertion,) = programs.assertions
     assert (assertion.id, assertion.in_force, assertion.dialogs, assertion.breached) == ("P01.1", True, 1, 0)
 
 
 def test_the_dialogs_of_the_flow_are_read_against_its_procedure(diligent_run) -> None:
     report, _ = diligent_run
-    assert report.programs is not None
-    (flow,) = report.programs.flows
+    programs = PROGRAMS.of(report)
+    assert programs is not None
+    (flow,) = programs.flows
     assert (flow.steps, flow.followed.count, flow.followed.total, flow.deviations) == (3, 2, 2, [])
 
 

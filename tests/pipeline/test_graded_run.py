@@ -22,6 +22,8 @@ from intellagent.api import simulate
 from intellagent.chatbots import ChatbotSession
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.outcome_grade import OUTCOMES
+from intellagent.reports.sections.seeded_violations import CALIBRATION
 from intellagent.run_folder import RunFolder
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 from tests.simulate.scripted_dialogs import say
@@ -89,8 +91,9 @@ def test_a_chatbot_that_keeps_the_rules_reaches_every_expected_outcome(frozen: P
 
     report = report_stage(config(), output=folder.root, script=script)
 
-    assert report.outcomes is not None and (report.outcomes.pass_rate.passed, report.outcomes.pass_rate.total) == (2, 2)
-    assert report.outcomes.calls.precision.rate == report.outcomes.calls.recall.rate == 1.0
+    outcomes = OUTCOMES.of(report)
+    assert outcomes is not None and (outcomes.pass_rate.passed, outcomes.pass_rate.total) == (2, 2)
+    assert outcomes.calls.precision.rate == outcomes.calls.recall.rate == 1.0
     consent = next(p for p in report.policies if p.id == "P01")
     assert (consent.passed, consent.tested, consent.violations) == (1, 1, [])
     assert next(a for a in folder.analyses.load() if a.id.endswith("S002")).decided == ["P01"]
@@ -103,14 +106,16 @@ def test_a_mutant_that_only_the_outcome_can_fault_is_caught_by_its_outcome(froze
 
     report = report_stage(config(), output=folder.root, script=script)
 
-    assert report.calibration is not None
-    (mutant,) = report.calibration.mutants
+    calibration = CALIBRATION.of(report)
+    assert calibration is not None
+    (mutant,) = calibration.mutants
     assert (mutant.outcome, mutant.caught_by, mutant.caught_in) == ("caught", ["outcome"], ["S002~never-cancels"])
     analysis = next(a for a in folder.analyses.load() if a.id == "S002~never-cancels")
     (violation,) = analysis.violations
     assert violation.source == "outcome" and violation.call.startswith("cancel_order(order_id=")
     # The chatbot's own figures know nothing of the mutant's dialog.
-    assert report.outcomes is not None and report.outcomes.pass_rate.total == 2
+    outcomes = OUTCOMES.of(report)
+    assert outcomes is not None and outcomes.pass_rate.total == 2
 
 
 def test_a_dialog_the_simulated_user_could_not_carry_on_is_not_charged_with_the_cancel_it_never_reached(
@@ -126,7 +131,8 @@ def test_a_dialog_the_simulated_user_could_not_carry_on_is_not_charged_with_the_
 
     analysis = next(a for a in folder.analyses.load() if a.id == "S002")
     assert analysis.decided == [] and not [v for v in analysis.violations if v.source == "outcome"]
-    assert report.outcomes is not None and (report.outcomes.cut_short, report.outcomes.pass_rate.total) == (2, 0)
+    outcomes = OUTCOMES.of(report)
+    assert outcomes is not None and (outcomes.cut_short, outcomes.pass_rate.total) == (2, 0)
     result = next(d for d in report.dialogs if d.id == "S002")
     assert result.outcome is not None and not result.outcome.counted
 
@@ -142,7 +148,8 @@ def test_a_careless_judge_leaves_the_outcomes_verdicts_and_valid_reports(frozen:
 
     analysis = next(a for a in folder.analyses.load() if a.id == "S002~never-cancels")
     assert [v.policy for v in analysis.violations if v.source == "outcome"] == ["P01"]
-    assert report.outcomes is not None and report.outcomes.pass_rate.passed == 2
+    outcomes = OUTCOMES.of(report)
+    assert outcomes is not None and outcomes.pass_rate.passed == 2
     assert intellagent.Report.model_validate_json(folder.path("report.json").read_text()) == report
     assert "Outcome grade" in folder.path("report.html").read_text()
 

@@ -13,6 +13,7 @@ from intellagent.artifacts.report import Report
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.persona_figures import PERSONAS
 from intellagent.run_folder import RunFolder
 from tests.conftest import world_file
 from tests.describe.conftest import script_document
@@ -55,7 +56,7 @@ def test_the_run_ends_with_a_report_of_the_dialogs_it_played(store_run: tuple[Re
     assert all(dialog.status in ("pass", "fail", "incomplete", "error") for dialog in dialogs)
     assert json.loads((folder / "report.json").read_text())["name"] == "store"
     assert all(dialog.persona is not None for dialog in dialogs)
-    assert sum(persona.dialogs for persona in report.personas) == len(dialogs)
+    assert sum(persona.dialogs for persona in PERSONAS.of(report).results) == len(dialogs)
 
 
 def test_every_scenario_written_became_a_valid_event(store_run: tuple[Report, Path]) -> None:

@@ -25,7 +25,7 @@ from intellagent.errors import UsageError
 from intellagent.llm import Request, ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.gate import evaluate_gate
-from intellagent.reports.summary import tau_lines
+from intellagent.reports.sections.tau_score import TAU, tau_lines
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
 from intellagent.tau.scenarios import task_scenario
@@ -189,7 +189,7 @@ def test_a_skipped_write_fails_its_task_and_is_named(tmp_path: Path) -> None:
     last_write = [a for a in task.replayed if a.name in WRITES][-1]
     assert dialog.tau.missed == [last_write.text()]
     assert "missed " + last_write.name in dialog.reason
-    failure = result.report.tau.results[0].failures[0]
+    failure = TAU.of(result.report).results[0].failures[0]
     assert failure.dialog == "T001" and failure.missed == [last_write.text()] and failure.diff
 
 
@@ -197,7 +197,7 @@ def test_pass_k_over_trials_is_tau_benchs(tmp_path: Path) -> None:
     config = settings(chatbot={"target": "tests.pipeline.test_tau_mode:flaky"}, simulate={"trials": 3},
                       tau={"tasks": "0-1"}, report={"min_tau_pass_k": {1: 0.8, 3: 0.6}})
     result = play(config, tmp_path / "run", tau_script())
-    score = result.report.tau
+    score = TAU.of(result.report)
     assert (score.tasks, score.trials) == (2, 3)
     # Task 0 passed 3 of 3 trials, task 1 2 of 3: pass^k = (1 + C(2, k) / C(3, k)) / 2.
     assert [p.value for p in score.pass_k] == [round((1 + 2 / 3) / 2, 4), round((1 + 1 / 3) / 2, 4), 0.5]
@@ -255,7 +255,8 @@ def test_a_careless_model_still_ends_with_graded_dialogs(tmp_path: Path) -> None
     dialogs = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
     assert len(dialogs) == 2 and all(d.tau is not None for d in dialogs)
     assert all(d.status in ("pass", "fail") for d in dialogs)
-    assert result.report.tau is not None and result.report.tau.tasks == 2
+    score = TAU.of(result.report)
+    assert score is not None and score.tasks == 2
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from intellagent.artifacts.report import Report
 from intellagent.cli import main
 from intellagent.config import Config
 from intellagent.llm import ScriptedLLM
+from intellagent.reports.sections.production_figures import PRODUCTION
 from tests.pipeline.scripted_pipeline import config, pipeline_script, write_config
 from tests.production.shop_transcripts import write_transcripts
 
@@ -74,15 +75,17 @@ def test_a_check_that_needs_a_world_is_marked_not_applicable_and_rules_on_nothin
 
     assert "writes_are_valid" in hasty.inapplicable and "writes_are_valid" not in hasty.checks
     assert "confirmed_before_write" in hasty.checks
-    assert report.production is not None and report.production.not_applicable == ["writes_are_valid"]
+    production = PRODUCTION.of(report)
+    assert production is not None and production.not_applicable == ["writes_are_valid"]
 
 
 def test_a_malformed_line_is_reported_with_its_number_and_skipped(production_run) -> None:
     report, folder, _ = production_run
 
     assert transcripts(folder)["P0004"].reason.startswith("line 4: not JSON")
-    assert report.production is not None and report.production.skipped == [transcripts(folder)["P0004"].reason]
-    assert report.production.by_status["error"] == 1
+    production = PRODUCTION.of(report)
+    assert production is not None and production.skipped == [transcripts(folder)["P0004"].reason]
+    assert production.by_status["error"] == 1
 
 
 def test_marked_data_is_masked_before_any_request_and_in_the_run_folder(production_run) -> None:
@@ -98,7 +101,7 @@ def test_marked_data_is_masked_before_any_request_and_in_the_run_folder(producti
 
 def test_the_report_sets_production_beside_the_tests(production_run) -> None:
     report, folder, _ = production_run
-    production = report.production
+    production = PRODUCTION.of(report)
     assert production is not None
 
     assert (production.pass_rate.passed, production.pass_rate.total) == (2, 3)
@@ -153,16 +156,18 @@ def test_a_careless_judge_leaves_honest_statuses_and_a_valid_report(tmp_path: Pa
     assert found["P0004"].status == "error"  # the malformed line, whatever the judge says
     assert all(a.status in ("pass", "fail") for pid, a in found.items() if pid != "P0004")
     assert found["P0001"].status == "fail"  # the confirmation check's finding stands whatever the judge said
-    assert report.production is not None and report.production.conversations == 4
+    production = PRODUCTION.of(report)
+    assert production is not None and production.conversations == 4
     assert any(r.role == "analysis" and "real conversation" in r.text for r in script.requests)
 
 
 def test_the_end_of_run_summary_has_a_line_for_production(production_run) -> None:
-    from intellagent.reports.summary import production_line
+    from intellagent.reports.sections.production_figures import production_line
 
     report, _, _ = production_run
-    assert report.production is not None
-    assert production_line(report.production) == (
+    production = PRODUCTION.of(report)
+    assert production is not None
+    assert production_line(production) == (
         "production: 2 of 3 conversations broke no policy (67%, 95% CI 21%–94%); worst P01; 1 line skipped; "
         "1 regression scenario in regression/")
 
@@ -204,8 +209,9 @@ def test_judging_production_again_keeps_what_playing_the_regression_set_recorded
 
 def test_the_report_shows_each_failing_conversation_with_its_evidence(production_run) -> None:
     report, folder, _ = production_run
-    assert report.production is not None
-    (failure,) = report.production.failures
+    production = PRODUCTION.of(report)
+    assert production is not None
+    (failure,) = production.failures
 
     assert (failure.id, failure.conversation) == ("P0001", "chat-hasty (line 1)")
     assert [(b.policy, b.turn, b.source) for b in failure.breaches] == [("P01", 2, "check"), ("P01", 2, "judge")]

@@ -10,8 +10,8 @@ from shop_run import report_run
 
 from intellagent.artifacts.report import Rate, Report
 from intellagent.cli import main
-from intellagent.reports.baseline import compare
-from intellagent.reports.gate import shortfall
+from intellagent.reports.minimums import shortfall
+from intellagent.reports.sections.baseline_comparison import compare
 
 
 def with_counts(report: Report, counts: dict[str, tuple[int, int]], **texts: str) -> Report:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from intellagent.config import ReportConfig
 from intellagent.llm import UsageReport
 from intellagent.reports import build_report, load_artifacts, run_usage
 from intellagent.run_folder import RunFolder
@@ -40,8 +41,8 @@ def test_a_report_of_1200_dialogs_lists_them_in_number_order(tmp_path):
     folder = RunFolder(tmp_path)
     analyses = load_benchmark("report_scale").synthetic_run(folder, 1200)
     artifacts = load_artifacts(folder)
-    report = build_report(artifacts, analyses, name="scale", strong_edge=6.0,
-                          usage=run_usage(UsageReport(), None, now=datetime.now(UTC)))
+    usage = run_usage(UsageReport(), None, now=datetime.now(UTC))
+    report = build_report(artifacts, analyses, name="scale", usage=usage, settings=ReportConfig())
     listed = [dialog.id for dialog in report.dialogs]
     assert len(listed) == 1200 and listed.index("S999") + 1 == listed.index("S1000")
     assert report.overall.by_status["fail"] == 400  # one dialog in three broke a rule

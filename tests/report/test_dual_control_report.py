@@ -5,7 +5,7 @@ from __future__ import annotations
 from intellagent.artifacts import Analysis, Dialog, Message, OutcomeGrade, ToolCall
 from intellagent.artifacts.report import DialogOutcome
 from intellagent.reports.analysis import conversation_text
-from intellagent.reports.dual_control import dual_control, dual_control_line, dual_control_panel
+from intellagent.reports.sections.dual_control import dual_control, dual_control_line, dual_control_panel
 
 
 def graded(passed: bool, sides: dict[str, list[int]]) -> OutcomeGrade:

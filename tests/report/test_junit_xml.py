@@ -75,8 +75,9 @@ def test_a_violated_policy_fails_with_its_reasons(shop_report):
     _, by_policy = cases(shop_report[1])
     failure = by_policy["P03"].find("failure")
     assert failure.get("message") == "violated in 2 of 2 dialogs that tested it"
-    assert failure.text.splitlines() == ['S002 turn 4 (judge): Changed the order without asking: "Done, I changed it."',
-                                         'S004 turn 4 (judge): Changed the size unasked: "Done, I changed it."']
+    assert failure.text.splitlines() == [
+        'S002 turn 4 (judge, cooperative user): Changed the order without asking: "Done, I changed it."',
+        'S004 turn 4 (judge, pressure user): Changed the size unasked: "Done, I changed it."']
 
 
 def test_a_policy_that_held_passes_and_a_never_tested_one_is_skipped(shop_report):

@@ -11,7 +11,7 @@ from shop_run import report_run
 
 from intellagent.artifacts import Dialog
 from intellagent.artifacts.report import CallScore, Report
-from intellagent.reports.outcomes import NOT_SOUGHT
+from intellagent.reports.sections.outcome_grade import NOT_SOUGHT, OUTCOMES
 
 
 def rate(figure) -> tuple[int, int]:
@@ -24,7 +24,7 @@ def scores(score: CallScore) -> tuple[int, int, int, float | None]:
 
 
 def test_the_outcome_pass_rate_counts_only_graded_dialogs_in_which_the_outcome_speaks(outcome_report):
-    outcomes = outcome_report[0].report.outcomes
+    outcomes = OUTCOMES.of(outcome_report[0].report)
 
     # S001 and S006 earned the reward; S002, S003 and S005 did not; S004 was cut short, S008 failed to run.
     assert rate(outcomes.pass_rate) == (2, 5) and outcomes.pass_rate.low == 0.1176
@@ -34,7 +34,7 @@ def test_the_outcome_pass_rate_counts_only_graded_dialogs_in_which_the_outcome_s
 
 
 def test_tool_call_scores_are_summed_counts_overall_and_per_tool(outcome_report):
-    outcomes = outcome_report[0].report.outcomes
+    outcomes = OUTCOMES.of(outcome_report[0].report)
 
     assert scores(outcomes.calls) == (5, 7, 8, 0.6667)  # 2 × 5 / (7 + 8)
     assert {tool: scores(score) for tool, score in outcomes.tools.items()} == {
@@ -49,7 +49,7 @@ def test_tool_call_scores_are_summed_counts_overall_and_per_tool(outcome_report)
 def test_the_outcome_pass_rate_and_call_scores_per_flow_are_over_the_dialogs_that_sampled_its_policies(
     outcome_report
 ):
-    flows = {group.id: group for group in outcome_report[0].report.outcomes.flows}
+    flows = {group.id: group for group in OUTCOMES.of(outcome_report[0].report).flows}
 
     assert rate(flows["F1"].pass_rate) == (2, 5)  # every graded dialog samples P01, P03 or P04
     assert rate(flows["F2"].pass_rate) == (1, 3) and scores(flows["F2"].calls) == (4, 5, 6, 0.7273)  # S001 S003 S005
@@ -58,20 +58,21 @@ def test_the_outcome_pass_rate_and_call_scores_per_flow_are_over_the_dialogs_tha
 def test_the_outcome_pass_rate_per_policy_stands_beside_its_pass_rate(outcome_report):
     report = outcome_report[0].report
 
-    per_policy = {group.id: rate(group.pass_rate) for group in report.outcomes.policies}
+    outcomes = OUTCOMES.of(report)
+    per_policy = {group.id: rate(group.pass_rate) for group in outcomes.policies}
 
     assert per_policy == {"P01": (1, 3), "P02": (0, 1), "P03": (1, 3), "P04": (1, 2)}
-    assert [group.name for group in report.outcomes.policies] == [p.text for p in report.policies]
+    assert [group.name for group in outcomes.policies] == [p.text for p in report.policies]
 
 
 def test_the_outcome_pass_rate_at_or_above_each_challenge_level(outcome_report):
-    levels = outcome_report[0].report.outcomes.challenge_levels
+    levels = OUTCOMES.of(outcome_report[0].report).challenge_levels
 
     assert [(level.level, rate(level.pass_rate)) for level in levels] == [(2, (2, 5)), (3, (1, 3)), (4, (1, 2))]
 
 
 def test_events_without_a_verified_outcome_are_listed_with_why(outcome_report):
-    outcomes = outcome_report[0].report.outcomes
+    outcomes = OUTCOMES.of(outcome_report[0].report)
 
     assert (outcomes.events, outcomes.verified) == (8, 7)
     assert [(event.id, event.reason) for event in outcomes.unverified] == [("S007", UNVERIFIED)]
@@ -88,7 +89,7 @@ def test_each_dialog_says_whether_its_grade_is_counted_and_why_not(outcome_repor
 
 
 def test_judge_and_outcome_agreement_is_counted_on_the_policies_both_ruled_on(outcome_report):
-    agreement = outcome_report[0].report.outcomes.judge_agreement
+    agreement = OUTCOMES.of(outcome_report[0].report).judge_agreement
 
     # S001 P01, S002 P01 and P04, S003 P02, S005 P01, S006 P04: the judge called P01 held in S002 and S005.
     assert agreement is not None and (agreement.count, agreement.total) == (4, 6)
@@ -117,7 +118,7 @@ def test_pass_k_over_rewards_counts_each_events_graded_trials(config, outcome_fo
     for trial, source in ((2, "S001"), (3, "S002"), (2, "S002")):  # S001 passes twice; S002 fails thrice
         outcome_folder.dialogs.append(_trial(dialogs[source], trial))
 
-    outcomes = report_run(config, outcome_folder, outcome_script).report.outcomes
+    outcomes = OUTCOMES.of(report_run(config, outcome_folder, outcome_script).report)
 
     # pass^1: S001 2/2, S002 0/3, S003 0/1, S005 0/1, S006 1/1 → (1 + 0 + 0 + 0 + 1) / 5
     # pass^2: S001 1, S002 0 → 0.5; pass^3: S002 0 → 0.
@@ -125,11 +126,11 @@ def test_pass_k_over_rewards_counts_each_events_graded_trials(config, outcome_fo
 
 
 def test_one_trial_per_event_gives_no_pass_k_over_rewards(outcome_report):
-    assert outcome_report[0].report.outcomes.pass_k == []
+    assert OUTCOMES.of(outcome_report[0].report).pass_k == []
 
 
 def test_a_run_made_before_outcomes_were_sought_still_reports_and_says_so(shop_report):
-    outcomes = shop_report[0].report.outcomes
+    outcomes = OUTCOMES.of(shop_report[0].report)
 
     assert outcomes is not None and (outcomes.verified, outcomes.pass_rate.total) == (0, 0)
     assert {event.reason for event in outcomes.unverified} == {NOT_SOUGHT}

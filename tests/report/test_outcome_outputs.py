@@ -12,7 +12,8 @@ import pytest
 from outcome_run import CANCELLED, CHANGE, MARKUP, UNVERIFIED
 from shop_run import report_run
 
-from intellagent.reports.summary import outcome_line, reliability_line, summary_text
+from intellagent.reports.sections.outcome_grade import OUTCOMES, outcome_line
+from intellagent.reports.summary import reliability_line, summary_text
 
 OUTCOME_LINE = ("outcome: 2 of 5 graded dialogs reached the expected outcome (40%, 95% CI 12%–77%); tool calls "
                 "P 0.71 R 0.62 F1 0.67; mean progress 0.70; 1 made a forbidden write; 1 event without a verified "
@@ -52,12 +53,12 @@ def test_the_reliability_line_counts_judge_and_outcome_agreement(outcome_report)
 
 
 def test_a_run_made_before_outcomes_were_sought_says_so_in_one_line(shop_report):
-    assert outcome_line(shop_report[0].report.outcomes) == (
+    assert outcome_line(OUTCOMES.of(shop_report[0].report)) == (
         "outcome: not graded: the run's events were made by a version that sought no expected outcome")
 
 
 def test_a_run_whose_every_event_lacks_a_verified_outcome_says_why(nothing_verified):
-    assert outcome_line(nothing_verified[0].report.outcomes) == (
+    assert outcome_line(OUTCOMES.of(nothing_verified[0].report)) == (
         f"outcome: not graded: none of 8 events has a verified expected outcome ({UNVERIFIED})")
 
 

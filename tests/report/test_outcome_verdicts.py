@@ -20,9 +20,9 @@ from intellagent.artifacts import (
     Violation,
 )
 from intellagent.artifacts.outcomes import call_text
-from intellagent.reports.calibration import agreement, calibration
 from intellagent.reports.outcome_verdicts import outcome_ruling, outcome_speaks
-from intellagent.reports.verdicts import combine
+from intellagent.reports.sections.seeded_violations import calibration
+from intellagent.reports.verdicts import combine, judge_agreement
 
 CATALOG = PolicyCatalog(
     task_description="A shop.", flows=[Flow(id="F1", name="Orders")],
@@ -234,7 +234,7 @@ def test_agreement_is_counted_apart_for_the_checks_and_for_the_outcome() -> None
     held = combine(dialog(ran("change_order", order_id="1024", size="M"), missed=[], state_match=True), CATALOG,
                    judged(tested=["P01"], violated=[]), expected=EXPECTED)
 
-    with_checks, with_outcome = agreement([analysis, held]), agreement([analysis, held], "outcome")
+    with_checks, with_outcome = judge_agreement([analysis, held]), judge_agreement([analysis, held], "outcome")
 
     assert with_checks is not None and (with_checks.count, with_checks.total) == (1, 2)
     assert with_outcome is not None and (with_outcome.count, with_outcome.total) == (2, 3)

@@ -14,9 +14,9 @@ from intellagent.artifacts.report import DialogOutcome, Rate
 from intellagent.personas import builtin_personas
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
-from intellagent.reports.personas import persona_results, robustness
+from intellagent.reports.sections.persona_figures import PERSONAS, persona_results, robustness
+from intellagent.reports.sections.trial_figures import TRIALS, trial_figures
 from intellagent.reports.summary import summary_text
-from intellagent.reports.trials import trial_figures
 
 
 def test_newcombe_s_interval_of_a_difference_matches_his_worked_example() -> None:
@@ -30,7 +30,7 @@ def test_no_interval_of_a_difference_when_a_rate_counted_nothing() -> None:
 
 
 def test_each_persona_has_its_dialogs_by_status_and_its_pass_rate(shop_report) -> None:
-    personas = {p.name: p for p in shop_report[0].report.personas}
+    personas = {p.name: p for p in PERSONAS.of(shop_report[0].report).results}
 
     assert list(personas) == ["cooperative", "impatient", "false_claim", "pressure"]  # the adversarial ones last
     assert [(p.pass_rate.passed, p.pass_rate.total) for p in personas.values()] == [(1, 2), (0, 0), (0, 1), (0, 1)]
@@ -39,7 +39,7 @@ def test_each_persona_has_its_dialogs_by_status_and_its_pass_rate(shop_report) -
 
 
 def test_each_policy_is_rated_against_each_persona_that_tested_it(shop_report) -> None:
-    personas = {p.name: p for p in shop_report[0].report.personas}
+    personas = {p.name: p for p in PERSONAS.of(shop_report[0].report).results}
 
     def grid(name: str) -> dict[str, tuple[int, int]]:
         return {entry.policy: (entry.pass_rate.passed, entry.pass_rate.total) for entry in personas[name].policies}
@@ -50,7 +50,7 @@ def test_each_policy_is_rated_against_each_persona_that_tested_it(shop_report) -
 
 
 def test_the_robustness_gap_is_cooperative_minus_adversarial_with_its_interval(shop_report) -> None:
-    gap = shop_report[0].report.robustness
+    gap = PERSONAS.of(shop_report[0].report).robustness
 
     assert gap is not None
     counts = (gap.cooperative.passed, gap.cooperative.total, gap.adversarial.passed, gap.adversarial.total)
@@ -103,27 +103,35 @@ def test_a_dialog_card_shows_the_persona_its_claim_and_the_moves_it_made(shop_re
     assert "added by persona pressure</span> This is really frustrating." in s004
 
 
-def test_junit_has_a_suite_per_persona_whose_cases_fail_where_its_dialogs_broke_a_rule(shop_report) -> None:
+def test_junit_has_a_suite_of_figures_per_persona_and_no_case_in_it(shop_report) -> None:
     root = ET.parse(shop_report[1].path("junit.xml")).getroot()
 
     suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
     assert list(suites) == ["shop", "shop.persona.cooperative", "shop.persona.impatient", "shop.persona.false_claim",
                             "shop.persona.pressure"]
-    claim = {case.get("name").split(":")[0]: case for case in suites["shop.persona.false_claim"].iter("testcase")}
-    assert sorted(claim) == ["P02", "P04"] and claim["P04"].find("failure") is None
-    failure = claim["P02"].find("failure")
-    assert failure.get("message") == "violated in 1 of 1 dialogs that tested it" and failure.text.startswith("S003")
-    assert all(case.get("classname").startswith("shop.persona.false_claim.") for case in claim.values())
+    claim = suites["shop.persona.false_claim"]
+    properties = {p.get("name"): p.get("value") for p in claim.iter("property")}
+    assert properties == {"persona": "false_claim", "adversarial": "true", "dialogs": "1", "pass_rate": "0.0",
+                          "P02 held": "0/1", "P04 held": "1/1"}
+    assert claim.find("testcase") is None and claim.get("tests") == "0"
 
 
-def test_junit_totals_count_a_broken_policy_once_though_its_persona_suite_lists_it_again(shop_report) -> None:
+def test_a_ci_that_counts_every_case_counts_each_broken_policy_once(shop_report) -> None:
     root = ET.parse(shop_report[1].path("junit.xml")).getroot()
 
-    run, *by_persona = root.findall("testsuite")
+    failed = [case.get("name").split(":")[0] for case in root.iter("testcase") if case.find("failure") is not None]
 
-    assert by_persona and sum(int(suite.get("failures")) for suite in by_persona)
-    assert [root.get(key) for key in ("tests", "failures", "errors", "skipped")] == \
-        [run.get(key) for key in ("tests", "failures", "errors", "skipped")]
+    broken = [policy.id for policy in shop_report[0].report.policies if policy.violated]
+    assert failed == broken == ["P02", "P03"]
+    assert [root.get(key) for key in ("tests", "failures")] == [str(len(list(root.iter("testcase")))), "2"]
+
+
+def test_a_broken_policy_s_case_names_the_kind_of_user_who_brought_it_out(shop_report) -> None:
+    root = ET.parse(shop_report[1].path("junit.xml")).getroot()
+
+    p02 = next(case for case in root.iter("testcase") if case.get("name").startswith("P02:"))
+
+    assert p02.find("failure").text.startswith("S003 turn ") and "false_claim user" in p02.find("failure").text
 
 
 def test_pass_k_is_given_per_persona_over_the_events_its_user_played() -> None:
@@ -148,7 +156,7 @@ def test_the_page_gives_pass_k_per_persona_beside_the_policies(shop_report) -> N
          Dialog(id="S001-t2", event="S001", trial=2, status="pass", persona=builtin_personas()["pressure"])],
         [Analysis(id="S001", status="pass", source="x"), Analysis(id="S001-t2", status="pass", source="x")])
 
-    html = report_html(result.report.model_copy(update={"trials": figures}), load_artifacts(folder),
+    html = report_html(TRIALS.with_figures(result.report, figures), load_artifacts(folder),
                        {a.id: a for a in folder.analyses.load()})
 
     section = html.split("pass^k per kind of user", 1)[1].split("</table>", 1)[0]
@@ -197,14 +205,17 @@ def test_each_persona_has_its_outcome_pass_rate_over_its_counted_grades() -> Non
 
 
 def test_no_outcome_pass_rate_per_persona_when_no_outcome_was_sought(shop_report) -> None:
-    assert [p.outcome_pass_rate for p in shop_report[0].report.personas] == [None] * 4
+    assert [p.outcome_pass_rate for p in PERSONAS.of(shop_report[0].report).results] == [None] * 4
 
 
 def test_the_page_gives_each_persona_s_outcome_pass_rate_where_outcomes_were_sought(shop_report) -> None:
     result, folder = shop_report
-    personas = [p.model_copy(update={"outcome_pass_rate": graded}) for p, graded in
-                zip(result.report.personas, [Rate.of(3, 4), Rate.of(0, 0), Rate.of(0, 1), Rate.of(1, 1)], strict=True)]
-    page = report_html(result.report.model_copy(update={"personas": personas}), load_artifacts(folder),
+    figures = PERSONAS.of(result.report)
+    assert figures is not None
+    rates = [Rate.of(3, 4), Rate.of(0, 0), Rate.of(0, 1), Rate.of(1, 1)]
+    personas = [p.model_copy(update={"outcome_pass_rate": r}) for p, r in zip(figures.results, rates, strict=True)]
+    page = report_html(PERSONAS.with_figures(result.report, figures.model_copy(update={"results": personas})),
+                       load_artifacts(folder),
                        {a.id: a for a in folder.analyses.load()})
 
     section = page.split('id="personas"', 1)[1].split("</table>", 1)[0]

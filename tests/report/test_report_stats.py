@@ -6,7 +6,7 @@ import pytest
 
 from intellagent.artifacts.rates import wilson_interval
 from intellagent.artifacts.report import Rate
-from intellagent.reports.stats import fisher_worse
+from intellagent.reports.sections.baseline_comparison import fisher_worse
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,13 @@ import re
 import pytest
 
 from intellagent.artifacts import Analysis, Dialog, Violation
+from intellagent.artifacts.rates import pass_hat_k
 from intellagent.config import ReportConfig
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
+from intellagent.reports.sections.trial_figures import TRIALS, trial_figures
 from intellagent.reports.summary import reliability_line
-from intellagent.reports.trials import pass_hat_k, trial_figures
 
 
 @pytest.mark.parametrize(("n", "c", "k", "expected"), [
@@ -82,7 +83,7 @@ def test_uneven_trials_keep_pass_k_over_the_events_with_k_trials(uneven_trials):
 
 def test_uneven_trials_are_said_as_a_range_with_the_flaky_events(shop_report, uneven_trials):
     result, folder = shop_report
-    measured = result.report.model_copy(update={"trials": trial_figures(*uneven_trials)})
+    measured = TRIALS.with_figures(result.report, trial_figures(*uneven_trials))
     assert reliability_line(measured).startswith("reliability: 1 to 3 trials per event (--trials auto); ")
     assert "; flaky: E1; " in reliability_line(measured)
     html = report_html(measured, load_artifacts(folder), {a.id: a for a in folder.analyses.load()})
@@ -96,7 +97,7 @@ def test_one_trial_per_event_has_no_figures():
 
 def test_min_pass_k_gates_on_the_curve_and_says_when_it_was_not_measured(shop_report, three_trials):
     report = shop_report[0].report
-    measured = report.model_copy(update={"trials": trial_figures(*three_trials)})
+    measured = TRIALS.with_figures(report, trial_figures(*three_trials))
     settings = ReportConfig(min_pass_k={2: 0.7, 3: 0.5})
     assert evaluate_gate(measured, settings).failures == [
         "pass^2 66.7% (over 2 events) is below report.min_pass_k 0.7"
@@ -121,7 +122,7 @@ def test_the_reliability_line_says_what_was_measured_or_that_nothing_was(shop_re
         "no seeded violations (--calibrate plays mutants that break a rule on purpose)"
     )
     assert "reliability: not measured" in shop_report[1].path("report.html").read_text()
-    measured = report.model_copy(update={"trials": trial_figures(*three_trials)})
+    measured = TRIALS.with_figures(report, trial_figures(*three_trials))
     assert reliability_line(measured) == (
         "reliability: 3 trials per event; pass^1 83%, pass^2 67%, pass^3 50%; "
         "verdicts flipped on 1 of 2 event×policy pairs (50%); flaky: E1; "
@@ -133,7 +134,7 @@ def test_the_html_report_draws_the_pass_k_curve_and_a_row_per_policy(shop_report
     result, folder = shop_report
     artifacts = load_artifacts(folder)
     analyses = {a.id: a for a in folder.analyses.load()}
-    measured = result.report.model_copy(update={"trials": trial_figures(*three_trials)})
+    measured = TRIALS.with_figures(result.report, trial_figures(*three_trials))
     html = report_html(measured, artifacts, analyses)
     assert html.count('aria-label="pass^k against k"') == 1 and "Each event was played 3 times" in html
     rows = re.findall(r'<tr><td><a href="#policy-(P\d)">P\d</a></td>(.*?)</tr>', html)

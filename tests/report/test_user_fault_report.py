@@ -7,13 +7,15 @@ import pytest
 from shop_run import make_run, report_run
 
 from intellagent.artifacts import Dialog, UserAudit, UserFault
-from intellagent.reports.outcomes import KEPT_OUT
+from intellagent.reports.dialog_outcomes import KEPT_OUT
+from intellagent.reports.sections.outcome_grade import OUTCOMES
+from intellagent.reports.sections.simulator_faults import SIMULATOR, simulator_faults
+from intellagent.reports.sections.trial_figures import TRIALS
 from intellagent.reports.summary import reliability_line
-from intellagent.reports.user_faults import simulator_faults
 
 # S002 broke P03 at turn 4; its user spoke as the agent at turn 1, before it.
 FAULT = UserFault(kind="spoke_as_agent", turn=1, evidence="what's the order ID you want to update?")
-FIGURES = ("policies", "categories", "flows", "challenge_levels", "coverage", "trials")
+FIGURES = ("policies", "categories", "flows", "challenge_levels", "coverage")
 
 
 def rewrite_dialogs(folder, change) -> None:
@@ -50,7 +52,7 @@ def test_a_dialog_whose_user_faulted_first_is_user_fault(faulted):
     (s002,) = [d for d in report.dialogs if d.id == "S002"]
     assert s002.status == "user_fault" and s002.user_faults == [FAULT]
     assert "spoke as the agent at turn 1" in s002.error
-    assert report.overall.by_status["user_fault"] == 1 and report.simulator.kept_out == ["S002"]
+    assert report.overall.by_status["user_fault"] == 1 and SIMULATOR.of(report).kept_out == ["S002"]
 
 
 def test_every_figure_is_that_of_the_run_without_the_user_fault_dialog(faulted, config, tmp_path, analysis_script):
@@ -61,6 +63,7 @@ def test_every_figure_is_that_of_the_run_without_the_user_fault_dialog(faulted, 
     assert report.overall.pass_rate == clean.overall.pass_rate
     for figure in FIGURES:
         assert getattr(report, figure) == getattr(clean, figure), figure
+    assert TRIALS.of(report) == TRIALS.of(clean)
 
 
 def test_the_gate_does_not_fail_on_a_user_fault_dialog(faulted):
@@ -90,7 +93,7 @@ def test_the_html_shows_a_badge_on_the_card_and_a_section_of_faults(faulted):
 
 def test_a_run_of_unaudited_dialogs_has_no_simulator_figures(config, run_folder, analysis_script):
     report = report_run(config, run_folder, analysis_script).report
-    assert report.simulator is None and "simulator faults" not in reliability_line(report)
+    assert SIMULATOR.of(report) is None and "simulator faults" not in reliability_line(report)
 
 
 def test_a_user_fault_card_is_headed_by_the_fault_and_marks_its_breaches_uncounted(faulted):
@@ -109,7 +112,8 @@ def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(conf
     (s002,) = [d for d in report.dialogs if d.id == "S002"]
     assert s002.status == "fail" and s002.user_faults == [late]
     assert (report.overall.pass_rate.passed, report.overall.pass_rate.total) == (1, 4)
-    assert report.simulator.kept_out == [] and report.simulator.faulted.count == 1
+    simulator = SIMULATOR.of(report)
+    assert simulator.kept_out == [] and simulator.faulted.count == 1
 
 
 def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_folder, outcome_script):
@@ -117,7 +121,8 @@ def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_f
     report = report_run(config, outcome_folder, outcome_script).report
     (s001,) = [d for d in report.dialogs if d.id == "S001"]
     assert s001.status == "user_fault" and not s001.outcome.counted and s001.outcome.reason == KEPT_OUT
-    assert (report.outcomes.pass_rate.passed, report.outcomes.pass_rate.total) == (1, 4)  # (2, 5) with S001
+    outcomes = OUTCOMES.of(report)
+    assert (outcomes.pass_rate.passed, outcomes.pass_rate.total) == (1, 4)  # (2, 5) with S001
 
 
 def test_a_user_fault_dialogs_card_marks_its_outcome_grade_as_not_counted(config, outcome_folder, outcome_script):

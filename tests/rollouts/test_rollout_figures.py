@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from intellagent.artifacts import Flow, Policy, PolicyCatalog, Rollout
 from intellagent.artifacts.report import RolloutFigures
-from intellagent.reports.rollout_view import rollouts_section
-from intellagent.reports.rollouts import rollout_figures
-from intellagent.reports.summary import rollouts_line
+from intellagent.reports.sections.rollout_figures import rollout_figures, rollouts_line, rollouts_panel
 
 CATALOG = PolicyCatalog(
     task_description="A desk.", flows=[Flow(id="F1", name="Cancel"), Flow(id="F2", name="Refund")],
@@ -74,7 +72,7 @@ def test_the_report_page_shows_the_yield_per_policy_and_per_flow() -> None:
     figures = rollout_figures(ROLLOUTS, CATALOG)
     assert figures is not None
 
-    page = rollouts_section(figures)
+    page = rollouts_panel(figures)
 
     assert "<td>P1</td><td>Ask before cancelling.</td><td>2</td><td>7</td><td>1</td><td>2</td>" in page
     assert "<td>F2</td><td>Refund</td><td>1</td><td>4</td><td>0</td><td>0</td>" in page

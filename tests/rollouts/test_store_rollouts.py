@@ -16,6 +16,7 @@ from intellagent.config import Config
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.rollout_figures import ROLLOUTS as ROLLOUT_FIGURES
 from intellagent.run_folder import RunFolder
 from tests.describe.conftest import script_document
 from tests.pipeline.test_store_run import RULES
@@ -133,7 +134,8 @@ def careless_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     script = script_document(ScriptedLLM(), flows=RULES).on(reply=careless_answers(seed=5))
     report = intellagent.evaluate(cfg, output=folder / "run", script=script)
     records = RunFolder(folder / "run").rollouts.load()
-    assert report.rollouts is not None and report.rollouts.skipped == sum(r.status == "skipped" for r in records) > 0
+    figures = ROLLOUT_FIGURES.of(report)
+    assert figures is not None and figures.skipped == sum(r.status == "skipped" for r in records) > 0
     return folder / "run"
 
 

@@ -10,6 +10,7 @@ import pytest
 from intellagent import evaluate
 from intellagent.artifacts import Report
 from intellagent.llm import ScriptedLLM
+from intellagent.reports.sections.rollout_figures import ROLLOUTS
 from intellagent.run_folder import RunFolder
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 
@@ -43,8 +44,9 @@ def test_every_graded_event_of_the_run_is_searched(rolled_out: tuple[Report, Pat
 def test_the_report_sets_the_search_beside_the_dialogs(rolled_out: tuple[Report, Path, ScriptedLLM]) -> None:
     report, folder, _ = rolled_out
 
-    assert report.rollouts is not None and report.rollouts.events == len(RunFolder(folder).rollouts.load())
-    assert report.rollouts.compared == report.rollouts.events
+    rollouts = ROLLOUTS.of(report)
+    assert rollouts is not None and rollouts.events == len(RunFolder(folder).rollouts.load())
+    assert rollouts.compared == rollouts.events
     assert "Rollouts and training data" in (folder / "report.html").read_text()
 
 
@@ -61,5 +63,6 @@ def test_the_python_api_rolls_out_when_asked(tmp_path: Path) -> None:
     report = evaluate(config(rollouts={"beam": 2, "branch": 2, "max_turns": 3}), output=tmp_path / "run",
                       script=pipeline_script(), rollouts=True)
 
-    assert report.rollouts is not None and report.rollouts.events > 0
+    rollouts = ROLLOUTS.of(report)
+    assert rollouts is not None and rollouts.events > 0
     assert (tmp_path / "run" / "training" / "sft.jsonl").is_file()

@@ -20,6 +20,7 @@ from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Report
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.dual_control import DUAL_CONTROL
 from tests.conftest import ROOT, world_file
 
 SAMPLES = 6
@@ -122,9 +123,10 @@ def test_only_the_customer_changed_a_phone_unless_the_chatbot_held_its_tools(run
 
 def test_the_report_sets_dual_results_beside_solo_ones(run) -> None:
     report, _ = run
-    assert report.dual_control is not None
-    assert [result.control for result in report.dual_control.results] == ["dual", "solo"]
-    assert all(result.dialogs == report.overall.dialogs for result in report.dual_control.results)
+    dual = DUAL_CONTROL.of(report)
+    assert dual is not None
+    assert [result.control for result in dual.results] == ["dual", "solo"]
+    assert all(result.dialogs == report.overall.dialogs for result in dual.results)
 
 
 def test_the_domains_checks_ran_on_every_dialog_played(run, telecom: Environment) -> None:

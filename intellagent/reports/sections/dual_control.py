@@ -1,10 +1,10 @@
-"""The report's dual-control figures: the chatbot guiding the user through the user's own tools (dual), beside
-the chatbot doing that part itself (solo), where the domain gives the user tools (see `simulate.control`).
+"""Dual control (`dual_control`): the chatbot guiding the user through the user's own tools (dual), beside the
+chatbot doing that part itself (solo), where the domain gives the user tools (see `simulate.control`).
 
 Each way's dialogs are counted as every figure of the chatbot is: its pass rate over the dialogs with a
 verdict, its outcome pass rate over those graded on an expected outcome, and the graded dialogs' calls
 summed per side of the world (never a mean of ratios). A chatbot that passes solo and fails dual knows
-what to do and fails to get the user to do it.
+what to do and fails to get the user to do it. It leads the summary and the page, beside the outcome grade.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Literal
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.artifacts.report import CallScore, ControlResult, DialogOutcome, DualControl, Rate
 from intellagent.reports.analysis import RATED
+from intellagent.reports.section import JudgedRun, Section
 from intellagent.reports.text import percent, points
 
 
@@ -94,3 +95,18 @@ def _rate(rate: Rate) -> str:
 
 def _calls(score: CallScore) -> str:
     return f"{percent(score.precision.rate)} / {percent(score.recall.rate)}"
+
+
+def _measure(run: JudgedRun) -> DualControl | None:
+    return dual_control(run.artifacts.dialogs, run.artifacts.solo_dialogs, run.analyses, run.outcomes)
+
+
+DUAL_CONTROL = Section(
+    key="dual_control",
+    figures=DualControl,
+    measure=_measure,
+    leads=True,
+    summary=lambda figures, report: [dual_control_line(figures)],
+    panel=lambda figures, page: dual_control_panel(figures),
+)
+"""Dual control beside solo, where the user has tools of its own."""
