@@ -47,6 +47,8 @@ from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent, points
 
 TEMPLATE = Path(__file__).with_name("report.html")
+STYLESHEET = Path(__file__).with_name("report.css")
+"""The page's style, inlined: the run viewer's pages (`intellagent.view`) wear it too."""
 
 # A caught mutant is the instrument passing its test; one it missed is the instrument failing.
 OUTCOME_BADGES = {"caught": "pass", "missed": "fail", "unjudged": "incomplete", "error": "error"}
@@ -77,7 +79,12 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _footer(report),
     ])
     page = Template(TEMPLATE.read_text(encoding="utf-8"))
-    return page.substitute(title=escape(f"{report.name or 'run'} · policy adherence"), body=body)
+    return page.substitute(title=escape(f"{report.name or 'run'} · policy adherence"), style=stylesheet(), body=body)
+
+
+def stylesheet() -> str:
+    """The report's stylesheet (CSS), to inline in a page."""
+    return STYLESHEET.read_text(encoding="utf-8")
 
 
 def _header(report: Report) -> str:
