@@ -30,7 +30,7 @@ def index_page(catalogue: Catalogue, *, alpha: float) -> str:
 def _count(catalogue: Catalogue) -> str:
     shown, runs = len(catalogue.shown), len(catalogue.runs)
     unread = f"; {runs - shown} without a report" if runs > shown else ""
-    strays = f"; {counted(len(catalogue.strays), 'folder')} that hold no run" if catalogue.strays else ""
+    strays = f"; {counted(len(catalogue.strays), 'folder')} with no run" if catalogue.strays else ""
     return f"{counted(shown, 'run')} with a report{unread}{strays}."
 
 
