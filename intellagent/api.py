@@ -41,6 +41,7 @@ async def arun(
     replay: bool = False,
     progress: bool = False,
     script: ScriptedLLM | None = None,
+    label: str | None = None,
     **overrides: Any,
 ) -> RunResult:
     """Run some or all stages and return how the run ended (exit code, run.json, report).
@@ -60,6 +61,7 @@ async def arun(
         replay: every LLM call must be answered from the cache (a miss aborts the run).
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
+        label: what to call the run in run.json and in the run viewer (a build number, a branch).
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
             `fail_under`, `baseline`, `min_category`, `min_policy`, `min_persona`, `gate_on`, `trials`, `calibrate`,
             `min_detection`, `min_outcome`, `tau_tasks`, `executor`, `rollouts`, `transcripts` (a JSONL file of
@@ -78,6 +80,7 @@ async def arun(
         chatbot=chatbot,
         mutants=mutants,
         progress=progress,
+        label=label,
     )
 
 

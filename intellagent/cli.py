@@ -29,6 +29,9 @@ model SPECs:
   PROVIDER:MODEL          any provider LangChain's init_chat_model knows (anthropic:, ollama:,
                           google_genai:, bedrock:, ...), once its integration package is installed
 
+intellagent view [DIR]     every run under DIR (default results) in the browser: figures, each
+                          policy's history, two runs compared (see intellagent view --help)
+
 exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted,
   4 a file could not be read or written, 130 interrupted; after 3, 4 or 130 the same command resumes
 """
@@ -119,6 +122,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--world", type=Path, metavar="DELTA",
                    help="write the complete SQLite database that a stored world (events/<id>.delta.json, "
                         "dialogs/<id>.delta.json) stands for next to it, as <id>.sqlite, print its path, and stop")
+    p.add_argument("--label", metavar="TEXT",
+                   help="what to call the run in run.json and in the run viewer (a build number, a branch)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     return p
@@ -130,16 +135,41 @@ INTERRUPTED = 130
 FILE_ERROR = 4
 
 
+def view_parser() -> argparse.ArgumentParser:
+    """The argument parser of `intellagent view` (`python run.py view`)."""
+    from intellagent.config import ReportConfig
+    from intellagent.view.server import DEFAULT_PORT, HOST
+
+    p = _Parser(
+        prog="intellagent view",
+        description=f"Serve, on {HOST} only and read-only, pages over every run folder under DIR: each run's "
+                    "figures and report, each policy's history over the runs, and two runs compared.",
+    )
+    p.add_argument("dir", nargs="?", type=Path, default=Path("results"), metavar="DIR",
+                   help="the folder that holds the run folders (default: results)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                   help=f"the port on {HOST} (default {DEFAULT_PORT}; 0: any free one)")
+    p.add_argument("--significance", type=float, default=ReportConfig.model_fields["significance"].default,
+                   metavar="ALPHA", help="level of the test that calls a policy significantly worse or better "
+                   "(as --baseline's report.significance; default %(default)s)")
+    p.add_argument("--open", action="store_true", help="open the index in the browser")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code."""
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    arguments = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in arguments
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="%(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(_mask_credentials)
     on_main_thread = threading.current_thread() is threading.main_thread()  # where signals can be handled
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
-        args = parser().parse_args(argv)
+        if arguments[:1] == ["view"]:
+            return _view(view_parser().parse_args(arguments[1:]))
+        args = parser().parse_args(arguments)
         if args.world is not None:
             return _write_world(args.world)
         if args.config is None:
@@ -174,6 +204,14 @@ def _mask_credentials(record: logging.LogRecord) -> bool:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _view(args: argparse.Namespace) -> int:
+    from intellagent.view.server import serve
+
+    if not 0 < args.significance < 1:
+        raise UsageError(f"--significance {args.significance}: give a level between 0 and 1, e.g. 0.05")
+    return serve(args.dir, port=args.port, alpha=args.significance, open_browser=args.open)
 
 
 def _write_world(delta: Path) -> int:
@@ -227,6 +265,7 @@ def _run(args: argparse.Namespace) -> int:
         scenarios_from=frozen,
         progress=not args.no_progress,
         debug=args.debug,
+        label=args.label,
     )
     if result.report is not None:
         from intellagent.reports.summary import summary_text

@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ async def execute(
     mutants: dict[str, Any] | None = None,
     progress: bool = True,
     debug: bool = False,
+    label: str | None = None,
 ) -> RunResult:
     """Run the given stages of `config` into a run folder.
 
@@ -102,6 +104,7 @@ async def execute(
         mutants: calibration mutants by name (`Mutant`s, Python API); giving any makes the run calibrate.
         progress: show the live progress bars.
         debug: keep tracebacks of failed items in the log.
+        label: what to call the run in run.json (a build number, a branch); a resumed run keeps its earlier one.
     """
     unknown = set(stages) - set(STAGES)
     if unknown:
@@ -117,7 +120,7 @@ async def execute(
         raise UsageError(f"--scenarios-from and --output are both {folder.root}; write the run to another folder, "
                          "so that the frozen test set stays as it is")
     with _exclusive(folder):
-        info = _prepare(folder, config, fresh=fresh)
+        info = _prepare(folder, config, fresh=fresh, label=label)
         cache_folder = folder
         if scenarios_from is not None:
             cache_folder = RunFolder(Path(scenarios_from))
@@ -221,7 +224,7 @@ def _exclusive(folder: RunFolder) -> Iterator[None]:
                          "or choose another --output") from None
 
 
-def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
+def _prepare(folder: RunFolder, config: Config, *, fresh: bool, label: str | None = None) -> RunInfo:
     earlier = folder.run_info.load()
     if any(not path.name.startswith(LOCK_FILE) for path in folder.root.iterdir()) and earlier is None:
         raise UsageError(f"{folder.root} exists and is not a run folder; choose another --output")
@@ -240,6 +243,8 @@ def _prepare(folder: RunFolder, config: Config, *, fresh: bool) -> RunInfo:
         config=scrub(config.model_dump(mode="json", by_alias=True)),
         fingerprint=fingerprint,
         versions=_versions(),
+        label=label if label is not None else earlier.label if earlier else None,
+        commit=_commit(),
         started_at=now(),
         stages=earlier.stages if earlier else {},
         usage=earlier.usage if earlier else RunInfo.model_fields["usage"].default_factory(),
@@ -315,6 +320,19 @@ def scrub(data: Any, key: str = "") -> Any:
             return "***"
         return without_credentials(data)
     return data
+
+
+def _commit() -> str | None:
+    """The git commit checked out where the run was started (the chatbot's build, in a CI job), or None outside a
+    checkout or without git."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=10,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 def _versions() -> dict[str, str]:

@@ -52,6 +52,10 @@ class RunInfo(BaseModel):
     config: dict[str, Any] = Field(description="The effective config, secrets removed.")
     fingerprint: str = Field(description="Hash of the settings that shape the artifacts (resume guard).")
     versions: dict[str, str] = Field(default_factory=dict, description="Python and package versions.")
+    label: str | None = Field(default=None, description="What whoever ran it called the run (--label): a build "
+                              "number, a branch.")
+    commit: str | None = Field(default=None, description="The git commit checked out in the folder the run was "
+                               "started from (None outside a git checkout).")
     started_at: str
     finished_at: str | None = None
     stages: dict[str, StageInfo] = Field(default_factory=dict)

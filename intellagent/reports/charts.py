@@ -330,3 +330,41 @@ def procedure_graph(procedure: SopGraph, *, name: str) -> str:
                     f'<text x="{x + 8:.1f}" y="{y + 31:.1f}" class="label">'
                     f"{escape(one_line(step.tool or step.text or step.kind, 24))}</text></g>")
     return _svg(width, height, body, f"Procedure of {name}", "chart procedure")
+
+
+def history_chart(points: list[tuple[str, Rate, Rate | None, str]]) -> str:
+    """A rate over runs, oldest left: per run (its name, pass rate, outcome rate, and `worse`, `better` or `same`
+    from the run before), each rate with its 95% interval as a whisker; a ring marks a significant move."""
+    width, height, left, right, top, bottom, inset = 720, 240, 44, 16, 14, 40, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    step = (plot_w - 2 * inset) / max(1, len(points) - 1) if len(points) > 1 else 0
+
+    def x(i: int) -> float:  # inset: the first and last runs' names are centred under them, inside the chart
+        return left + (inset + i * step if len(points) > 1 else plot_w / 2)
+
+    def y(value: float) -> float:
+        return top + plot_h * (1 - value)
+
+    body = _y_grid(left, width - right, y)
+    every = max(1, math.ceil(60 / step)) if step else 1
+    for series, colour, shift in ((1, ACCENT, -3), (2, PASS, 3)):
+        rated = [(i, point[series]) for i, point in enumerate(points)
+                 if point[series] is not None and point[series].rate is not None]
+        if len(rated) > 1:
+            line = " ".join(f"{x(i) + shift:.1f},{y(r.rate or 0):.1f}" for i, r in rated)
+            dash = "" if series == 1 else ' stroke-dasharray="5 4"'
+            body.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        for i, rate in rated:
+            name, move = points[i][0], points[i][3]
+            label = f"{name}: {'pass rate' if series == 1 else 'outcome rate'}"
+            body.append(f'<line x1="{x(i) + shift:.1f}" x2="{x(i) + shift:.1f}" y1="{y(rate.low or 0):.1f}" '
+                        f'y2="{y(rate.high or 0):.1f}" stroke="{colour}" stroke-width="2" opacity="0.45"/>')
+            ring = (f' stroke="{FAIL if move == "worse" else PASS}" stroke-width="3"' if series == 1 and move != "same"
+                    else ' stroke="#fff" stroke-width="1.5"')
+            body.append(f'<circle class="s{series}" cx="{x(i) + shift:.1f}" cy="{y(rate.rate or 0):.1f}" r="5" '
+                        f'fill="{colour}"{ring}><title>{escape(_rate_title(label, rate))}</title></circle>')
+    for i, point in enumerate(points):
+        if i % every == 0:
+            body.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" class="axis" text-anchor="middle">'
+                        f"{escape(one_line(point[0], 14))}</text>")
+    return _svg(width, height, body, "A policy's pass rate and outcome rate over the runs")

@@ -22,8 +22,8 @@ def dialog_cards(artifacts: RunArtifacts, analyses: dict[str, Analysis]) -> str:
     return "".join(dialog_card(d, analyses[d.id], artifacts) for d in artifacts.dialogs)
 
 
-def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> str:
-    """The card of one dialog: a summary line that opens onto everything about it."""
+def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts, *, opened: bool = False) -> str:
+    """The card of one dialog: a summary line that opens onto everything about it (`opened`: shown open)."""
     catalog = artifacts.catalog
     violated = {v.policy for v in analysis.violations}
     chips = "".join(_policy_chip(pid, catalog, violated, set(analysis.tested))
@@ -41,7 +41,8 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts) -> 
         f'<span class="gist">{escape(one_line(headline, 140))}</span></summary>'
     )
     return (
-        f'<details class="dialog" id="dialog-{escape(dialog.id)}" data-status="{analysis.status}">{summary}'
+        f'<details class="dialog"{" open" if opened else ""} id="dialog-{escape(dialog.id)}" '
+        f'data-status="{analysis.status}">{summary}'
         f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
         f"{_verdict(dialog, analysis, catalog)}</div>"
         f"{outcome_panel(dialog, artifacts.event(dialog.event_id), kept_out=kept_out)}"

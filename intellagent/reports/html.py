@@ -35,6 +35,8 @@ from intellagent.reports.summary import reliability_line
 from intellagent.reports.text import counted, one_line, percent
 
 TEMPLATE = Path(__file__).with_name("report.html")
+STYLESHEET = Path(__file__).with_name("report.css")
+"""The page's style, inlined: the run viewer's pages (`intellagent.view`) wear it too."""
 
 STATUS_WORDS = {"pass": "passed", "fail": "failed", "user_fault": "user fault", "incomplete": "incomplete",
                 "error": "error"}
@@ -55,7 +57,13 @@ def report_html(report: Report, artifacts: RunArtifacts, analyses: dict[str, Ana
         _footer(report),
     ])
     template = Template(TEMPLATE.read_text(encoding="utf-8"))
-    return template.substitute(title=escape(f"{report.name or 'run'} · policy adherence"), body=body)
+    return template.substitute(title=escape(f"{report.name or 'run'} · policy adherence"), style=stylesheet(),
+                               body=body)
+
+
+def stylesheet() -> str:
+    """The report's stylesheet (CSS), to inline in a page."""
+    return STYLESHEET.read_text(encoding="utf-8")
 
 
 def _panels(page: Page, *, leading: bool) -> str:

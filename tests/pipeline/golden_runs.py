@@ -41,7 +41,7 @@ REGENERATE = ".venv/bin/python -m tests.pipeline.golden_runs"
 
 # What the clock or the machine decides, not the run's work (the fingerprint hashes absolute paths).
 UNPINNED_KEYS = frozenset({"started_at", "finished_at", "earlier_s", "duration_s", "invocation_s", "at_s", "versions",
-                           "fingerprint"})
+                           "fingerprint", "commit"})
 _XML_TIME = re.compile(r' time="[0-9.]+"')
 # The run's length as the HTML report's header shows it.
 _HTML_TIME = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|min|h)\b")
