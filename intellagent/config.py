@@ -121,7 +121,7 @@ FRAMEWORK_ROLES = ("policies", "graph", "scenarios", "populate", "user", "critiq
 
 
 class ChatbotConfig(_Strict):
-    """The chatbot under test and how to reach it (see the README's adapters section)."""
+    """The chatbot under test and how to reach it (see the guide "Plugging in your chatbot")."""
 
     type: Literal["llm_agent", "python", "langgraph", "http", "openai"] = "llm_agent"
     llm: ModelSpec | None = Field(default=None, description="llm_agent: its model; defaults to llm.default.")

@@ -152,7 +152,8 @@ class OutcomeGrade(BaseModel):
         "[expected, made, matched]; empty otherwise."
     )
     progress: float = Field(
-        description="The share of the expected calls made, in order, before the chatbot's first wrong write."
+        description="The share of the expected calls matched before the chatbot's first wrong write, in whatever "
+        "order they were made (the order is not checked)."
     )
 
     @property

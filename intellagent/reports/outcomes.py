@@ -11,7 +11,7 @@ was said. No figure here depends on the judge, which is what makes them worth ga
   each with its 95% Wilson interval;
 - tool-call precision, recall and F1, overall, per tool and per flow, from the summed counts of the
   dialogs' grades, never from a mean of per-dialog ratios;
-- the mean progress (the share of expected calls made in order before the first wrong write);
+- the mean progress (the share of expected calls matched before the first wrong write, in any order);
 - with trials, pass^k over the rewards of each event's graded trials;
 - the events with and without a verified outcome, and why not;
 - how often the judge agreed with the outcome's verdict on a policy.
