@@ -87,7 +87,7 @@ class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
     id: str = Field(description="The dialog's id: the event's, followed by -t2, -t3, ... for its later trials, "
-                    "by ~<mutant> for a mutant's dialog, and by -solo for a solo dialog played beside a dual one.")
+                    "by `~<mutant>` for a mutant's dialog, and by -solo for a solo dialog played beside a dual one.")
     event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
     trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
     mutant: str | None = Field(
@@ -109,7 +109,7 @@ class Dialog(BaseModel):
     usage: dict[str, Tally] = Field(default_factory=dict, description="LLM usage per role in this dialog.")
     duration_s: float = 0.0
     database: str | None = Field(
-        default=None, description="What the dialog changed in its event's world (dialogs/<id>.delta.json), "
+        default=None, description="What the dialog changed in its event's world (`dialogs/<id>.delta.json`), "
         "relative to the run folder."
     )
     digest: str | None = Field(

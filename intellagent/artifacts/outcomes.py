@@ -97,7 +97,7 @@ class ExpectedOutcome(BaseModel):
     world: str | None = Field(
         default=None,
         description="The world the expected calls leave, relative to the run: its difference from the event's "
-        "(events/<id>.expected.delta.json); None when the calls change nothing.",
+        "(`events/<id>.expected.delta.json`); None when the calls change nothing.",
     )
     digest: str | None = Field(default=None, description="sha256 of that world's rows.")
     touched: list[str] = Field(
