@@ -79,7 +79,7 @@ def block_of(annotation: Any) -> tuple[str, type[BaseModel]] | None:
     """For a key whose value holds keys of its own — a section, a mapping of named blocks, a list of blocks —
     how its keys' paths go on from it (``, `.NAME`, `[]`) and the model of those keys. A model SPEC is not
     one: it reads as one value, and its block is shown once for every key that takes a model."""
-    options = [option for option in _options(annotation) if option is not type(None)]
+    options = [option for option in members(annotation) if option is not type(None)]
     if len(options) != 1:
         return None
     origin, args = get_origin(options[0]), get_args(options[0])
@@ -134,7 +134,7 @@ def _table(keys: list[Key]) -> str:
 def type_text(annotation: Any, *, inside: bool = False) -> str:
     """A type in a reader's words: `int`, `"a" \\| "b"`, `list of str`, `mapping of str to float`, a `section` of
     keys, or (`inside` a list or mapping) a `block` of them."""
-    options = _options(annotation)
+    options = members(annotation)
     if len(options) > 1:
         shown = [type_text(a, inside=inside) for a in options if a is not type(None)]
         return " or ".join(dict.fromkeys(shown)) + (" or null" if type(None) in options else "")
@@ -158,12 +158,12 @@ def type_text(annotation: Any, *, inside: bool = False) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
-def _options(annotation: Any) -> list[Any]:
+def members(annotation: Any) -> list[Any]:
     """The members of a union (one for any other type), each without its `Annotated` metadata."""
     if get_origin(annotation) is Annotated:
-        return _options(get_args(annotation)[0])
+        return members(get_args(annotation)[0])
     if get_origin(annotation) in (Union, types.UnionType):
-        return [option for arg in get_args(annotation) for option in _options(arg)]
+        return [option for arg in get_args(annotation) for option in members(arg)]
     return [annotation]
 
 

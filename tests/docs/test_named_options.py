@@ -4,9 +4,8 @@ removed leaves no page (nor the README) telling readers to use it."""
 from __future__ import annotations
 
 import re
-import types
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Any, get_args, get_origin
 
 import pytest
 from pydantic import BaseModel
@@ -14,6 +13,7 @@ from pydantic import BaseModel
 from intellagent.artifacts import Report
 from intellagent.cli import parser
 from intellagent.config import Config
+from tests.docs.site_hook import reference_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -38,7 +38,7 @@ def resolves(annotation: Any, parts: list[str]) -> bool:
     """Whether the dotted parts name a key under a value of this type (a mapping's keys are any name)."""
     if not parts:
         return True
-    for option in _options(annotation):
+    for option in reference_hook().members(annotation):
         if get_origin(option) is dict and resolves(get_args(option)[1], parts[1:]):
             return True
         if isinstance(option, type) and issubclass(option, BaseModel):
@@ -46,14 +46,6 @@ def resolves(annotation: Any, parts: list[str]) -> bool:
             if parts[0] in fields and resolves(fields[parts[0]].annotation, parts[1:]):
                 return True
     return False
-
-
-def _options(annotation: Any) -> list[Any]:
-    if get_origin(annotation) is Annotated:
-        return _options(get_args(annotation)[0])
-    if get_origin(annotation) in (Union, types.UnionType):
-        return [option for arg in get_args(annotation) for option in _options(arg)]
-    return [annotation]
 
 
 def unknown_keys(text: str) -> list[str]:

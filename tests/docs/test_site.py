@@ -3,7 +3,6 @@ reference tables hold what the code accepts, and the README's links lead to page
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import re
@@ -11,7 +10,6 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from pydantic import BaseModel, Field
@@ -19,6 +17,7 @@ from pydantic.fields import FieldInfo
 
 from intellagent.cli import parser
 from intellagent.config import Config
+from tests.docs.site_hook import reference_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -113,7 +112,7 @@ def test_a_configuration_key_without_a_description_is_a_warning(caplog: pytest.L
         untold: int = 2
 
     with caplog.at_level(logging.WARNING, logger="mkdocs"):
-        rows = [key.row() for _, keys in hook().sections(Section, "section.") for key in keys]
+        rows = [key.row() for _, keys in reference_hook().sections(Section, "section.") for key in keys]
 
     assert rows[0] == "| `section.told` | int | `1` | Said. |"
     assert [record.getMessage() for record in caplog.records] == [
@@ -123,19 +122,10 @@ def test_a_configuration_key_without_a_description_is_a_warning(caplog: pytest.L
 def test_a_marker_no_table_answers_is_a_warning_and_stays(caplog: pytest.LogCaptureFixture) -> None:
     page = type("Page", (), {"file": type("File", (), {"src_path": "x.md"})()})()
     with caplog.at_level(logging.WARNING, logger="mkdocs"):
-        markdown = hook().on_page_markdown("<!-- reference: nothing -->\n", page=page)
+        markdown = reference_hook().on_page_markdown("<!-- reference: nothing -->\n", page=page)
 
     assert markdown == "<!-- reference: nothing -->\n"
     assert "x.md: no reference table is named 'nothing'" in caplog.text
-
-
-def hook() -> ModuleType:
-    """The site's hook module, docs/hooks/reference.py, as MkDocs loads it (by its path)."""
-    spec = importlib.util.spec_from_file_location("reference_hook", ROOT / "docs" / "hooks" / "reference.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _section(field: FieldInfo) -> type[BaseModel] | None:
