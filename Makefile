@@ -13,7 +13,7 @@ ARGS ?=
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[local,mcp,ray,dev]'
+	$(PY) -m pip install --quiet -e '.[local,mcp,ray,dev,docs]'
 	touch $(INSTALLED)
 
 run: $(INSTALLED)

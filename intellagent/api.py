@@ -54,7 +54,7 @@ async def arun(
             or a chatbot adapter — instead of the config's `chatbot:`.
         mutants: chatbots like `chatbot` that each break one rule on purpose, by name, as
             `Mutant(chatbot, breaks=...)`; the run plays them too and reports whether it caught them.
-        output: the run folder (default results/<config name>); an earlier run there is resumed.
+        output: the run folder (default `results/<config name>`); an earlier run there is resumed.
         scenarios_from: a frozen test set to take the scenarios and databases from (see `freeze`), or
             "tau:FOLDER", a τ-bench task set whose tasks the run plays and grades as τ-bench does.
         fresh: replace an earlier run in the output folder instead of resuming it (its LLM cache is kept).

@@ -92,14 +92,33 @@ class EnvironmentConfig(_Strict):
 class LLMConfig(_Strict):
     """The LLM of every framework role; a role left out uses `default`."""
 
-    default: ModelSpec = Field(default_factory=lambda: ModelSpec(provider="local"))
-    policies: ModelSpec | None = None
-    graph: ModelSpec | None = None
-    scenarios: ModelSpec | None = None
-    populate: ModelSpec | None = None
-    user: ModelSpec | None = None
-    critique: ModelSpec | None = None
-    analysis: ModelSpec | None = None
+    default: ModelSpec = Field(
+        default_factory=lambda: ModelSpec(provider="local"), description="The model of every role left unset."
+    )
+    policies: ModelSpec | None = Field(
+        default=None,
+        description="Reads the policy document: its flows and policies, their procedures and assertions, which "
+        "policies each check enforces; and reverses a rule for calibration's `opposite` mutants.",
+    )
+    graph: ModelSpec | None = Field(
+        default=None, description="Scores how likely two policies meet in one conversation: the policy graph's edges."
+    )
+    scenarios: ModelSpec | None = Field(
+        default=None,
+        description="Writes the scenarios (in τ-bench mode, names the policies each task tests).",
+    )
+    populate: ModelSpec | None = Field(
+        default=None, description="Makes each scenario's database and proposes its expected outcome."
+    )
+    user: ModelSpec | None = Field(default=None, description="Plays the simulated user.")
+    critique: ModelSpec | None = Field(
+        default=None,
+        description="Checks the simulated user's verdicts, and asks the audit's question whether the user pursued its "
+        "goal.",
+    )
+    analysis: ModelSpec | None = Field(
+        default=None, description="The judge: which policies each dialog tested and which the chatbot broke."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -121,9 +140,13 @@ FRAMEWORK_ROLES = ("policies", "graph", "scenarios", "populate", "user", "critiq
 
 
 class ChatbotConfig(_Strict):
-    """The chatbot under test and how to reach it (see the README's adapters section)."""
+    """The chatbot under test and how to reach it (see the guide "Plugging in your chatbot")."""
 
-    type: Literal["llm_agent", "python", "langgraph", "http", "openai"] = "llm_agent"
+    type: Literal["llm_agent", "python", "langgraph", "http", "openai"] = Field(
+        default="llm_agent",
+        description="How the chatbot is reached: a model given the policy and the tools (llm_agent), a Python "
+        "callable, a LangGraph graph, an HTTP service, or an OpenAI-compatible endpoint.",
+    )
     llm: ModelSpec | None = Field(default=None, description="llm_agent: its model; defaults to llm.default.")
     native_tools: Switch = Field(
         default="auto",

@@ -1,1 +1,1 @@
-"""Example chatbots under test, one per adapter kind (see the README's "Testing your own chatbot")."""
+"""Example chatbots under test, one per adapter kind (see docs/chatbots.md)."""

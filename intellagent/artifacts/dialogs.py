@@ -101,7 +101,7 @@ class Dialog(BaseModel):
     """A conversation between the simulated user and the chatbot under test, and its verdict."""
 
     id: str = Field(description="The dialog's id, unique in its file: the event's, followed by -t2, -t3, ... for "
-                    "its later trials, by ~<mutant> for a mutant's dialog, and by -solo for a solo dialog played "
+                    "its later trials, by `~<mutant>` for a mutant's dialog, and by -solo for a solo dialog played "
                     "beside a dual one. Nothing reads it for what the dialog is: `role`, `trial`, `mutant` and "
                     "`control` say.")
     role: DialogRole = Field(
@@ -131,7 +131,7 @@ class Dialog(BaseModel):
     usage: dict[str, Tally] = Field(default_factory=dict, description="LLM usage per role in this dialog.")
     duration_s: float = 0.0
     database: str | None = Field(
-        default=None, description="What the dialog changed in its event's world (dialogs/<id>.delta.json), "
+        default=None, description="What the dialog changed in its event's world (`dialogs/<id>.delta.json`), "
         "relative to the run folder."
     )
     digest: str | None = Field(

@@ -14,7 +14,7 @@ from intellagent.artifacts.tau import TauTask
 
 class Event(BaseModel):
     """A scenario with real values and its own world: the rows it needs over the run's background world
-    (events/<id>.delta.json; see `intellagent.environment.worlds`)."""
+    (`events/<id>.delta.json`; see `intellagent.environment.worlds`)."""
 
     id: str = Field(description="The scenario's id: one event per scenario.")
     status: Literal["ok", "error"] = "ok"
@@ -34,7 +34,7 @@ class Event(BaseModel):
     )
     database: str | None = Field(
         default=None, description="The event's world, relative to the run: its rows over the background world "
-        "(events/<id>.delta.json), or a complete SQLite database (events/tau.sqlite)."
+        "(`events/<id>.delta.json`), or a complete SQLite database (`events/tau.sqlite`)."
     )
     digest: str | None = Field(default=None, description="sha256 of the world's rows, as created.")
     repairs: int = Field(default=0, description="Rows sent back for repair before they validated.")

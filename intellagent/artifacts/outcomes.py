@@ -86,7 +86,7 @@ class ExpectedOutcome(BaseModel):
     world: str | None = Field(
         default=None,
         description="The world the expected calls leave, relative to the run: its difference from the event's "
-        "(events/<id>.expected.delta.json); None when the calls change nothing.",
+        "(`events/<id>.expected.delta.json`); None when the calls change nothing.",
     )
     digest: str | None = Field(default=None, description="sha256 of that world's rows.")
     touched: list[str] = Field(
@@ -164,7 +164,8 @@ class OutcomeGrade(BaseModel):
         "[expected, made, matched]; empty otherwise."
     )
     progress: float = Field(
-        description="The share of the expected calls made, in order, before the chatbot's first wrong write."
+        description="The share of the expected calls made in a valid order before the chatbot's first wrong write: "
+        "each write after the calls the outcome makes before it and before those it makes after it."
     )
 
     @property

@@ -2,9 +2,10 @@
 
 A check is a function of a dialog's `Trace` (its messages, the tool calls with their arguments and
 results, the database before and after) that yields a `Finding` for each breach, decorated with
-`@check`; its docstring states the rule it enforces. Three come with the framework (`builtin`):
+`@check`; its docstring states the rule it enforces. Five come with the framework (`builtin`):
 the chatbot's writes pass the domain's validators, a tool marked `@tool(confirm=True)` is called
-only after the customer agreed, and the ids, amounts and dates the chatbot states are grounded. A
+only after the customer agreed, the ids, amounts and dates the chatbot states are grounded, a change
+it says is done was made, and work it announces comes with a tool call in that turn. A
 domain adds its own in a `checks` module (`@check` and `Check` are defined with the rest of what a domain
 defines, in `intellagent.environment.checks`). Describe maps every check to the policies it enforces;
 the report stage sets their findings beside the LLM judge's verdict. The assertions describe compiles

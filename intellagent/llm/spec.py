@@ -58,7 +58,7 @@ class ModelSpec(BaseModel):
     api_key_env: str | None = Field(
         default=None, description="Env var with the key (default OPENAI_API_KEY / AZURE_OPENAI_API_KEY)."
     )
-    temperature: float = Field(default=0.0, ge=0, le=2)
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature (0: one answer per prompt).")
     max_tokens: int | None = Field(default=None, ge=1, description="Cap on the answer's length.")
     timeout: float = Field(
         default=300.0, gt=0,

@@ -119,7 +119,7 @@ def test_rows_that_together_break_a_world_rule_are_dropped_with_the_rule(tmp_pat
     assert any(d.startswith("store_orders") and "order_has_lines_and_a_payment" in d for d in event.dropped)
 
 
-def test_the_readme_example_file_reads_whole_and_its_rule_breaker_is_caught(tmp_path: Path) -> None:
+def test_the_documented_example_file_reads_whole_and_its_rule_breaker_is_caught(tmp_path: Path) -> None:
     airline = load_environment(EnvironmentConfig(
         policy=REPO / "policies/airline.md", schema="intellagent.db_schemas.airline.schema",
         tools="intellagent.db_schemas.airline.tools"))

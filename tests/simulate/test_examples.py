@@ -1,4 +1,4 @@
-"""The README's example configs load, and the chatbots they name exist and are of their kind."""
+"""The example chatbots' configs (examples/chatbots/) load, and the chatbots they name exist and are of their kind."""
 
 from __future__ import annotations
 

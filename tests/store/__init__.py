@@ -1,4 +1,4 @@
-"""An online store, a second test domain written from the README's "Adding your own domain" alone.
+"""An online store, a second test domain written from the guide "Adding your own domain" (docs/domains/) alone.
 
 Customers save payment methods; products come in variants; an order holds lines, payments and, once it
 leaves, shipments. It has the shapes the airline lacks, so every feature is tried on them too:

@@ -1,4 +1,4 @@
-"""The README's QA-gate examples: shown as they are in examples/qa_gate/, and they run.
+"""The QA-gate examples of the documentation: shown as they are in examples/qa_gate/, and they run.
 
 The examples name configs/airline.yml and are run from the project folder. Here each runs in a
 folder of its own whose configs/airline.yml holds the scripted shop, with every model scripted.
@@ -20,7 +20,12 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "qa_gate"
 CONFIG = "configs/airline.yml"
-SHOWN = ["evaluate_build.py", "stage_by_stage.py", "frozen_set.py", "test_chatbot_policy.py"]
+SHOWN = {  # each example, and the page of docs/ that shows it
+    "evaluate_build.py": "python-api.md",
+    "stage_by_stage.py": "python-api.md",
+    "frozen_set.py": "frozen-sets.md",
+    "test_chatbot_policy.py": "pytest.md",
+}
 
 
 @pytest.fixture
@@ -35,10 +40,10 @@ def run_example(name: str) -> None:
     runpy.run_module(f"examples.qa_gate.{name}", run_name="__main__")
 
 
-@pytest.mark.parametrize("name", SHOWN)
-def test_the_readme_shows_the_example_as_it_is(name: str) -> None:
+@pytest.mark.parametrize(("name", "page"), SHOWN.items())
+def test_the_docs_show_the_example_as_it_is(name: str, page: str) -> None:
     block = f"```python\n{(EXAMPLES / name).read_text()}```\n"
-    assert block in (ROOT / "README.md").read_text(), f"README.md lacks examples/qa_gate/{name} as it is"
+    assert block in (ROOT / "docs" / page).read_text(), f"docs/{page} lacks examples/qa_gate/{name} as it is"
 
 
 def test_the_api_example_gates_on_the_report(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
