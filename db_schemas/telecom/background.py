@@ -104,7 +104,8 @@ def _line(rng: random.Random, line_id: str, customer_id: str, number: str, devic
     return line
 
 
-def _bills(rng: random.Random, customer_id: str, lines: list[Line], serial: Iterator[int], *, overdue: bool) -> list[Bill]:
+def _bills(rng: random.Random, customer_id: str, lines: list[Line], serial: Iterator[int], *,
+           overdue: bool) -> list[Bill]:
     prices = {plan.plan_id: plan for plan in PLANS}
     bills = []
     for start, status in ((JANUARY, "Paid"), (FEBRUARY, "Overdue" if overdue else rng.choice(("Paid", "Issued"))),

@@ -91,8 +91,7 @@ def phone_changed_only_as_the_steps_say(trace: Trace) -> Iterator[Finding]:
     for call in trace.side_calls("user"):
         broke = BREAKING.get(call.name)
         if broke is not None and (call.result or "").startswith(broke):
-            yield _finding(call, f"the phone was left worse off: {broke[0].lower() + broke[1:]}, which no step asks "
-                                 "for")
+            yield _finding(call, f"the phone was left worse off ({broke}), which no step asks for")
         mode = call.arguments.get("mode")
         if call.name == "set_network_mode_preference" and not call.failed and mode != RECOMMENDED_MODE:
             yield _finding(call, f"the phone's network mode was set to {mode}; the steps only ever ask for "

@@ -147,7 +147,8 @@ def get_data_usage(session: InjectedSession, customer_id: str, line_id: str) -> 
     line = _customers_line(session, customer_id, line_id)
     plan = _plan(session, line.plan_id)
     return {"line_id": line_id, "data_used_gb": line.data_used_gb, "data_limit_gb": plan.data_limit_gb,
-            "data_refueling_gb": line.data_refueling_gb, "cycle_end_date": _month_end(date.fromisoformat(TODAY)).isoformat()}
+            "data_refueling_gb": line.data_refueling_gb,
+            "cycle_end_date": _month_end(date.fromisoformat(TODAY)).isoformat()}
 
 
 @tool(writes=True)
@@ -206,7 +207,8 @@ def refuel_data(session: InjectedSession, customer_id: str, line_id: str, gb_amo
     plan = _plan(session, line.plan_id)
     charge = gb_amount * plan.data_refueling_price_per_gb
     line.data_refueling_gb += gb_amount
-    add_charge(session, customer_id, charge, f"Data refueling: {gb_amount} GB at ${plan.data_refueling_price_per_gb}/GB")
+    price = plan.data_refueling_price_per_gb
+    add_charge(session, customer_id, charge, f"Data refueling: {gb_amount} GB at ${price}/GB")
     return {"message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
             "new_data_refueling_gb": line.data_refueling_gb, "charge": charge}
 

@@ -10,6 +10,7 @@ reaches the company is a payment made here, which the carrier records at once (s
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
 from intellagent.environment import InjectedSession, tool
 
 from . import phone as network

@@ -145,7 +145,8 @@ def phone_is_on_a_line(phone: Phone, session: Session) -> None:
     """The phone's number is one of the carrier's lines."""
     if phone.phone_number is not None and session.exec(
             select(Line.line_id).where(Line.phone_number == phone.phone_number)).first() is None:
-        raise RowRejected(f"the phone's number {phone.phone_number} is no line's; use the number of the customer's line")
+        raise RowRejected(f"the phone's number {phone.phone_number} is no line's; give it the number of the "
+                          "customer's line")
 
 
 def _apps(apps: Any) -> None:
