@@ -59,7 +59,8 @@ def dual_grade(env: Environment, task: TauTask, played: Dialog, *, start: Path, 
     reward = 1.0 if ended and all(met.get(part, True) for part in basis) else 0.0
     return TauGrade(task=task.index, reward=reward, hash_match=hash_match, basis=basis, assertions=held,
                     actions=made, outputs=outputs,
-                    missed=[name for name, made_it in made.items() if not made_it])
+                    missed=[name for name, made_it in made.items() if not made_it],
+                    diff=[f"assertion not met: {name}" for name, met_it in held.items() if not met_it])
 
 
 def assertions_held(env: Environment, task: TauTask, world: Path) -> dict[str, bool]:
