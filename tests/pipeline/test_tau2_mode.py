@@ -96,3 +96,19 @@ def test_the_command_line_plays_tau2_benchs_task_set(tmp_path: Path, scripted_mo
                  "--output", str(tmp_path / "run"), "--no-progress"])
     assert code == 0
     assert "τ-bench: 2 tasks × 1 trial · pass^1 1.00" in capsys.readouterr().out
+
+
+def test_a_solo_dialogs_customer_plays_from_the_tasks_ticket_and_a_dual_ones_from_its_instruction() -> None:
+    from intellagent.config import load_config
+    from intellagent.environment import load_environment
+    from intellagent.tau.user import TaskUser, task_user_prompt
+
+    task = bench.tasks()[12]  # the line suspended for an overdue bill
+    event = Event(id="T012", task=task, scenario=task.instruction, database="events/T012.delta.json")
+    phone = load_environment(load_config("telecom.yml").environment).user_tools
+    dual, solo = TaskUser(event, llm=None, tools=phone), TaskUser(event, llm=None)  # type: ignore[arg-type]
+    assert (dual.ticket, dual.private) == ("", task.instruction)
+    assert solo.ticket == task.ticket and solo.private == ""  # τ²-bench's solo agent reads the ticket whole
+    shown = task_user_prompt(event, [], ticket=solo.ticket)[0].content
+    assert "They gave permission to pay all their overdue bills." in shown and task.instruction not in shown
+    assert "check_status_bar" in task_user_prompt(event, [], tools=phone)[0].content
