@@ -5,6 +5,7 @@ two whose phone cannot be fixed here need a transfer to a person, an expected ac
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from pathlib import Path
@@ -16,6 +17,7 @@ from intellagent.artifacts import Dialog, Message, TauTask, ToolCall
 from intellagent.environment import Environment
 from intellagent.simulate.users import USER_ENDED
 from intellagent.tau.dual_grading import assertions_held, dual_grade, run_initial
+from intellagent.tau.tasks import read_tau_tasks, tasks_file
 from tests.telecom.conftest import TAU2, tasks
 
 TRANSFERS = {"[service_issue]lock_sim_card_pin[PERSONA:Hard]", "[service_issue]contract_end_suspension[PERSONA:Hard]"}
@@ -120,3 +122,38 @@ def test_a_dialog_cut_off_before_its_end_earns_nothing(telecom: Environment, tau
     cut = dialog.model_copy(update={"reason": "no verdict after 6 user turns (simulate.max_turns)"})
     grade = dual_grade(telecom, task, cut, start=tmp_path / "start.sqlite", end=end)
     assert all(grade.assertions.values()) and grade.reward == 0.0
+
+
+def composed_task(tmp_path: Path) -> TauTask:
+    """A task of τ²-bench's full set's kind, several faults at once (its builders compose them): airplane mode on,
+    mobile data off and data saver on, all three to fix for an excellent speed."""
+    task = {
+        "id": "[mobile_data_issue]airplane_mode_on|data_mode_off|data_saver_mode_on[PERSONA:None]",
+        "user_scenario": {"persona": None, "instructions": {"reason_for_call": "My mobile data does not work.",
+                                                            "known_info": "You are John Smith, 555-123-2002."}},
+        "ticket": "Mobile data does not work.",
+        "initial_state": {"initialization_actions": [
+            {"env_type": "user", "func_name": name, "arguments": arguments} for name, arguments in (
+                ("set_user_info", {"name": "John Smith", "phone_number": "555-123-2002"}),
+                ("turn_airplane_mode_on", {}), ("turn_data_off", {}), ("turn_data_saver_mode_on", {}))]},
+        "evaluation_criteria": {
+            "actions": [{"action_id": name, "requestor": "user", "name": name, "arguments": {}}
+                        for name in ("toggle_airplane_mode", "toggle_data", "toggle_data_saver_mode")],
+            "env_assertions": [{"env_type": "user", "func_name": "assert_internet_speed",
+                                "arguments": {"expected_speed": 200, "expected_desc": "excellent"}}],
+            "reward_basis": ["ENV_ASSERTION"]},
+    }
+    (tmp_path / "tasks.json").write_text(json.dumps([task]))
+    (composed,) = read_tau_tasks(tasks_file(tmp_path))
+    return composed
+
+
+def test_a_task_with_several_faults_needs_every_fix(telecom: Environment, tau_template: Path, tmp_path: Path) -> None:
+    task = composed_task(tmp_path)
+    start = initial(telecom, tau_template, tmp_path, task)
+    end, dialog = replayed(telecom, start, task)
+    assert dual_grade(telecom, task, dialog, start=start, end=end).reward == 1.0
+    partial = task.model_copy(update={"actions": task.actions[:2]})  # data saver left on: Good, not Excellent
+    end, dialog = replayed(telecom, initial(telecom, tau_template, tmp_path, task), partial)
+    grade = dual_grade(telecom, task, dialog, start=start, end=end)
+    assert grade.reward == 0.0 and grade.actions["user: toggle_data_saver_mode()"] is False
