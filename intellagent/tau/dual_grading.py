@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,19 +67,15 @@ def dual_grade(env: Environment, task: TauTask, played: Dialog, *, start: Path, 
 def assertions_held(env: Environment, task: TauTask, world: Path) -> dict[str, bool]:
     """Each of the task's assertions on a copy of `world`: whether it gave the value it must (one that fails to
     run did not)."""
-    run = tau_functions(env)
     held = {}
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "end.sqlite"
-        shutil.copyfile(world, copy)
-        with env.session(copy) as session:
-            for assertion in task.assertions:
-                try:
-                    held[assertion.text()] = run(env, session, assertion.side, assertion.name,
-                                                 assertion.arguments) == assertion.expected
-                except Exception:  # an assertion that cannot run on this world is not met
-                    session.rollback()
-                    held[assertion.text()] = False
+    with on_a_copy(env, world) as (session, _):
+        for assertion in task.assertions:
+            try:
+                held[assertion.text()] = tau_functions(env)(env, session, assertion.side, assertion.name,
+                                                            assertion.arguments) == assertion.expected
+            except Exception:  # an assertion that cannot run on this world is not met
+                session.rollback()
+                held[assertion.text()] = False
     return held
 
 
@@ -97,17 +94,24 @@ def matched(action: TauAction, calls: list[MadeCall], *, solo: bool) -> bool:
 
 def same_end(env: Environment, task: TauTask, start: Path, end: Path) -> bool:
     """Whether both sides' records end as the task's gold actions leave the world `start`."""
-    run = tau_functions(env)
-    with tempfile.TemporaryDirectory() as folder:
-        gold = Path(folder) / "gold.sqlite"
-        shutil.copyfile(start, gold)
-        with env.session(gold) as session:
-            for action in task.replayed:
-                try:
-                    run(env, session, action.requestor, action.name, action.kwargs)
-                except Exception:  # τ-bench replays gold actions that fail as changing nothing
-                    session.rollback()
+    with on_a_copy(env, start) as (session, gold):
+        for action in task.replayed:
+            try:
+                tau_functions(env)(env, session, action.requestor, action.name, action.kwargs)
+            except Exception:  # τ-bench replays gold actions that fail as changing nothing
+                session.rollback()
+        session.commit()
         return tau_hash(exported(env, gold)) == tau_hash(exported(env, end))
+
+
+@contextmanager
+def on_a_copy(env: Environment, world: Path) -> Iterator[tuple[Any, Path]]:
+    """A session on a copy of the complete database `world`, and the copy's path; both gone on exit."""
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / world.name
+        shutil.copyfile(world, copy)
+        with env.session(copy) as session:
+            yield session, copy
 
 
 def run_initial(env: Environment, session: Any, task: TauTask) -> None:

@@ -157,3 +157,15 @@ def test_a_task_with_several_faults_needs_every_fix(telecom: Environment, tau_te
     end, dialog = replayed(telecom, initial(telecom, tau_template, tmp_path, task), partial)
     grade = dual_grade(telecom, task, dialog, start=start, end=end)
     assert grade.reward == 0.0 and grade.actions["user: toggle_data_saver_mode()"] is False
+
+
+@pytest.mark.parametrize("index", [0, 12, 17])
+def test_on_a_db_basis_the_gold_replay_ends_as_the_gold_world_and_doing_nothing_does_not(
+        telecom: Environment, tau_template: Path, tmp_path: Path, index: int) -> None:
+    task = tasks()[index].model_copy(update={"reward_basis": ["DB"]})
+    start = initial(telecom, tau_template, tmp_path, task)
+    end, dialog = replayed(telecom, start, task)
+    assert dual_grade(telecom, task, dialog, start=start, end=end).hash_match is True
+    idle = dialog.model_copy(update={"transcript": dialog.transcript[:1]})
+    grade = dual_grade(telecom, task, idle, start=start, end=start)
+    assert (grade.hash_match, grade.reward) == (False, 0.0)
