@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Dialog, TauAction, TauGrade, TauTask
 from intellagent.artifacts.outcomes import said
-from intellagent.artifacts.tau import TauCall
+from intellagent.artifacts.tau import REWARD_BASES, TauCall
 from intellagent.errors import UsageError, failure_reason
 from intellagent.simulate.users import USER_ENDED
 from intellagent.tau.documents import exported, tau_hash
@@ -45,7 +45,13 @@ def dual_grade(env: Environment, task: TauTask, played: Dialog, *, start: Path, 
 
     Raises:
         UsageError: the domain's τ-bench module cannot run τ²-bench's functions (it has no `run_tau_function`).
+        ValueError: the task's reward basis names a part not graded here (τ²-bench's NL_ASSERTION, judged by a
+            model, which it marks as work in progress).
     """
+    unknown = [part for part in task.reward_basis if part not in REWARD_BASES]
+    if unknown:
+        raise ValueError(f"the task's reward basis {', '.join(unknown)} is not graded here; only "
+                         f"{', '.join(REWARD_BASES)}")
     calls: list[MadeCall] = [("user" if message.role == "user" else "assistant", call.name, call.arguments)
                              for message in played.transcript for call in message.tool_calls if not call.reported]
     replies = [message.content for message in played.transcript if message.role == "chatbot"]
@@ -57,7 +63,7 @@ def dual_grade(env: Environment, task: TauTask, played: Dialog, *, start: Path, 
     met = {"ENV_ASSERTION": all(held.values()), "ACTION": all(made.values()), "DB": bool(hash_match),
            "COMMUNICATE": all(outputs.values())}
     ended = played.reason in ENDED or played.reason.startswith(ENDED)
-    reward = 1.0 if ended and all(met.get(part, True) for part in basis) else 0.0
+    reward = 1.0 if ended and all(met[part] for part in basis) else 0.0
     return TauGrade(task=task.index, reward=reward, hash_match=hash_match, basis=basis, assertions=held,
                     actions=made, outputs=outputs,
                     missed=[name for name, made_it in made.items() if not made_it],

@@ -169,3 +169,11 @@ def test_on_a_db_basis_the_gold_replay_ends_as_the_gold_world_and_doing_nothing_
     idle = dialog.model_copy(update={"transcript": dialog.transcript[:1]})
     grade = dual_grade(telecom, task, idle, start=start, end=start)
     assert (grade.hash_match, grade.reward) == (False, 0.0)
+
+
+def test_a_reward_basis_not_graded_here_is_an_error_not_a_pass(telecom: Environment, tau_template: Path,
+                                                                tmp_path: Path) -> None:
+    task = tasks()[3].model_copy(update={"reward_basis": ["ENV_ASSERTION", "NL_ASSERTION"]})
+    end, dialog = replayed(telecom, initial(telecom, tau_template, tmp_path, task), task)
+    with pytest.raises(ValueError, match="reward basis NL_ASSERTION is not graded here"):
+        dual_grade(telecom, task, dialog, start=tmp_path / "start.sqlite", end=end)
