@@ -112,3 +112,16 @@ def test_a_solo_dialogs_customer_plays_from_the_tasks_ticket_and_a_dual_ones_fro
     shown = task_user_prompt(event, [], ticket=solo.ticket)[0].content
     assert "They gave permission to pay all their overdue bills." in shown and task.instruction not in shown
     assert "check_status_bar" in task_user_prompt(event, [], tools=phone)[0].content
+
+
+def test_a_careless_model_in_every_role_still_ends_with_graded_dialogs(tmp_path: Path) -> None:
+    import asyncio
+
+    from intellagent.api import arun
+    from intellagent.llm.careless import careless_answers
+
+    config = bench.settings(chatbot={"type": "llm_agent", "llm": "scripted"}, tau={"tasks": "0,12,17"})
+    result = asyncio.run(arun(config, output=tmp_path / "run", script=ScriptedLLM().on(reply=careless_answers(seed=3))))
+    dialogs = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
+    assert len(dialogs) == 3 and all(d.tau is not None and d.status in ("pass", "fail") for d in dialogs)
+    assert result.report.tau is not None and result.report.tau.tasks == 3
