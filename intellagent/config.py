@@ -76,6 +76,17 @@ class EnvironmentConfig(_Strict):
     checks: str | None = Field(
         default=None, description="Module with @check functions: policy rules decided over a dialog (optional)."
     )
+    sync: str | None = Field(
+        default=None,
+        description="Module with a `sync(session)` that carries a change made on one side of the world to the other "
+        "(a payment made on the user's device reaching the company's bill), run after every tool call (optional; "
+        "dual control).",
+    )
+    solo_policy: Path | None = Field(
+        default=None,
+        description="The policy a solo dialog's chatbot gets instead of `policy`: the same rules for a chatbot that "
+        "holds the user's tools itself (optional; dual control).",
+    )
     tau: str | None = Field(
         default=None,
         description="Module that loads τ-bench's data into the tables and exports it back, to play τ-bench's "
@@ -648,7 +659,11 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
     env.policy = (base_dir / env.policy).resolve()
     if not env.policy.is_file():
         raise UsageError(f"{origin}: environment.policy: file {env.policy} not found; fix the path")
-    for key in ("schema_module", "tools", "validators", "background", "checks", "tau"):
+    if env.solo_policy is not None:
+        env.solo_policy = (base_dir / env.solo_policy).resolve()
+        if not env.solo_policy.is_file():
+            raise UsageError(f"{origin}: environment.solo_policy: file {env.solo_policy} not found; fix the path")
+    for key in ("schema_module", "tools", "user_tools", "validators", "background", "checks", "sync", "tau"):
         value = getattr(env, key)
         if value and value.endswith(".py"):
             resolved = (base_dir / value).resolve()

@@ -54,7 +54,7 @@ def user_role(event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] =
     """The simulated user of a dialog on `event`, played by `llm` (`thoughts`: whether a sampled scenario's
     user writes a private thought; `tools`: its own tools on its side of the world)."""
     if event.task is not None:
-        return TaskUser(event, llm)
+        return TaskUser(event, llm, tools=tools)
     return ScenarioUser(event, llm, thoughts=thoughts, tools=tools)
 
 

@@ -1,17 +1,17 @@
-"""A mobile carrier's world as tables: the company's records, and the customers' phones.
+"""A mobile carrier's world as tables, shaped as τ²-bench's telecom domain: the company's records, and the
+customer's phone.
 
-The company's side holds customers, the plans it sells, the lines (each a phone number on a plan)
-and the bills. The customer's side holds each line's phone as the customer has it in hand: its
-switches, its SIM and where it is. Only the customer can change a phone, so its table is marked as
-the user's (`info={"side": "user"}`): the chatbot's tools never read or write it, and the
-customer's own tools (user_tools.py) write nothing else, reading only the line the phone is on and
-that line's plan.
+The company's side holds the plans it sells, the devices it knows, its customers, their lines (a phone
+number on a plan, in a device) and their bills. The customer's side is one phone, the one in the customer's
+hand, with its settings and what it sees of the network where it is (`info={"side": "user"}`): only the
+customer's own tools (user_tools.py) change it. Whether the phone has service, how fast its data is and
+whether it can send a picture message follow from its state and its line (phone.py). A payment the customer
+makes on the phone reaches the company's bill through the world's one rule across the two sides (sync.py).
 
-Shapes the airline lacks, on purpose: ids made of digits only (customer numbers, phone numbers, bill
-numbers), a phone number as a primary key that another table's primary key refers to, booleans,
-an optional number (an unlimited plan has no data limit), and JSON columns that hold a list of
-objects (payment methods, a bill's charges) or one object (a phone's APN settings).
-Dates are text: days 'YYYY-MM-DD', billing months 'YYYY-MM'.
+Shapes the airline lacks, on purpose: JSON columns holding one object (an address, APN settings, a VPN's
+details), a list of objects (payment methods, a bill's line items) or a mapping (apps by name, signal per
+network technology); an optional foreign key (a line with no device); and a table of one row.
+Dates are text: days 'YYYY-MM-DD', moments 'YYYY-MM-DDTHH:MM:SS'.
 """
 
 from typing import Any
@@ -19,44 +19,39 @@ from typing import Any
 from sqlalchemy import JSON
 from sqlmodel import Field, SQLModel
 
-NOW = "2025-06-12T10:00:00"
-"""The policy's current time (EST)."""
+NOW = "2025-02-25T12:08:00"
+"""The policy's current time (EST), τ²-bench's."""
 TODAY = NOW[:10]
-CURRENT_PERIOD = NOW[:7]
-"""The billing month in progress; its bill is `pending` until it is issued on the 1st of next month."""
 
-LINE_STATUSES = ("active", "suspended")
-SUSPENSION_REASONS = ("non_payment", "customer_request", "lost_or_stolen")
-BILL_STATUSES = ("pending", "open", "overdue", "paid")
-CARD_TYPES = ("credit_card", "debit_card")
-SIM_STATES = ("active", "missing", "locked")
-NETWORK_MODES = ("5g_auto", "4g_auto", "3g_auto", "2g_only")
+LINE_STATUSES = ("Active", "Suspended", "Pending Activation", "Closed")
+ACCOUNT_STATUSES = ("Active", "Suspended", "Pending Verification", "Closed")
+BILL_STATUSES = ("Draft", "Issued", "Awaiting Payment", "Paid", "Overdue", "Disputed")
+DEVICE_TYPES = ("phone", "router", "tablet", "watch", "other")
+PAYMENT_TYPES = ("Credit Card", "Debit Card", "PayPal")
 
-DEFAULT_APN = {"name": "kestrel.internet", "mmsc": "http://mms.kestrel.example/mms"}
-"""The carrier's APN settings, which a phone gets back when its APN settings are reset."""
+SIM_STATUSES = ("active", "missing", "locked_pin", "locked_puk")
+TECHNOLOGIES = ("none", "2G", "3G", "4G", "5G")
+NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
+SIGNALS = ("none", "poor", "fair", "good", "excellent")
+CONNECTION_STATUSES = ("connected", "searching", "no_service", "emergency_only")
+PERFORMANCE_LEVELS = ("unknown", "poor", "fair", "good", "excellent")
+APN_NAMES = ("internet", "broken")
+PERMISSIONS = ("sms", "storage", "phone", "network")
+
+DEFAULT_APN: dict[str, Any] = {"apn_name": "internet", "reset_at_reboot": False, "mms_apn": "mms",
+                               "mmsc_url": "http://mms.carrier.com/mms/wapenc", "mms_proxy": None, "mms_port": None}
+"""The carrier's APN settings, which a phone gets back when its reset ones take effect at a reboot."""
+DEFAULT_APPS: dict[str, Any] = {
+    "messaging": {"app_name": "messaging", "permissions": {"sms": True, "storage": True, "phone": True,
+                                                           "network": False}},
+    "browser": {"app_name": "browser", "permissions": {"sms": False, "storage": True, "phone": False,
+                                                       "network": True}},
+}
+HOME_SIGNAL: dict[str, str] = {"2G": "poor", "3G": "fair", "4G": "good", "5G": "excellent"}
+"""The signal each network technology has where the customer is."""
 
 USER_SIDE = {"info": {"side": "user"}}
 """The `__table_args__` of a table that belongs to the customer, not to the company."""
-
-
-class Customer(SQLModel, table=True):
-    """An account holder, with the payment cards on file."""
-
-    __tablename__ = "customers"
-
-    customer_id: str = Field(primary_key=True, description="eight digits, e.g. '31750284'")
-    full_name: str
-    date_of_birth: str = Field(description="'YYYY-MM-DD'")
-    email: str
-    street: str
-    city: str
-    state: str = Field(description="two-letter code, e.g. 'OR'")
-    zip_code: str = Field(description="five digits as text, e.g. '97205'")
-    payment_methods: list[dict[str, Any]] = Field(
-        sa_type=JSON,
-        description="cards on file: objects with 'type' ('credit_card' or 'debit_card'), 'last_four' (four digits "
-        "as text) and 'expires' ('YYYY-MM', the last month the card works)",
-    )
 
 
 class Plan(SQLModel, table=True):
@@ -64,14 +59,47 @@ class Plan(SQLModel, table=True):
 
     __tablename__ = "plans"
 
-    plan_id: str = Field(primary_key=True, description="e.g. 'everyday_15'")
-    name: str = Field(description="e.g. 'Everyday 15 GB'")
-    monthly_price: float = Field(description="dollars per month")
-    data_limit_gb: float | None = Field(default=None, description="data included per month in GB; empty: unlimited")
-    refuel_price_per_gb: float | None = Field(
-        default=None, description="dollars per GB of extra data; empty on an unlimited plan, which needs none"
-    )
-    roaming_price_per_day: float = Field(description="dollars per day of data use abroad; 0 when included")
+    plan_id: str = Field(primary_key=True, description="'P' and four digits, e.g. 'P1001'")
+    name: str = Field(description="e.g. 'Basic Plan'")
+    data_limit_gb: float = Field(description="data included per month, in GB")
+    price_per_month: float = Field(description="dollars per month")
+    data_refueling_price_per_gb: float = Field(description="dollars per GB of data added in a month")
+
+
+class Device(SQLModel, table=True):
+    """A device the carrier knows of."""
+
+    __tablename__ = "devices"
+
+    device_id: str = Field(primary_key=True, description="'D' and four digits, e.g. 'D1001'")
+    device_type: str = Field(description="'phone', 'router', 'tablet', 'watch' or 'other'")
+    model: str = Field(description="e.g. 'Pixel 7'")
+    imei: str | None = Field(default=None, description="fifteen digits")
+    is_esim_capable: bool
+    activated: bool
+    activation_date: str | None = Field(default=None, description="'YYYY-MM-DDTHH:MM:SS'")
+    last_esim_transfer_date: str | None = Field(default=None, description="'YYYY-MM-DDTHH:MM:SS'")
+
+
+class Customer(SQLModel, table=True):
+    """An account holder."""
+
+    __tablename__ = "customers"
+
+    customer_id: str = Field(primary_key=True, description="'C' and four digits, e.g. 'C1001'")
+    full_name: str
+    date_of_birth: str = Field(description="'YYYY-MM-DD'")
+    email: str
+    phone_number: str = Field(description="contact number, 'NNN-NNN-NNNN'")
+    address: dict[str, Any] = Field(sa_type=JSON, description="an object with 'street', 'city', 'state' (two "
+                                    "letters) and 'zip_code'")
+    account_status: str = Field(description="'Active', 'Suspended', 'Pending Verification' or 'Closed'")
+    created_at: str = Field(description="'YYYY-MM-DDTHH:MM:SS'")
+    payment_methods: list[dict[str, Any]] = Field(
+        sa_type=JSON, description="objects with 'method_type' ('Credit Card', 'Debit Card' or 'PayPal'), "
+        "'account_number_last_4' (four digits as text) and 'expiration_date' ('MM/YYYY')")
+    last_extension_date: str | None = Field(default=None, description="last payment extension, 'YYYY-MM-DD'")
+    goodwill_credit_used_this_year: float = Field(default=0.0, description="dollars")
 
 
 class Line(SQLModel, table=True):
@@ -79,63 +107,91 @@ class Line(SQLModel, table=True):
 
     __tablename__ = "lines"
 
-    phone_number: str = Field(primary_key=True, description="ten digits, no spaces or signs, e.g. '5035550187'")
+    line_id: str = Field(primary_key=True, description="'L' and four digits, e.g. 'L1001'")
     customer_id: str = Field(foreign_key="customers.customer_id", description="the account holder")
+    phone_number: str = Field(unique=True, description="'NNN-NNN-NNNN'")
+    status: str = Field(description="'Active', 'Suspended', 'Pending Activation' or 'Closed'")
     plan_id: str = Field(foreign_key="plans.plan_id")
-    status: str = Field(description="'active' or 'suspended'")
-    suspension_reason: str | None = Field(
-        default=None, description="suspended lines only: 'non_payment', 'customer_request' or 'lost_or_stolen'"
-    )
-    suspended_on: str | None = Field(default=None, description="suspended lines only: 'YYYY-MM-DD'")
-    contract_end: str | None = Field(
-        default=None, description="last day of a fixed-term contract, 'YYYY-MM-DD'; empty for month to month"
-    )
-    data_used_gb: float = Field(description="data used this billing month, in GB")
-    data_refueled_gb: float = Field(description="extra data bought this billing month, in GB (at most 5)")
-    roaming_enabled: bool = Field(description="whether the network lets the line use data abroad")
+    device_id: str | None = Field(default=None, foreign_key="devices.device_id")
+    data_used_gb: float = Field(default=0.0, description="data used this billing month, in GB")
+    data_refueling_gb: float = Field(default=0.0, description="data added this billing month, in GB")
+    roaming_enabled: bool = Field(default=False, description="whether the network lets the line use data abroad")
+    contract_end_date: str | None = Field(default=None, description="'YYYY-MM-DD'")
+    last_plan_change_date: str | None = Field(default=None, description="'YYYY-MM-DD'")
+    last_sim_replacement_date: str | None = Field(default=None, description="'YYYY-MM-DD'")
+    suspension_start_date: str | None = Field(default=None, description="suspended lines only: 'YYYY-MM-DD'")
 
 
 class Bill(SQLModel, table=True):
-    """A customer's bill for one billing month, itemised."""
+    """A customer's bill for one billing period, itemised."""
 
     __tablename__ = "bills"
 
-    bill_id: str = Field(primary_key=True, description="nine digits, e.g. '602318457'")
+    bill_id: str = Field(primary_key=True, description="'B' and digits, e.g. 'B1001'")
     customer_id: str = Field(foreign_key="customers.customer_id")
-    period: str = Field(description="the billing month, 'YYYY-MM'")
-    status: str = Field(description="'pending' (this month, not issued yet), 'open', 'overdue' or 'paid'")
-    issued_on: str | None = Field(
-        default=None, description="'YYYY-MM-DD', the 1st of the next month; empty while pending"
-    )
-    due_on: str | None = Field(default=None, description="'YYYY-MM-DD', 20 days after issue; empty while pending")
-    amount: float = Field(description="dollars: the sum of the charges")
-    charges: list[dict[str, Any]] = Field(
-        sa_type=JSON, description="objects with 'description' (text) and 'amount' (dollars)"
-    )
-    paid_on: str | None = Field(default=None, description="paid bills only: 'YYYY-MM-DD'")
-    paid_with: str | None = Field(default=None, description="paid bills only: the card's last four digits")
+    period_start: str = Field(description="'YYYY-MM-DD'")
+    period_end: str = Field(description="'YYYY-MM-DD'")
+    issue_date: str = Field(description="'YYYY-MM-DD'")
+    total_due: float = Field(description="dollars: the sum of the line items")
+    due_date: str = Field(description="'YYYY-MM-DD'")
+    line_items: list[dict[str, Any]] = Field(
+        sa_type=JSON, description="objects with 'description', 'amount' (dollars, negative for a credit), 'date' "
+        "('YYYY-MM-DD') and 'item_type' (e.g. 'Plan Charge', 'Overage', 'Fee', 'Charge', 'Credit')")
+    status: str = Field(description="'Draft', 'Issued', 'Awaiting Payment', 'Paid', 'Overdue' or 'Disputed'")
 
 
 class Phone(SQLModel, table=True):
-    """The phone a line's SIM is in, as its owner has it in hand: settings, SIM and whereabouts.
+    """The customer's own phone, as its owner has it in hand, and what it sees of the network where it is.
 
-    The customer's side of the world: only the customer's own tools change it. Whether the phone has
-    service, and how fast its data is, follows from these columns and the line (see user_tools.py).
+    The customer's side of the world, one row: only the customer's own tools change it. What the network
+    lets it do also depends on its line (status, roaming, data left), which the phone reads from the company's
+    records as the network would (phone.py).
     """
 
     __tablename__ = "phones"
     __table_args__ = USER_SIDE
 
-    phone_number: str = Field(foreign_key="lines.phone_number", primary_key=True, description="the line it is on")
-    model: str = Field(description="e.g. 'Pixel 8'")
-    abroad: bool = Field(description="whether the phone is outside the carrier's home network (its owner travels)")
-    airplane_mode: bool
-    sim: str = Field(description="'active', 'missing' (not seated in its slot) or 'locked' (needs its PUK code)")
-    registered: bool = Field(
-        description="whether the phone is registered on the network; it registers again when it restarts, leaves "
-        "airplane mode, has its SIM reseated or changes network mode"
-    )
-    mobile_data: bool = Field(description="the phone's mobile data switch")
-    data_roaming: bool = Field(description="the phone's data roaming switch")
-    network_mode: str = Field(description="'5g_auto', '4g_auto', '3g_auto' or '2g_only'")
-    apn: dict[str, Any] = Field(sa_type=JSON, description="APN settings: an object with 'name' and 'mmsc'")
+    id: int = Field(default=1, primary_key=True, description="always 1: the customer has one phone, in hand")
+    owner: str | None = Field(default=None, description="the customer's name")
+    phone_number: str | None = Field(default=None, description="the phone's number, 'NNN-NNN-NNNN'")
+    is_abroad: bool = Field(default=False, description="whether the customer is outside the carrier's home network")
+    signal_strength: dict[str, str] = Field(
+        sa_type=JSON, default_factory=lambda: dict(HOME_SIGNAL),
+        description="the signal each technology ('2G', '3G', '4G', '5G') has where the customer is: 'none', 'poor', "
+        "'fair', 'good' or 'excellent'")
+    sim_card_status: str = Field(default="active", description="'active', 'locked_pin' or 'locked_puk'")
+    sim_card_missing: bool = Field(default=False, description="whether the SIM card is out of its slot")
+    airplane_mode: bool = False
+    network_signal_strength: str = Field(default="good", description="the signal the phone has now")
+    network_technology_connected: str = Field(default="5G", description="'none', '2G', '3G', '4G' or '5G'")
+    network_connection_status: str = Field(default="connected", description="'connected', 'searching', "
+                                           "'no_service' or 'emergency_only'")
+    battery_level: int = Field(default=80, description="percent")
+    data_enabled: bool = Field(default=True, description="the mobile data switch")
+    roaming_enabled: bool = Field(default=False, description="the phone's data roaming switch")
+    network_mode_preference: str = Field(default="4g_5g_preferred", description="'4g_5g_preferred', '4g_only', "
+                                         "'3g_only' or '2g_only'")
+    apn_settings: dict[str, Any] = Field(
+        sa_type=JSON, default_factory=lambda: dict(DEFAULT_APN),
+        description="the active APN settings: 'apn_name' ('internet' or 'broken'), 'reset_at_reboot', 'mms_apn', "
+        "'mmsc_url' (empty: picture messages cannot be sent), 'mms_proxy', 'mms_port'")
+    wifi_enabled: bool = False
+    wifi_connected: bool = False
+    wifi_ssid: str | None = None
+    wifi_signal_strength: str = Field(default="none", description="'none', 'poor', 'fair', 'good' or 'excellent'")
+    wifi_calling_enabled: bool = False
+    wifi_calling_mms_over_wifi: bool = Field(default=False, description="whether picture messages go over Wi-Fi "
+                                             "calling, which the carrier does not support")
+    data_saver_mode: bool = False
+    vpn_enabled_setting: bool = False
+    vpn_connected: bool = False
+    vpn_details: dict[str, Any] | None = Field(
+        default=None, sa_type=JSON,
+        description="while connected: 'server_address', 'protocol' and 'server_performance' ('unknown', 'poor', "
+        "'fair', 'good' or 'excellent')")
+    app_statuses: dict[str, Any] = Field(
+        sa_type=JSON, default_factory=lambda: {name: dict(app) for name, app in DEFAULT_APPS.items()},
+        description="apps by name: objects with 'app_name' and 'permissions' ('sms', 'storage', 'phone', 'network', "
+        "each true or false)")
+    payment_made: str | None = Field(default=None, description="the bill the customer just paid on the phone, until "
+                                     "the carrier records the payment")

@@ -1,8 +1,8 @@
-"""Rules for generated carrier rows: what a consistent account, bill and phone look like.
+"""Rules for generated carrier rows: what a consistent account, line, bill and phone look like.
 
-Each message says what to change, because a data generator reads it and tries again. Small slips
-with one obvious fix ("Active" for "active", a suspension reason left on an active line, a phone
-marked registered while it cannot be) are repaired in place instead.
+Each message says what to change, because a data generator reads it and tries again. Slips with one
+obvious fix ("active" for "Active", a suspension date left on an active line, a phone's row numbered
+other than 1) are repaired in place instead.
 """
 
 import re
@@ -13,181 +13,178 @@ from sqlmodel import Session, select
 
 from intellagent.environment import RowRejected, validator
 
-from .network import can_register
 from .schema import (
+    ACCOUNT_STATUSES,
+    APN_NAMES,
     BILL_STATUSES,
-    CARD_TYPES,
-    CURRENT_PERIOD,
+    CONNECTION_STATUSES,
+    DEVICE_TYPES,
     LINE_STATUSES,
     NETWORK_MODES,
-    SIM_STATES,
-    SUSPENSION_REASONS,
+    PAYMENT_TYPES,
+    PERMISSIONS,
+    SIGNALS,
+    SIM_STATUSES,
+    TECHNOLOGIES,
     TODAY,
     Bill,
     Customer,
+    Device,
     Line,
     Phone,
     Plan,
 )
 
-MAX_REFUEL_PER_MONTH_GB = 5
-"""The most extra data a line may buy in one billing month."""
-
-
-@validator(Customer)
-def customer_is_consistent(customer: Customer, session: Session) -> None:
-    """Eight-digit id, a birth date, an e-mail address, and well-formed cards on file."""
-    _digits("customer_id", customer.customer_id, 8, "31750284")
-    _day("date_of_birth", customer.date_of_birth)
-    if "@" not in customer.email:
-        raise RowRejected(f"email {customer.email!r} is not an e-mail address; use one like 'name@example.com'")
-    _digits("zip_code", customer.zip_code, 5, "97205")
-    if not isinstance(customer.payment_methods, list) or not customer.payment_methods:
-        raise RowRejected("payment_methods must list at least one card, e.g. "
-                          "[{'type': 'credit_card', 'last_four': '4242', 'expires': '2027-08'}]")
-    endings = []
-    for card in customer.payment_methods:
-        _card(card)
-        endings.append(card["last_four"])
-    if len(set(endings)) < len(endings):
-        raise RowRejected("two cards on file end in the same four digits; give each card its own last_four")
+NUMBER = re.compile(r"\d{3}-\d{3}-\d{4}")
 
 
 @validator(Plan)
 def plan_is_consistent(plan: Plan, session: Session) -> None:
-    """Prices are not negative; a limited plan has a refuel price, an unlimited one has neither."""
-    for key in ("monthly_price", "roaming_price_per_day"):
-        if getattr(plan, key) < 0:
-            raise RowRejected(f"{key} must be 0 or more dollars")
-    if plan.data_limit_gb is None:
-        if plan.refuel_price_per_gb is not None:
-            raise RowRejected("an unlimited plan (no data_limit_gb) sells no extra data; leave refuel_price_per_gb "
-                              "empty")
-        return
-    if plan.data_limit_gb <= 0:
-        raise RowRejected("data_limit_gb must be more than 0 GB, or empty for an unlimited plan")
-    if plan.refuel_price_per_gb is None or plan.refuel_price_per_gb <= 0:
-        raise RowRejected("a plan with a data limit needs refuel_price_per_gb, more than 0 dollars")
+    """A 'P' id; a data limit and prices above zero."""
+    _id("plan_id", plan.plan_id, "P", "P1001")
+    for key in ("data_limit_gb", "price_per_month", "data_refueling_price_per_gb"):
+        if getattr(plan, key) <= 0:
+            raise RowRejected(f"{key} must be more than 0")
+
+
+@validator(Device)
+def device_is_consistent(device: Device, session: Session) -> None:
+    """A 'D' id, a known device type, a fifteen-digit IMEI when there is one."""
+    _id("device_id", device.device_id, "D", "D1001")
+    device.device_type = device.device_type.strip().lower()
+    _one_of("device_type", device.device_type, DEVICE_TYPES)
+    if device.imei is not None and not re.fullmatch(r"\d{15}", device.imei):
+        raise RowRejected(f"imei {device.imei!r} must be fifteen digits, or empty")
+
+
+@validator(Customer)
+def customer_is_consistent(customer: Customer, session: Session) -> None:
+    """A 'C' id, a birth date, an e-mail address, a contact number, an address and well-formed payment methods."""
+    _id("customer_id", customer.customer_id, "C", "C1001")
+    _day("date_of_birth", customer.date_of_birth)
+    if "@" not in customer.email:
+        raise RowRejected(f"email {customer.email!r} is not an e-mail address; use one like 'name@example.com'")
+    _number("phone_number", customer.phone_number)
+    address = customer.address
+    if not isinstance(address, dict) or set(address) != {"street", "city", "state", "zip_code"}:
+        raise RowRejected("address must be an object with exactly 'street', 'city', 'state' and 'zip_code'")
+    customer.account_status = _cased(customer.account_status, ACCOUNT_STATUSES)
+    _one_of("account_status", customer.account_status, ACCOUNT_STATUSES)
+    if not isinstance(customer.payment_methods, list):
+        raise RowRejected("payment_methods must be a list")
+    for method in customer.payment_methods:
+        _payment_method(method)
 
 
 @validator(Line)
 def line_is_consistent(line: Line, session: Session) -> None:
-    """A ten-digit number; a suspended line says why and since when, an active one neither; usage is sane."""
-    _digits("phone_number", line.phone_number, 10, "5035550187")
-    line.status = line.status.strip().lower()
+    """An 'L' id and a number; a suspended line says since when, another line does not; data use is not negative."""
+    _id("line_id", line.line_id, "L", "L1001")
+    _number("phone_number", line.phone_number)
+    line.status = _cased(line.status, LINE_STATUSES)
     _one_of("status", line.status, LINE_STATUSES)
-    if line.status == "active":
-        line.suspension_reason = line.suspended_on = None  # nothing to keep on a line in service
+    if line.status == "Suspended":
+        if line.suspension_start_date is None:
+            raise RowRejected(f"a suspended line needs suspension_start_date, the day it was suspended (by {TODAY})")
+        _day("suspension_start_date", line.suspension_start_date)
     else:
-        _one_of("suspension_reason", line.suspension_reason, SUSPENSION_REASONS)
-        if line.suspended_on is None:
-            raise RowRejected(f"a suspended line needs suspended_on, the day it was suspended (by {TODAY})")
-        _day("suspended_on", line.suspended_on)
-        if line.suspended_on > TODAY:
-            raise RowRejected(f"suspended_on {line.suspended_on} is after today, {TODAY}")
-    if line.contract_end is not None:
-        _day("contract_end", line.contract_end)
-    if line.data_used_gb < 0:
-        raise RowRejected("data_used_gb must be 0 or more")
-    if not 0 <= line.data_refueled_gb <= MAX_REFUEL_PER_MONTH_GB:
-        raise RowRejected(f"data_refueled_gb must be between 0 and {MAX_REFUEL_PER_MONTH_GB} GB")
-    plan = session.get(Plan, line.plan_id)
-    if plan is not None and plan.data_limit_gb is None and line.data_refueled_gb:
-        raise RowRejected(f"plan {plan.plan_id} is unlimited: a line on it buys no extra data; set data_refueled_gb "
-                          "to 0")
+        line.suspension_start_date = None  # only a suspended line has one
+    for key in ("contract_end_date", "last_plan_change_date", "last_sim_replacement_date"):
+        if getattr(line, key) is not None:
+            _day(key, getattr(line, key))
+    if line.data_used_gb < 0 or line.data_refueling_gb < 0:
+        raise RowRejected("data_used_gb and data_refueling_gb must be 0 or more")
 
 
 @validator(Bill)
 def bill_is_consistent(bill: Bill, session: Session) -> None:
-    """Nine-digit id; the status fits the dates (issued the 1st of the next month, due 20 days later, overdue
-    once that day has passed); the amount is the sum of the charges; a paid bill says when and by which card."""
-    _digits("bill_id", bill.bill_id, 9, "602318457")
-    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", bill.period) or bill.period > CURRENT_PERIOD:
-        raise RowRejected(f"period {bill.period!r} must be a billing month 'YYYY-MM', {CURRENT_PERIOD} or before")
-    bill.status = bill.status.strip().lower()
+    """A 'B' id, a known status, dates in order, and a total that is the sum of the line items."""
+    _id("bill_id", bill.bill_id, "B", "B1001")
+    bill.status = _cased(bill.status, BILL_STATUSES)
     _one_of("status", bill.status, BILL_STATUSES)
-    _charges(bill)
-    if bill.status == "pending":
-        if bill.period != CURRENT_PERIOD:
-            raise RowRejected(f"only this month's bill ({CURRENT_PERIOD}) is pending; earlier ones were issued")
-        if bill.issued_on is not None or bill.due_on is not None or bill.paid_on is not None:
-            raise RowRejected("a pending bill is not issued yet: leave issued_on, due_on and paid_on empty")
-        return
-    if bill.period == CURRENT_PERIOD:
-        raise RowRejected(f"this month's bill ({CURRENT_PERIOD}) is not issued yet: its status is 'pending'")
-    issued, due = issue_dates(bill.period)
-    bill.issued_on, bill.due_on = issued, due  # they follow from the period
-    if bill.status == "paid":
-        if bill.paid_on is None or bill.paid_with is None:
-            raise RowRejected("a paid bill needs paid_on ('YYYY-MM-DD') and paid_with (the card's last four digits)")
-        _day("paid_on", bill.paid_on)
-        if not issued <= bill.paid_on <= TODAY:
-            raise RowRejected(f"paid_on {bill.paid_on} must fall between the issue day {issued} and today {TODAY}")
-        _digits("paid_with", bill.paid_with, 4, "4242")
-        return
-    if bill.paid_on is not None or bill.paid_with is not None:
-        raise RowRejected(f"an {bill.status} bill is unpaid: leave paid_on and paid_with empty, or make it 'paid'")
-    if bill.status == "open" and due < TODAY:
-        raise RowRejected(f"bill for {bill.period} was due {due}, before today {TODAY}: it is 'overdue' or 'paid'")
-    if bill.status == "overdue" and due >= TODAY:
-        raise RowRejected(f"bill for {bill.period} is due {due}, not before today {TODAY}: it is 'open' or 'paid'")
-
-
-@validator(Bill)
-def one_bill_a_month(bill: Bill, session: Session) -> None:
-    """A customer has one bill per billing month."""
-    twin = session.exec(select(Bill.bill_id).where(Bill.customer_id == bill.customer_id, Bill.period == bill.period,
-                                                   Bill.bill_id != bill.bill_id)).first()
-    if twin is not None:
-        raise RowRejected(f"customer {bill.customer_id} already has bill {twin} for {bill.period}; one bill a month")
+    for key in ("period_start", "period_end", "issue_date", "due_date"):
+        _day(key, getattr(bill, key))
+    if bill.period_end < bill.period_start or bill.due_date < bill.issue_date:
+        raise RowRejected("a bill's period must end after it starts, and it must fall due after it is issued")
+    items = bill.line_items
+    if not isinstance(items, list) or not all(
+        isinstance(item, dict) and {"description", "amount", "date", "item_type"} == set(item)
+        and isinstance(item["amount"], int | float) and not isinstance(item["amount"], bool) for item in items
+    ):
+        raise RowRejected("line_items must be objects with 'description', 'amount' (dollars), 'date' and 'item_type'")
+    total = round(sum(item["amount"] for item in items), 2)
+    if round(bill.total_due, 2) != total:
+        raise RowRejected(f"total_due {bill.total_due} is not the sum of the line items, {total}; make them agree")
 
 
 @validator(Phone)
 def phone_is_consistent(phone: Phone, session: Session) -> None:
-    """SIM state, network mode and APN settings are well-formed; a phone is registered only when it can be."""
-    _one_of("sim", phone.sim, SIM_STATES)
-    _one_of("network_mode", phone.network_mode, NETWORK_MODES)
-    apn = phone.apn
-    if not isinstance(apn, dict) or set(apn) != {"name", "mmsc"} or not all(isinstance(v, str) for v in apn.values()):
-        raise RowRejected("apn must be an object with text 'name' and 'mmsc', e.g. "
-                          "{'name': 'kestrel.internet', 'mmsc': 'http://mms.kestrel.example/mms'}")
-    if phone.registered and not can_register(phone, session.get(Line, phone.phone_number)):
-        phone.registered = False  # a phone in airplane mode, without a working SIM or on a suspended line is not
+    """The customer's one phone (its row is 1), with settings of known values."""
+    phone.id = 1  # one phone, the one in the customer's hand
+    if phone.phone_number is not None:
+        _number("phone_number", phone.phone_number)
+    for key, allowed in (("sim_card_status", SIM_STATUSES[:1] + SIM_STATUSES[2:]), ("network_signal_strength", SIGNALS),
+                         ("network_technology_connected", TECHNOLOGIES), ("network_connection_status",
+                                                                         CONNECTION_STATUSES),
+                         ("network_mode_preference", NETWORK_MODES), ("wifi_signal_strength", SIGNALS)):
+        _one_of(key, getattr(phone, key), allowed)
+    if not 0 <= phone.battery_level <= 100:
+        raise RowRejected("battery_level is a percentage, 0 to 100")
+    if not isinstance(phone.apn_settings, dict) or phone.apn_settings.get("apn_name") not in APN_NAMES:
+        raise RowRejected("apn_settings must be an object whose 'apn_name' is 'internet' or 'broken', with 'mmsc_url' "
+                          "(the MMS centre's address, or empty)")
+    signal = phone.signal_strength
+    if not isinstance(signal, dict) or not all(value in SIGNALS for value in signal.values()):
+        raise RowRejected("signal_strength must map '2G', '3G', '4G' and '5G' to 'none', 'poor', 'fair', 'good' or "
+                          "'excellent'")
+    _apps(phone.app_statuses)
 
 
-def _card(card: Any) -> None:
-    if not isinstance(card, dict) or set(card) != {"type", "last_four", "expires"}:
-        raise RowRejected("each payment method is an object with exactly 'type', 'last_four' and 'expires'")
-    _one_of("a card's type", card["type"], CARD_TYPES)
-    if not isinstance(card["last_four"], str) or not re.fullmatch(r"\d{4}", card["last_four"]):
-        raise RowRejected(f"a card's last_four {card['last_four']!r} must be four digits as text, e.g. '4242'")
-    if not isinstance(card["expires"], str) or not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", card["expires"]):
-        raise RowRejected(f"a card's expires {card['expires']!r} must be the last month it works, 'YYYY-MM'")
+@validator(Phone, related=(Line,))
+def phone_is_on_a_line(phone: Phone, session: Session) -> None:
+    """The phone's number is one of the carrier's lines."""
+    if phone.phone_number is not None and session.exec(
+            select(Line.line_id).where(Line.phone_number == phone.phone_number)).first() is None:
+        raise RowRejected(f"the phone's number {phone.phone_number} is no line's; give it the number of the "
+                          "customer's line")
 
 
-def _charges(bill: Bill) -> None:
-    charges = bill.charges
-    if not isinstance(charges, list) or not all(
-        isinstance(c, dict) and set(c) == {"description", "amount"} and isinstance(c["description"], str)
-        and isinstance(c["amount"], int | float) and not isinstance(c["amount"], bool)
-        for c in charges
+def _apps(apps: Any) -> None:
+    if not isinstance(apps, dict) or not all(
+        isinstance(app, dict) and isinstance(app.get("permissions"), dict)
+        and set(app["permissions"]) <= set(PERMISSIONS) for app in apps.values()
     ):
-        raise RowRejected("charges must be a list of objects with 'description' (text) and 'amount' (dollars)")
-    total = round(sum(charge["amount"] for charge in charges), 2)
-    if round(bill.amount, 2) != total:
-        raise RowRejected(f"amount {bill.amount} is not the sum of the charges, {total}; make them agree")
+        raise RowRejected("app_statuses must map app names to objects with 'app_name' and 'permissions' (any of "
+                          "'sms', 'storage', 'phone', 'network', each true or false)")
 
 
-def issue_dates(period: str) -> tuple[str, str]:
-    """The issue day (the 1st of the month after `period`) and the due day, 20 days later."""
-    year, month = map(int, period.split("-"))
-    issued = date(year + month // 12, month % 12 + 1, 1)
-    return issued.isoformat(), date(issued.year, issued.month, 21).isoformat()
+def _payment_method(method: Any) -> None:
+    if not isinstance(method, dict) or set(method) != {"method_type", "account_number_last_4", "expiration_date"}:
+        raise RowRejected("each payment method is an object with exactly 'method_type', 'account_number_last_4' and "
+                          "'expiration_date'")
+    _one_of("a payment method's method_type", method["method_type"], PAYMENT_TYPES)
+    if not isinstance(method["account_number_last_4"], str) or not re.fullmatch(r"\d{4}",
+                                                                                 method["account_number_last_4"]):
+        raise RowRejected("a payment method's account_number_last_4 must be four digits as text, e.g. '4242'")
+    if not isinstance(method["expiration_date"], str) or not re.fullmatch(r"(0[1-9]|1[0-2])/\d{4}",
+                                                                          method["expiration_date"]):
+        raise RowRejected("a payment method's expiration_date must be 'MM/YYYY', e.g. '08/2027'")
 
 
-def _digits(key: str, value: str, length: int, example: str) -> None:
-    if not isinstance(value, str) or not re.fullmatch(rf"\d{{{length}}}", value):
-        raise RowRejected(f"{key} {value!r} must be {length} digits, no spaces or signs, e.g. '{example}'")
+def _cased(value: str, allowed: tuple[str, ...]) -> str:
+    """`value` as `allowed` spells it, when it differs in case or spaces only."""
+    wanted = " ".join(value.split()).lower()
+    return next((choice for choice in allowed if choice.lower() == wanted), value)
+
+
+def _id(key: str, value: str, letter: str, example: str) -> None:
+    if not isinstance(value, str) or not re.fullmatch(rf"{letter}\d+", value):
+        raise RowRejected(f"{key} {value!r} must be '{letter}' followed by digits, e.g. '{example}'")
+
+
+def _number(key: str, value: str) -> None:
+    if not isinstance(value, str) or not NUMBER.fullmatch(value):
+        raise RowRejected(f"{key} {value!r} must be written 'NNN-NNN-NNNN', e.g. '555-123-2002'")
 
 
 def _one_of(key: str, value: Any, allowed: tuple[str, ...]) -> None:

@@ -596,6 +596,8 @@ class ControlResult(BaseModel):
         description="The graded dialogs' calls of the user's tools: the user's, as guided (dual), or the chatbot's "
         "own (solo)."
     )
+    tau_pass_rate: Rate | None = Field(
+        default=None, description="Reward 1 among the dialogs of published tasks graded by τ-bench (None: none was).")
 
 
 class DualControl(BaseModel):
@@ -604,9 +606,13 @@ class DualControl(BaseModel):
 
     results: list[ControlResult] = Field(description="dual first, then solo; only the ways the run played.")
     gap: float | None = Field(
-        default=None, description="The solo outcome pass rate minus the dual one, when both were played and graded "
-        "(None otherwise)."
+        default=None, description="The solo pass rate minus the dual one, when both were played and graded (None "
+        "otherwise): τ-bench's reward where both ways played published tasks, else the outcome pass rate."
     )
+    gap_of: Literal["outcome", "tau"] = Field(default="outcome", description="Which pass rate the gap is of.")
+    gap_low: float | None = Field(default=None, description="The low end of the gap's 95% interval (Newcombe's, the "
+                                  "two ways taken as independent samples: wider than the pairs need).")
+    gap_high: float | None = Field(default=None, description="The high end of the gap's 95% interval.")
 
 
 class Report(BaseModel):

@@ -112,6 +112,15 @@ class Trace:
         chatbot got it to do, which a check may hold to the policy too."""
         return self._calls("user")
 
+    def side_calls(self, side: str) -> list[Call]:
+        """Every call of the tools of one side of the world ("user": its device, "company"), whoever made it, in
+        order: a check of what happened to the user's device reads the user's calls in a dual dialog and the
+        chatbot's in a solo one, where the chatbot holds the user's tools."""
+        sides = {tool.name: tool.side for tool in self.environment.every_tool}
+        return [Call(turn, call.name, call.arguments, call.result) for turn, message in enumerate(self.messages)
+                if message.role in ("chatbot", "user") for call in message.tool_calls
+                if sides.get(call.name, "company") == side]
+
     def _calls(self, role: str) -> list[Call]:
         return [Call(turn, call.name, call.arguments, call.result) for turn, message in enumerate(self.messages)
                 if message.role == role for call in message.tool_calls]

@@ -1,12 +1,16 @@
 """Workflows as text, code or flowchart: how describe reads a policy document whatever form its procedures take.
 
 A policy document may tell its procedures in prose, write them as procedural pseudo-code, or draw them as
-Mermaid flowcharts: a whole `.mmd` file, or fenced ```mermaid blocks inside Markdown. Prose and
-pseudo-code are read by the prompts as they are. A flowchart's syntax buries its steps in brackets and
-arrows, so it is parsed here, with no model (nodes, their text and shape, the transitions and their
-labels), and the prompts are shown the document followed by each chart read step by step: what each step
-says, whether it is a question, and where it leads, under which answer. The chatbot still gets the
-document exactly as given.
+flowcharts: Mermaid (a whole `.mmd` file, or fenced ```mermaid blocks inside Markdown) or Graphviz DOT (a
+whole `.dot` file, or fenced ```dot blocks). Prose and pseudo-code are read by the prompts as they are. A
+flowchart's syntax buries its steps in brackets and arrows, so it is parsed here, with no model (nodes,
+their text and shape, the transitions and their labels), and the prompts are shown the document followed
+by each chart read step by step: what each step says, whether it is a question, and where it leads, under
+which answer. The chatbot still gets the document exactly as given.
+
+A DOT chart is parsed by pydot: a node's `label` is its text (its id when it has none), a `diamond` node is
+a question, an edge's `label` is its answer; default `node`/`edge` statements, attributes of the graph and
+subgraph boundaries are layout, and are skipped (the nodes and edges inside a subgraph are kept).
 
 The parser reads Mermaid's flowchart subset: `flowchart`/`graph` headers, nodes of any shape
 (`A[...]`, `A(...)`, `A{...}`, `A((...))`, `A[/.../]`, ...), text quoted or not, links of any style
@@ -17,10 +21,19 @@ skipped.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from dataclasses import dataclass, field
 
+import pydot
+
 _FENCE = re.compile(r"^```\s*mermaid\s*$(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+_DOT_FENCE = re.compile(r"^```\s*(?:dot|graphviz)\s*$(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+# A DOT graph opens with its kind, an optional id and a brace; a Mermaid `graph TD` header has no brace.
+_DOT_HEADER = re.compile(r'^\s*(?:strict\s+)?(?:di)?graph\s*(?:"[^"]*"|[\w.]+)?\s*\{', re.IGNORECASE)
+_DOT_COMMENT = re.compile(r"^\s*(?://|#|/\*).*$", re.MULTILINE)
+_DOT_SETTINGS = ("node", "edge", "graph")
 _HEADER = re.compile(r"^\s*(flowchart|graph)\b", re.IGNORECASE)
 _SKIPPED = re.compile(r"^\s*(%%|subgraph\b|end\s*$|style\b|classDef\b|class\b|click\b|linkStyle\b|direction\b)")
 # Openings of a node's shape, longest first, with their closings; a decision is drawn as a rhombus.
@@ -42,15 +55,19 @@ class Flowchart:
 
 
 def flowcharts(document: str) -> list[Flowchart]:
-    """The Mermaid flowcharts of a document: the document itself when it is one, else its fenced mermaid blocks."""
+    """The flowcharts of a document: the document itself when it is one (DOT or Mermaid), else its fenced dot and
+    mermaid blocks, DOT first."""
+    if _is_dot(document):
+        return [parse_dot(document)]
     if _is_chart(document):
         return [parse_flowchart(document)]
-    return [parse_flowchart(block) for block in _FENCE.findall(document) if _is_chart(block)]
+    dot = [parse_dot(block) for block in _DOT_FENCE.findall(document) if _is_dot(block)]
+    return dot + [parse_flowchart(block) for block in _FENCE.findall(document) if _is_chart(block)]
 
 
 def reading(document: str) -> str:
     """The document as describe's prompts show it: as given, followed by each of its flowcharts read step by step."""
-    charts = flowcharts(document)
+    charts = [chart for chart in flowcharts(document) if chart.nodes]
     if not charts:
         return document
     parts = [document.rstrip()]
@@ -80,6 +97,50 @@ def parse_flowchart(text: str) -> Flowchart:
             if statement.strip() and not _HEADER.match(statement) and not _SKIPPED.match(statement):
                 _statement(chart, statement)
     return chart
+
+
+def parse_dot(text: str) -> Flowchart:
+    """The nodes and links of one Graphviz DOT chart, in the order its source names them (an empty chart when
+    pydot cannot read it: the prompts then read the document as it is)."""
+    chart = Flowchart()
+    with contextlib.redirect_stdout(io.StringIO()):  # pydot prints what it cannot parse; the chart is left empty
+        graphs = pydot.graph_from_dot_data(text) or []
+    for graph in graphs[:1]:
+        _dot_graph(chart, graph)
+    return chart
+
+
+def _dot_graph(chart: Flowchart, graph: pydot.Graph) -> None:
+    """The statements of a graph and of its subgraphs, in source order within each."""
+    for node in graph.get_nodes():
+        name = _dot_text(node.get_name())
+        if name in _DOT_SETTINGS:
+            continue
+        label = node.get_label()
+        chart.nodes[name] = _dot_text(label) if label is not None else chart.nodes.get(name, name)
+        if (node.get_shape() or "").strip('"').lower() == "diamond":
+            chart.questions.add(name)
+    for edge in graph.get_edges():
+        start, to = _dot_text(str(edge.get_source())), _dot_text(str(edge.get_destination()))
+        for name in (start, to):
+            chart.nodes.setdefault(name, name)
+        label = edge.get_label()
+        chart.links.append((start, to, _dot_text(label) if label is not None else ""))
+    for subgraph in graph.get_subgraphs():
+        _dot_graph(chart, subgraph)
+
+
+def _dot_text(value: str) -> str:
+    """A DOT id or label as words: quotes off, line breaks (`\\n`, `\\l`, `\\r`) and runs of space as one space."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        text = text[1:-1]
+    text = re.sub(r"\\[nlr]", " ", text).replace('\\"', '"')
+    return " ".join(text.split())
+
+
+def _is_dot(text: str) -> bool:
+    return _DOT_HEADER.match(_DOT_COMMENT.sub("", text)) is not None
 
 
 def _is_chart(text: str) -> bool:

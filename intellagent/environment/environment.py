@@ -56,6 +56,9 @@ class Environment:
         tau: the domain's τ-bench module, which plays τ-bench's published tasks, if it has one.
         user_tools: the user's own tools on its side of the world (its device, its app), which the simulated
             user calls and the chatbot never gets (unless a dialog is played solo, see `solo`).
+        sync: what carries a change made on one side of the world to the other (a payment made on the user's
+            device reaching the company's bill), run after every tool call that returned, if the domain has it.
+        solo_policy: the policy a solo dialog's chatbot gets instead of `policy`, if the domain has one.
     """
 
     name: str
@@ -67,6 +70,8 @@ class Environment:
     checks: list[Check[Any]] = field(default_factory=list)
     tau: TauDomain | None = None
     user_tools: list[Tool] = field(default_factory=list)
+    sync: Callable[[Session], None] | None = None
+    solo_policy: str | None = None
 
     def table(self, name: str) -> type[SQLModel]:
         """The table class whose `__tablename__` is `name`.
@@ -112,16 +117,18 @@ class Environment:
     @cached_property
     def solo(self) -> Environment:
         """The domain as a solo dialog has it (τ²-bench's ablation): the user's tools are the chatbot's too, and
-        the user has none; each tool still writes only its own side's tables. Made once, so that what is made
-        per kind of world (a chatbot's tool schemas) is made once for every solo dialog."""
-        return replace(self, tools=self.every_tool, user_tools=[])
+        the user has none; each tool still writes only its own side's tables; the chatbot's policy is the solo one
+        where the domain has one. Made once, so that what is made per kind of world (a chatbot's tool schemas) is
+        made once for every solo dialog."""
+        return replace(self, policy=self.solo_policy or self.policy, tools=self.every_tool, user_tools=[])
 
     def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any], *,
                   by: Side | None = "company") -> str:
         """Run a tool and return what its caller sees; never raises.
 
-        A tool that returns has its writes committed; one that raises is rolled back, and so is one that
-        writes a table of the other side (the domain's mistake, answered as an error). An unknown name,
+        A tool that returns has its writes committed, with what the domain's `sync` carries across to the other
+        side; one that raises is rolled back, and so is one that writes a table of the other side (the domain's
+        mistake, answered as an error). An unknown name,
         arguments that do not fit the schema, or an exception become an `Error: ...` string. A non-string
         return value is sent as JSON text.
 
@@ -138,12 +145,17 @@ class Environment:
         try:
             result = tool.run(session, arguments)
             text = result if isinstance(result, str) else json.dumps(result)
+            session.flush()  # the tool's own writes, under the guard; what sync carries across is not the tool's
+            event.remove(session, "before_flush", guard)
+            if self.sync is not None:
+                self.sync(session)
             session.commit()  # inside the try: a write the database refuses is an error like any other
         except Exception as exc:  # the chatbot gets the error as its observation, as a real API would answer
             session.rollback()
             return f"Error: {error_line(exc)}"
         finally:
-            event.remove(session, "before_flush", guard)
+            if event.contains(session, "before_flush", guard):
+                event.remove(session, "before_flush", guard)
         return text
 
     def validate(self, row: SQLModel, session: Session) -> list[str]:

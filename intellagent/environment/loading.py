@@ -54,6 +54,12 @@ def load_environment(config: EnvironmentConfig) -> Environment:
             raise UsageError(f"environment.checks: {config.checks} defines no check; add a @check function or "
                              "remove `checks` from the config")
     tau = as_tau_domain(_import(config.tau, "tau"), config.tau) if config.tau else None
+    sync = _sync(_import(config.sync, "sync"), config.sync) if config.sync else None
+    solo_policy = _read_policy(Path(config.solo_policy), key="solo_policy") if config.solo_policy else None
+    if (sync or solo_policy) and not user_tools:
+        key = "sync" if sync else "solo_policy"
+        raise UsageError(f"environment.{key} is for a domain whose user has tools of its own; set "
+                         f"environment.user_tools, or remove environment.{key}")
     return Environment(
         name=Path(config.policy).stem,
         policy=policy,
@@ -64,20 +70,30 @@ def load_environment(config: EnvironmentConfig) -> Environment:
         checks=checks,
         tau=tau,
         user_tools=user_tools,
+        sync=sync,
+        solo_policy=solo_policy,
     )
 
 
-def _read_policy(path: Path) -> str:
+def _read_policy(path: Path, *, key: str = "policy") -> str:
     if not path.is_file():
-        raise UsageError(f"environment.policy: file {path} not found; fix the path")
+        raise UsageError(f"environment.{key}: file {path} not found; fix the path")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise UsageError(f"environment.policy: {path} is not UTF-8 text ({error.reason} at byte {error.start}); "
+        raise UsageError(f"environment.{key}: {path} is not UTF-8 text ({error.reason} at byte {error.start}); "
                          "save it as UTF-8") from None
     if not text.strip():
-        raise UsageError(f"environment.policy: {path} is empty; write the chatbot's policy in it")
+        raise UsageError(f"environment.{key}: {path} is empty; write the chatbot's policy in it")
     return text
+
+
+def _sync(module: ModuleType, reference: str) -> Callable[[Session], None]:
+    function = getattr(module, "sync", None)
+    if not callable(function):
+        raise UsageError(f"environment.sync: {reference} has no sync(session) function; define one that carries a "
+                         "change made on one side of the world to the other, or remove `sync` from the config")
+    return cast(Callable[[Session], None], function)
 
 
 def _import(reference: str, key: str) -> ModuleType:

@@ -88,21 +88,26 @@ def _shown(dropped: list[str]) -> str:
 
 
 def replayed_outcome(env: Environment, scratch: ScratchWorld, folder: RunFolder, event: Event,
-                     calls: Sequence[tuple[str, dict[str, Any]]], outputs: list[str]) -> ExpectedOutcome:
-    """The outcome of calls known to be right (a published task's gold actions): replayed as they are on the
-    event's world, a complete database that `scratch` is a copy of, with no model and no check."""
+                     calls: Sequence[tuple[str, dict[str, Any]]], outputs: list[str],
+                     start: worlds.Changes | None = None) -> ExpectedOutcome:
+    """The outcome of calls known to be right (a published task's gold actions, of either side): replayed as they
+    are on the event's world, with no model and no check. `scratch` is a copy of the event's world's root, which
+    `start`, the event's changes over it, makes the event's world (none: the root is the event's world)."""
     with scratch.attempt() as session:
+        if start:
+            scratch.apply(start)
         scratch.written()
-        results = [env.call_tool(session, name, arguments) for name, arguments in calls]
+        results = [env.call_tool(session, name, arguments, by=None) for name, arguments in calls]
         changes = scratch.changes(tables=scratch.written())
     assert event.database is not None
     base = folder.path(event.database)
     world, touched = store_world(folder, event.id, base=base, changes=changes)
-    known = {tool.name: tool.writes for tool in env.tools}
+    known = {tool.name: tool.writes for tool in env.every_tool}
     expected = ExpectedOutcome(
         calls=[ExpectedCall(tool=name, arguments=arguments, writes=known.get(name, True), result=result)
                for (name, arguments), result in zip(calls, results, strict=True)],
-        outputs=outputs, world=world, digest=worlds.digest(changes, base), touched=touched)
+        outputs=outputs, world=world, digest=worlds.digest({**(start or {}), **changes}, worlds.root(base)),
+        touched=touched)
     return expected.model_copy(update={"floor": floor(env, expected, changes)})
 
 

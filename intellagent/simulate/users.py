@@ -155,30 +155,7 @@ class ScenarioUser:
         messages = user_prompt(self.event, view, thoughts=self.thoughts, tools=self.tools, native=native)
         if not (self.tools and may_act and not ending):
             return await self.llm.answer(messages, schema, step="simulate/user", warmer=warmer)
-        if native:
-            return await self._native_step(messages, schema)
-        step: RootModel[Any] = await self.llm.answer(messages, _user_step(tuple(self.tools), schema),
-                                                     step="simulate/user", warmer=warmer)
-        if step.root.action != REPLY:
-            return UserToolStep(step.root.action, step.root.arguments)
-        return schema.model_validate(step.root.model_dump(exclude={"action"}))
-
-    async def _native_step(self, messages: list[BaseMessage], turn: type[UserTurn]) -> UserTurn | UserToolStep:
-        """One step as a native tool call: one of its tools, or `reply` with its turn. A reply its schema refuses, or
-        an answer that calls nothing, is asked again as a schema-constrained turn."""
-        reply = {"type": "function", "function": {"name": REPLY, "description": turn.__doc__ or "Your turn.",
-                                                   "parameters": turn.model_json_schema()}}
-        answer = await self.llm.complete(messages, step="simulate/user", tool_choice="required",
-                                         tools=[*(tool.schema() for tool in self.tools), reply])
-        for call in answer.tool_calls[:1]:  # one call a step: the next step sees what it showed
-            if call["name"] in {tool.name for tool in self.tools}:
-                return UserToolStep(call["name"], call["args"])
-            if call["name"] == REPLY:
-                try:
-                    return turn.model_validate(call["args"])
-                except ValidationError:
-                    break
-        return await self.llm.answer(messages, turn, step="simulate/user", warmer=True)
+        return await tool_step(self.llm, messages, schema, self.tools, warmer=warmer)
 
     def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
         """The verdict, for the critique to check."""
@@ -195,8 +172,39 @@ class ScenarioUser:
         return with_moves(self.event.persona, self.event.claim, number, message)
 
 
+async def tool_step(llm: LLM, messages: list[BaseMessage], schema: type[BaseModel], tools: Sequence[Tool], *,
+                    warmer: bool) -> Any:
+    """A step of a user with tools of its own: a call of one of them (`UserToolStep`), or its turn of `schema`; as a
+    native tool call on a model that makes them, as a schema-constrained JSON choice on any other."""
+    if llm.spec.provider in NATIVE_TOOL_PROVIDERS:
+        return await _native_step(llm, messages, schema, tools)
+    step: RootModel[Any] = await llm.answer(messages, _user_step(tuple(tools), schema), step="simulate/user",
+                                            warmer=warmer)
+    if step.root.action != REPLY:
+        return UserToolStep(step.root.action, step.root.arguments)
+    return schema.model_validate(step.root.model_dump(exclude={"action"}))
+
+
+async def _native_step(llm: LLM, messages: list[BaseMessage], turn: type[BaseModel], tools: Sequence[Tool]) -> Any:
+    """One step as a native tool call: one of its tools, or `reply` with its turn. A reply its schema refuses, or
+    an answer that calls nothing, is asked again as a schema-constrained turn."""
+    reply = {"type": "function", "function": {"name": REPLY, "description": turn.__doc__ or "Your turn.",
+                                               "parameters": turn.model_json_schema()}}
+    answer = await llm.complete(messages, step="simulate/user", tool_choice="required",
+                                tools=[*(tool.schema() for tool in tools), reply])
+    for call in answer.tool_calls[:1]:  # one call a step: the next step sees what it showed
+        if call["name"] in {tool.name for tool in tools}:
+            return UserToolStep(call["name"], call["args"])
+        if call["name"] == REPLY:
+            try:
+                return turn.model_validate(call["args"])
+            except ValidationError:
+                break
+    return await llm.answer(messages, turn, step="simulate/user", warmer=True)
+
+
 @cache
-def _user_step(tools: tuple[Tool, ...], turn: type[UserTurn]) -> type[RootModel[Any]]:
+def _user_step(tools: tuple[Tool, ...], turn: type[BaseModel]) -> type[RootModel[Any]]:
     """A step of a user with tools: one of them, or its turn (made once per kind of turn and set of tools)."""
     reply: type[BaseModel] = create_model(f"{turn.__name__}Reply", __base__=turn,
                                           action=(Literal["reply"], ...))  # type: ignore[call-overload]

@@ -17,7 +17,6 @@ one that returned an error.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -33,8 +32,10 @@ from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.environment.environment import TauDocument
 from intellagent.environment.worlds import Changes
 from intellagent.errors import failure_reason
-from intellagent.imports import user_code
 from intellagent.outcomes.matching import call_key
+from intellagent.tau.documents import canonical as _canonical
+from intellagent.tau.documents import exported, tau_hash
+from intellagent.tau.dual_grading import dual_grade
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -65,8 +66,11 @@ class TauGrader:
             return played.model_copy(update={"status": "error", "reason": "the dialog played a τ-bench task, but "
                                              "environment.tau names no module to grade it with; add it and run again"})
         try:
-            result = grade(environment, event.task, calls=calls, replies=replies, initial=start,
-                           final=exported(environment, end), failed=failed)
+            if event.task.dual:
+                result = dual_grade(environment, event.task, played, start=start, end=end)
+            else:
+                result = grade(environment, event.task, calls=calls, replies=replies, initial=start,
+                               final=exported(environment, end), failed=failed)
         except Exception as error:  # the grader's failure, not the chatbot's: recorded with what was played
             return played.model_copy(update={
                 "status": "error", "reason": f"the τ-bench grade could not be computed: {failure_reason(error)}"})
@@ -74,11 +78,6 @@ class TauGrader:
             return played.model_copy(update={"tau": result})
         return played.model_copy(update={"tau": result, "status": "pass" if result.passed else "fail",
                                          "reason": f"{result.summary()} ({played.reason})"})
-
-
-def tau_hash(document: TauDocument) -> str:
-    """τ-bench's hash of a world: sha256 of Python's text of its canonical form (objects as sorted pairs)."""
-    return hashlib.sha256(str(_canonical(document)).encode("utf-8")).hexdigest()
 
 
 def replay(env: Environment, initial: Path, calls: Iterable[Call]) -> TauDocument:
@@ -91,15 +90,8 @@ def replay(env: Environment, initial: Path, calls: Iterable[Call]) -> TauDocumen
         shutil.copyfile(initial, path)
         with env.session(path) as session:
             for name, arguments in calls:
-                env.call_tool(session, name, arguments)
+                env.call_tool(session, name, arguments, by=None)
         return exported(env, path)
-
-
-def exported(env: Environment, database: Path) -> TauDocument:
-    """The world a database holds, as a τ-bench document."""
-    assert env.tau is not None, "the environment has no τ-bench module (environment.tau)"
-    with env.session(database) as session, user_code("environment.tau", env.tau.export_tau, fix="fix the module"):
-        return env.tau.export_tau(session)
 
 
 def grade(
@@ -195,11 +187,3 @@ def _frozen(actions: list[TauAction]) -> tuple[tuple[str, str], ...]:
 
 def _exact(name: str, arguments: Mapping[str, Any]) -> str:
     return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
-
-
-def _canonical(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((key, _canonical(item)) for key, item in sorted(value.items()))
-    if isinstance(value, list):
-        return tuple(_canonical(item) for item in value)
-    return value

@@ -34,7 +34,8 @@ from intellagent.outcomes import replayed_outcome
 from intellagent.populate.scratch import ScratchWorld
 from intellagent.prompt_files import render
 from intellagent.run_folder import RunFolder
-from intellagent.tau.tasks import TASKS_FILE, read_tau_tasks, select_tasks, task_id
+from intellagent.tau.dual_grading import run_initial
+from intellagent.tau.tasks import read_tau_tasks, select_tasks, task_id, tasks_file
 
 # The most policies one task is said to test: about what a sampled scenario tests at the top of its range.
 MAX_POLICIES = 6
@@ -96,20 +97,20 @@ class TaskScenarios:
         task_database(self.ctx)
 
     def ready_events(self, scenarios: list[Scenario]) -> list[Event]:
-        """Each task's event, on the task set's database, with its gold actions as its expected outcome (replayed
-        once, no model call)."""
+        """Each task's event, on the task set's database (a τ²-bench task's on its own initial state, built from
+        it), with its gold actions as its expected outcome (replayed once, no model call)."""
         database, digest = task_database(self.ctx)
         events = [task_event(scenario, database, digest) for scenario in scenarios]
         if not events:
             return events
         with ScratchWorld.open(self.ctx.folder.path(database)) as scratch:
-            return [gold_outcome(self.ctx, scratch, event) for event in events]
+            return [gold_outcome(self.ctx, scratch, *initial_world(self.ctx, scratch, event)) for event in events]
 
 
 def played_tasks(settings: TauConfig) -> list[TauTask]:
     """The tasks the run plays, in τ-bench's order."""
     assert settings.data is not None  # τ-bench mode
-    return select_tasks(read_tau_tasks(settings.data / TASKS_FILE), settings.tasks)
+    return select_tasks(read_tau_tasks(tasks_file(settings.data)), settings.tasks)
 
 
 def pending_tasks(tasks: list[TauTask], records: dict[str, Scenario]) -> list[TauTask]:
@@ -184,13 +185,37 @@ def task_database(ctx: RunContext) -> tuple[str, str]:
     return TAU_DATABASE, worlds.root_digest(path)
 
 
-def gold_outcome(ctx: RunContext, scratch: ScratchWorld, event: Event) -> Event:
+def initial_world(ctx: RunContext, scratch: ScratchWorld, event: Event) -> tuple[Event, worlds.Changes | None]:
+    """A τ²-bench task's event on its own initial state, built by the task's calls on `scratch` (a copy of the
+    task set's database) and stored as its changes over it, with those changes; any other event as it is. A
+    state the domain's code cannot build leaves the event on the task set's database, and its grade says so."""
+    assert event.task is not None and event.database is not None
+    if not event.task.initial:
+        return event, None
+    base = ctx.folder.path(event.database)
+    try:
+        with scratch.attempt() as session:
+            scratch.written()
+            run_initial(ctx.environment, session, event.task)
+            changes = scratch.changes(tables=scratch.written())
+    except Exception as error:  # the domain's functions refused a call: no world to play the task on
+        return event.model_copy(update={"expected_error": f"the task's initial state could not be built: "
+                                                          f"{failure_reason(error)}"}), None
+    name = RunFolder.event_worlds.stored(event.id)
+    worlds.save_delta(ctx.folder.path(name), base=base, found=changes)
+    return event.model_copy(update={"database": name, "digest": worlds.digest(changes, base)}), changes
+
+
+def gold_outcome(ctx: RunContext, scratch: ScratchWorld, event: Event, start: worlds.Changes | None = None) -> Event:
     """A task's event with its gold actions and outputs as its expected outcome, replayed on `scratch`, a copy of
-    the task set's database; a replay the domain's code breaks leaves the event without one, and says why."""
+    the task set's database (made the event's world by `start`, its changes over it); a replay the domain's code
+    breaks leaves the event without one, and says why."""
     assert event.task is not None
+    if event.expected_error is not None:
+        return event
     calls = [(action.name, action.kwargs) for action in event.task.replayed]
     try:
-        expected = replayed_outcome(ctx.environment, scratch, ctx.folder, event, calls, event.task.outputs)
+        expected = replayed_outcome(ctx.environment, scratch, ctx.folder, event, calls, event.task.outputs, start)
     except Exception as error:  # the domain's tools or τ-bench module failed: the event is graded by its hash alone
         return event.model_copy(update={"expected_error": f"the gold actions could not be replayed: "
                                                           f"{failure_reason(error)}"})

@@ -1,5 +1,5 @@
-"""A procedure told in prose, drawn as a Mermaid flowchart (its own file or a fenced block) or written as
-pseudo-code is read into the same flow procedure; a flowchart is parsed with no model and shown step by step."""
+"""A procedure told in prose, drawn as a Mermaid or Graphviz flowchart (its own file or a fenced block) or written
+as pseudo-code is read into the same flow procedure; a flowchart is parsed with no model and shown step by step."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from tests.describe.conftest import catalog_of, configure, run_describe, script_
 
 POLICIES = Path(__file__).resolve().parents[2] / "policies"
 CHART = POLICIES / "airline_change_flight.mmd"
+DOT = POLICIES / "airline_change_flight.dot"
 PSEUDO = POLICIES / "airline_change_flight.pseudo"
 PROSE = POLICIES / "airline.md"
 
@@ -39,6 +40,7 @@ def answer(order: list[str], orders: list[tuple[str, str, str]]) -> dict:
 READERS = {
     PROSE: answer(list(STEPS), ORDERS),
     CHART: answer(["change", "yes", "pay", "look", "id", "user"], [*reversed(ORDERS), ("user", "look", "")]),
+    DOT: answer(["yes", "change", "user", "pay", "id", "look"], [*ORDERS[::2], *ORDERS[1::2]]),
     PSEUDO: answer(["look", "user", "change", "id", "pay", "yes"], [*ORDERS, ("id", "look", "")]),
 }
 
@@ -94,7 +96,7 @@ def procedure_from(document: Path, scripted_config, folder: Path) -> tuple[SopGr
     return catalog_of(folder).flows[0].sop, asked.text
 
 
-@pytest.mark.parametrize("document", [CHART, PSEUDO], ids=["mermaid", "pseudo-code"])
+@pytest.mark.parametrize("document", [CHART, DOT, PSEUDO], ids=["mermaid", "dot", "pseudo-code"])
 def test_a_flowchart_or_pseudo_code_gives_the_same_procedure_as_the_prose(document, scripted_config, tmp_path) -> None:
     prose, _ = procedure_from(PROSE, scripted_config, tmp_path / "prose")
     other, _ = procedure_from(document, scripted_config, tmp_path / "other")

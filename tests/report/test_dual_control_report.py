@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from intellagent.artifacts import Analysis, Dialog, Message, OutcomeGrade, ToolCall
+from intellagent.artifacts import Analysis, Dialog, Message, OutcomeGrade, TauGrade, ToolCall
 from intellagent.artifacts.report import DialogOutcome
 from intellagent.reports.analysis import conversation_text
 from intellagent.reports.sections.dual_control import dual_control, dual_control_line, dual_control_panel
@@ -41,7 +41,18 @@ def test_dual_and_solo_are_set_side_by_side_with_the_solo_minus_dual_gap() -> No
     assert (dual.control, dual.dialogs) == ("dual", 2)
     assert (dual.outcome_pass_rate.passed, dual.outcome_pass_rate.total) == (1, 2)
     assert (solo.control, solo.outcome_pass_rate.passed, solo.outcome_pass_rate.total) == ("solo", 2, 2)
-    assert result.gap == 0.5
+    assert result.gap == 0.5 and result.gap_of == "outcome"
+    # Newcombe's interval of 2/2 minus 1/2, worked by hand from the Wilson intervals (0.3424, 1) and (0.0945, 0.9055).
+    assert (result.gap_low, result.gap_high) == (-0.2726, 0.9055)
+
+
+def test_where_both_ways_played_published_tasks_the_gap_is_of_their_reward() -> None:
+    dialogs = [played("T1", "dual", True, GUIDED), played("T1-solo", "solo", True, GUIDED)]
+    for dialog, _, _ in dialogs:
+        dialog.tau = TauGrade(task=1, reward=0.0 if dialog.id == "T1-solo" else 1.0, basis=["ENV_ASSERTION"])
+    result = figures(*dialogs)
+    assert result.gap_of == "tau" and result.gap == -1.0
+    assert [r.tau_pass_rate.passed for r in result.results] == [1, 0]
 
 
 def test_calls_are_summed_per_side_of_the_world() -> None:
@@ -62,7 +73,8 @@ def test_a_run_whose_user_has_no_tools_has_no_dual_control_figures() -> None:
 def test_the_summary_and_the_page_name_each_way_and_the_gap() -> None:
     result = figures(played("S1", "dual", False, UNGUIDED), played("S1-solo", "solo", True, GUIDED, event="S1"))
     assert dual_control_line(result) == ("dual control: dual 0 of 1 (0%) passed, outcome 0 of 1 (0%); solo 1 of 1 "
-                                         "(100%) passed, outcome 1 of 1 (100%); solo minus dual outcome: +100 pts")
+                                         "(100%) passed, outcome 1 of 1 (100%); solo minus dual outcome: +100 pts "
+                                         "(95% CI -12 to +100 pts)")
     panel = dual_control_panel(result)
     assert "<h2>Dual control</h2>" in panel and panel.count("<tr><td>") == 2 and "+100 pts" in panel
 

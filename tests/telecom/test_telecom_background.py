@@ -1,88 +1,67 @@
-"""The carrier's seeded base world: reproducible, valid, and holding every shape a scenario may start from."""
+"""The carrier's seeded base world: reproducible, valid, and holding the shapes a scenario may start from; and the
+validators refuse a malformed row with a message a generator can act on."""
 
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from intellagent.db_schemas.telecom.schema import Bill, Phone
 
 from intellagent.environment import Environment, worlds
 
 
 @pytest.fixture(scope="module")
-def seeded(telecom: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("world") / "seed3.sqlite"
-    telecom.create_database(path, seed=3)
-    return path
-
-
-@pytest.fixture(scope="module")
-def content(telecom: Environment, seeded: Path) -> dict[str, list[dict]]:
-    with telecom.session(seeded) as session:
+def content(telecom: Environment, template: Path) -> dict[str, list[dict]]:
+    with telecom.session(template) as session:
         return telecom.dump(session)
 
 
-def test_the_same_seed_gives_the_same_database(telecom: Environment, seeded: Path, tmp_path: Path) -> None:
+def test_the_same_seed_gives_the_same_database(telecom: Environment, template: Path, tmp_path: Path) -> None:
     again, other = tmp_path / "again.sqlite", tmp_path / "other.sqlite"
     telecom.create_database(again, seed=3)
     telecom.create_database(other, seed=4)
-    assert again.read_bytes() == seeded.read_bytes()
-    assert worlds.root_digest(seeded) == worlds.root_digest(again) != worlds.root_digest(other)
+    assert again.read_bytes() == template.read_bytes()
+    assert worlds.root_digest(template) == worlds.root_digest(again) != worlds.root_digest(other)
 
 
-def test_every_row_of_the_world_passes_the_validators(telecom: Environment, seeded: Path) -> None:
-    with telecom.session(seeded) as session:
+def test_every_row_of_the_world_passes_the_validators(telecom: Environment, template: Path) -> None:
+    with telecom.session(template) as session:
         assert list(telecom.broken_rows(session)) == []
-    with sqlite3.connect(seeded) as connection:
+    with sqlite3.connect(template) as connection:
         assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
-def test_a_few_dozen_customers_each_with_lines_bills_and_a_phone_per_line(content) -> None:
-    assert len(content["plans"]) == 4 and 30 <= len(content["customers"]) <= 40
+def test_customers_hold_lines_and_three_bills_and_one_phone_is_in_hand(content) -> None:
+    assert len(content["plans"]) == 5 and len(content["customers"]) == 24
     holders = Counter(line["customer_id"] for line in content["lines"])
     billed = Counter(bill["customer_id"] for bill in content["bills"])
     assert set(holders) == set(billed) == {customer["customer_id"] for customer in content["customers"]}
-    assert set(billed.values()) == {4}  # March to June
-    assert sorted(phone["phone_number"] for phone in content["phones"]) == sorted(
-        line["phone_number"] for line in content["lines"])
+    assert set(billed.values()) == {3}  # January, February, and March's draft
+    (phone,) = content["phones"]
+    assert phone["phone_number"] in {line["phone_number"] for line in content["lines"] if line["status"] == "Active"}
 
 
-def test_ids_are_digits_of_their_own_lengths(content) -> None:
-    for table, column, length in (("customers", "customer_id", 8), ("lines", "phone_number", 10),
-                                  ("bills", "bill_id", 9)):
-        values = [row[column] for row in content[table]]
-        assert all(value.isdigit() and len(value) == length for value in values), table
-        assert len(set(values)) == len(values)
+def test_the_world_holds_overdue_bills_suspended_lines_and_ended_contracts(content) -> None:
+    assert {bill["status"] for bill in content["bills"]} >= {"Draft", "Paid", "Overdue"}
+    assert any(line["status"] == "Suspended" for line in content["lines"])
+    assert any(line["contract_end_date"] < "2025-02-25" for line in content["lines"])
 
 
-def test_the_json_columns_hold_lists_of_objects_and_objects(content) -> None:
-    assert all(customer["payment_methods"] and isinstance(customer["payment_methods"][0], dict)
-               for customer in content["customers"])
-    assert all(isinstance(bill["charges"], list) and bill["charges"] for bill in content["bills"])
-    assert all(set(phone["apn"]) == {"name", "mmsc"} for phone in content["phones"])
+def test_a_bill_whose_total_is_not_the_sum_of_its_items_is_refused(telecom: Environment, template: Path) -> None:
+    bill = Bill(bill_id="B9", customer_id="C2001", period_start="2025-02-01", period_end="2025-02-28",
+                issue_date="2025-02-05", due_date="2025-02-19", total_due=10.0, status="issued",
+                line_items=[{"description": "Plan", "amount": 12.5, "date": "2025-02-05", "item_type": "Plan Charge"}])
+    with telecom.session(template) as session:
+        problems = telecom.validate(bill, session)
+    assert problems == ["total_due 10.0 is not the sum of the line items, 12.5; make them agree"]
+    assert bill.status == "Issued"  # the case is repaired in place
 
 
-def test_the_world_holds_every_billing_and_suspension_state(content) -> None:
-    assert {bill["status"] for bill in content["bills"]} == {"pending", "open", "overdue", "paid"}
-    assert {line["suspension_reason"] for line in content["lines"]} == {
-        None, "non_payment", "customer_request", "lost_or_stolen"}
-    plans = {plan["plan_id"]: plan for plan in content["plans"]}
-    assert any(plans[line["plan_id"]]["data_limit_gb"] is not None
-               and line["data_used_gb"] >= plans[line["plan_id"]]["data_limit_gb"] + line["data_refueled_gb"]
-               for line in content["lines"])
-
-
-def test_most_phones_work_and_each_fault_of_the_procedure_appears(content) -> None:
-    phones = content["phones"]
-    faults = {
-        "airplane mode on": [p for p in phones if p["airplane_mode"]],
-        "SIM out of its slot": [p for p in phones if p["sim"] == "missing"],
-        "SIM locked": [p for p in phones if p["sim"] == "locked"],
-        "mobile data off": [p for p in phones if not p["mobile_data"]],
-        "data roaming off abroad": [p for p in phones if p["abroad"] and not p["data_roaming"]],
-        "slow network mode": [p for p in phones if p["network_mode"] in ("3g_auto", "2g_only")],
-        "wrong APN": [p for p in phones if p["apn"]["name"] != "kestrel.internet"],
-    }
-    assert [fault for fault, found in faults.items() if not found] == []
-    faulty = {p["phone_number"] for found in faults.values() for p in found}
-    assert len(faulty) < len(phones) / 2
+def test_the_phone_is_always_row_one_and_its_settings_known_values(telecom: Environment, template: Path) -> None:
+    phone = Phone(id=7, network_mode_preference="5g_only")
+    with telecom.session(template) as session:
+        problems = telecom.validate(phone, session)
+    assert phone.id == 1
+    assert problems == ["network_mode_preference '5g_only' is not one of '4g_5g_preferred', "
+                        "'4g_only', '3g_only', '2g_only'; use one of them"]

@@ -1,151 +1,95 @@
-"""The telecom environment as a whole: its policy (every rule, in our own words), how it loads, and which
-side of the world each table and each tool belongs to."""
+"""The telecom environment as a whole: its policies (τ²-bench's rules, in our own words, for dual and solo play), how
+it loads, and which side of the world each table and each tool belongs to."""
 
 import re
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 
 from intellagent.config import load_config
 from intellagent.environment import Environment, load_environment
-from tests.telecom.conftest import DANA, DATA_USED_UP, OPEN, USER_TOOLS, World
+from tests.telecom.conftest import JOHN, PREMIUM_LINE, TAU2, World
 
 REPO = Path(__file__).resolve().parents[2]
 POLICY = (REPO / "policies/telecom.md").read_text()
-PROSE = " ".join(POLICY.split())  # line breaks of the Markdown source do not matter
+SOLO = (REPO / "policies/telecom_solo.md").read_text()
+CARRIER = ["get_customer_by_phone", "get_customer_by_id", "get_customer_by_name", "get_details_by_id", "suspend_line",
+           "resume_line", "get_bills_for_customer", "send_payment_request", "get_data_usage", "enable_roaming",
+           "disable_roaming", "transfer_to_human_agents", "refuel_data"]
+PHONE = ["check_status_bar", "check_network_status", "check_network_mode_preference", "run_speed_test",
+         "check_sim_status", "check_data_restriction_status", "check_apn_settings", "check_wifi_status",
+         "check_wifi_calling_status", "check_vpn_status", "check_installed_apps", "check_app_status",
+         "check_app_permissions", "can_send_mms", "check_payment_request", "set_network_mode_preference",
+         "toggle_airplane_mode", "reseat_sim_card", "toggle_data", "toggle_roaming", "toggle_data_saver_mode",
+         "set_apn_settings", "reset_apn_settings", "toggle_wifi", "toggle_wifi_calling", "connect_vpn",
+         "disconnect_vpn", "grant_app_permission", "reboot_device", "make_payment"]
 
 
-def test_tables_come_parents_first_and_only_the_phones_are_the_customers(telecom: Environment) -> None:
-    assert [table.__tablename__ for table in telecom.tables] == ["customers", "plans", "lines", "bills", "phones"]
-    sides = {table.__tablename__: table.__table__.info.get("side") for table in telecom.tables}
-    assert sides == {"customers": None, "plans": None, "lines": None, "bills": None, "phones": "user"}
+def words(text: str) -> str:
+    return " ".join(re.sub(r"[*`#]", "", text).split()).lower()
 
 
-def test_the_environment_carries_the_policy_as_the_system_prompt(telecom: Environment) -> None:
-    assert telecom.name == "telecom"
-    assert telecom.policy == POLICY
+def test_tables_come_parents_first_and_only_the_phone_is_the_customers(telecom: Environment) -> None:
+    assert [table.__tablename__ for table in telecom.tables] == ["plans", "devices", "customers", "phones", "lines",
+                                                                  "bills"]
+    assert telecom.user_tables == [telecom.table("phones")]
 
 
-def test_the_chatbot_gets_fifteen_tools_of_which_the_account_changes_need_a_yes(telecom: Environment) -> None:
-    assert len(telecom.tools) == 15
-    writers = {tool.name for tool in telecom.tools if tool.writes}
-    assert writers == {"refuel_data", "enable_roaming", "disable_roaming", "suspend_line", "resume_line", "pay_bill"}
-    assert {tool.name for tool in telecom.tools if tool.confirm} == writers
+def test_the_chatbot_gets_tau_benchs_thirteen_carrier_tools(telecom: Environment) -> None:
+    assert [tool.name for tool in telecom.tools] == CARRIER
+    assert {tool.name for tool in telecom.tools if tool.writes} == {
+        "suspend_line", "resume_line", "send_payment_request", "enable_roaming", "disable_roaming", "refuel_data"}
+    assert [tool.name for tool in telecom.tools if tool.confirm] == ["refuel_data"]  # its price is agreed first
     assert [tool.name for tool in telecom.tools if tool.ends_dialog] == ["transfer_to_human_agents"]
 
 
-def test_the_customer_gets_ten_tools_on_their_phone_none_of_them_the_chatbots(telecom: Environment) -> None:
-    names = {tool.name for tool in USER_TOOLS}
-    assert names == {"check_status_bar", "check_network_settings", "run_speed_test", "toggle_airplane_mode",
-                     "toggle_mobile_data", "toggle_data_roaming", "reseat_sim_card", "set_network_mode",
-                     "reset_apn_settings", "reboot_phone"}
-    assert not names & {tool.name for tool in telecom.tools}
-    assert all(tool.parameters["required"][0] == "phone_number" for tool in USER_TOOLS)
-    assert not any(tool.confirm or tool.ends_dialog for tool in USER_TOOLS)
-
-
-@pytest.fixture
-def tables_touched():
-    """The tables every SQL statement run while the fixture is active names, reads and writes alike."""
-    touched: set[str] = set()
-
-    def record(conn, cursor, statement, parameters, context, executemany) -> None:
-        touched.update(re.findall(r"\b(customers|plans|lines|bills|phones)\b", statement))
-
-    event.listen(Engine, "before_cursor_execute", record)
-    yield touched
-    event.remove(Engine, "before_cursor_execute", record)
-
-
-AGENT_CALLS = [
-    ("find_customer_by_phone", {"phone_number": DATA_USED_UP}),
-    ("get_customer_details", {"customer_id": DANA}),
-    ("find_customer_by_name", {"full_name": "Dana Whitfield", "date_of_birth": "1985-04-02"}),
-    ("get_line_details", {"customer_id": DANA, "phone_number": DATA_USED_UP}),
-    ("list_plans", {}),
-    ("get_plan_details", {"plan_id": "starter_5"}),
-    ("get_bills", {"customer_id": DANA}),
-    ("get_bill_details", {"customer_id": DANA, "bill_id": OPEN}),
-    ("refuel_data", {"customer_id": DANA, "phone_number": DATA_USED_UP, "gb_amount": 1.0}),
-    ("enable_roaming", {"customer_id": DANA, "phone_number": DATA_USED_UP}),
-    ("disable_roaming", {"customer_id": DANA, "phone_number": DATA_USED_UP}),
-    ("suspend_line", {"customer_id": DANA, "phone_number": DATA_USED_UP, "reason": "customer_request"}),
-    ("resume_line", {"customer_id": DANA, "phone_number": DATA_USED_UP}),
-    ("pay_bill", {"customer_id": DANA, "bill_id": OPEN, "card_last_four": "4242"}),
-    ("transfer_to_human_agents", {"summary": "Wants a new plan."}),
-]
-
-
-def test_every_agent_call_is_listed_once(telecom: Environment) -> None:
-    assert sorted(name for name, _ in AGENT_CALLS) == sorted(tool.name for tool in telecom.tools)
-
-
-def test_no_chatbot_tool_reads_or_writes_a_phone(world: World, tables_touched: set[str]) -> None:
-    results = [world.agent(name, **arguments) for name, arguments in AGENT_CALLS]
-
-    assert not [result for result in results if result.startswith("Error")]
-    assert "lines" in tables_touched and "bills" in tables_touched and "phones" not in tables_touched
-
-
-def test_the_customers_tools_write_only_their_phone_and_read_only_its_line_and_plan(
-    world: World, tables_touched: set[str]
-) -> None:
-    for tool in USER_TOOLS:
-        arguments = {"phone_number": DATA_USED_UP} | ({"mode": "4g_auto"} if tool.name == "set_network_mode" else {})
-        assert not world.user(tool.name, **arguments).startswith("Error"), tool.name
-
-    assert tables_touched == {"phones", "lines", "plans"}
-
-
-@pytest.mark.parametrize(
-    "fact",
-    [
-        "2025-06-12, 10:00:00 EST",
-        "full name together with their date of birth",
-        '("yes")',
-        "at most 2 GB, in steps of half a gigabyte (0.5, 1, 1.5 or 2 GB)",
-        "at most 5 GB of extra data in a billing month",
-        "the plan's price per gigabyte times the amount",
-        "is due on the 21st",
-        "June 2025 or later",
-        "only on an active line, and only when none of the customer's bills is overdue",
-        "holding fee of 5 dollars a month",
-        "overdue for 14 days",
-        "only once none of the customer's bills is overdue",
-        "contract end date is before today",
-        "ask the customer to restart their phone",
-        "`kestrel.internet`",
-        "below excellent at home, or below good abroad",
-        "Fix no service before mobile data, and mobile data before speed.",
-        "unlocking a locked SIM card",
-    ],
-)
-def test_the_policy_keeps_every_rule(fact: str) -> None:
-    assert fact in PROSE
-
-
-@pytest.mark.parametrize(
-    "original",
-    [
-        "You should deny user requests that are against this policy.",
-        "The maximum amount of data that can be refueled is 2GB.",
-        "You are allowed to lift the suspension after the user has paid all their overdue bills.",
-        "After you resume the line, the user will have to reboot their device to get service.",
-        "If the line is not roaming enabled, enable it at no cost for the user",
-        "Make sure you try all the relevant resolution steps before transferring the user to a human agent.",
-    ],
-)
-def test_the_policy_is_not_a_copy_of_tau2_benchs(original: str) -> None:
-    assert original not in PROSE
-
-
-def test_the_config_gives_the_customer_its_tools_as_the_users_side(telecom: Environment) -> None:
-    assert [tool.name for tool in telecom.user_tools] == [tool.name for tool in USER_TOOLS]
+def test_the_customer_gets_tau_benchs_thirty_phone_tools(telecom: Environment) -> None:
+    assert [tool.name for tool in telecom.user_tools] == PHONE
     assert {tool.side for tool in telecom.user_tools} == {"user"}
-    assert {tool.side for tool in telecom.tools} == {"company"}
-    assert telecom.user_tables == [telecom.table("phones")]
+    assert all(not tool.parameters.get("required") or tool.name in {
+        "check_app_status", "check_app_permissions", "set_network_mode_preference", "set_apn_settings",
+        "grant_app_permission"} for tool in telecom.user_tools)  # the phone in hand: no number to give
+
+
+def test_a_solo_dialog_gets_the_solo_policy_and_both_sides_tools(telecom: Environment) -> None:
+    assert telecom.policy == POLICY and telecom.solo_policy == SOLO
+    assert telecom.solo.policy == SOLO and [tool.name for tool in telecom.solo.tools] == CARRIER + PHONE
+    assert telecom.solo.user_tools == [] and telecom.sync is not None
+
+
+def test_no_carrier_tool_changes_the_phone(world: World) -> None:
+    before = world.phone()
+    world.agent("refuel_data", customer_id=JOHN, line_id=PREMIUM_LINE, gb_amount=1.0)
+    world.agent("resume_line", customer_id=JOHN, line_id="L1003")
+    world.agent("send_payment_request", customer_id=JOHN, bill_id="B1002")
+    assert world.phone() == before
+
+
+@pytest.mark.parametrize("document", [POLICY, SOLO], ids=["dual", "solo"])
+def test_the_policy_copies_no_sentence_of_tau_benchs(document: str) -> None:
+    ours = words(document)
+    theirs = [words(sentence) for name in ("main_policy.md", "main_policy_solo.md", "tech_support_workflow.md",
+                                           "tech_support_workflow_solo.md", "tech_support_manual.md")
+              for sentence in re.split(r"(?<=[.!?:])\s+|\n", (TAU2 / name).read_text())]
+    copied = [sentence for sentence in theirs if len(sentence.split()) >= 8 and sentence in ours]
+    assert copied == []
+
+
+@pytest.mark.parametrize("rule", [
+    "2025", "full name together with their date of birth", "at most 2 gb can be added",
+    "you may never lift it when the line's contract end date is in the past",
+    "the customer must restart their phone", "one bill awaiting payment at a time",
+    "the tool that sends a payment request does not check this", "free of charge",
+    "locked by a pin or puk code, hand over to a human agent", "wi-fi calling", "both sms and storage",
+    "mmsc url is missing", "you are being transferred to a human agent. please hold on.",
+])
+def test_the_policy_keeps_tau_benchs_rules(rule: str) -> None:
+    assert rule in words(POLICY)
+
+
+def test_the_solo_policy_lets_the_chatbot_pay_only_with_the_customers_permission() -> None:
+    assert "only when they have said they allow you to make payments" in words(SOLO)
+    assert "you hold the customer's phone tools yourself" in words(SOLO)
 
 
 def test_the_domain_loads_the_same_by_file_path(telecom: Environment) -> None:

@@ -30,6 +30,7 @@ def careless_config() -> dict[str, Any]:
     """configs/telecom.yml as shipped, with every model the scripted double."""
     data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
     data["environment"]["policy"] = str(ROOT / "policies/telecom.md")
+    data["environment"]["solo_policy"] = str(ROOT / "policies/telecom_solo.md")
     return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES,
             "rollouts": {**data["rollouts"], "enabled": True, "beam": 2, "max_turns": 3}}
 
@@ -37,7 +38,7 @@ def careless_config() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
     folder = tmp_path_factory.mktemp("careless") / "run"
-    script = ScriptedLLM().on(reply=careless_answers(seed=1))
+    script = ScriptedLLM().on(reply=careless_answers(seed=2))
     return intellagent.evaluate(careless_config(), output=folder, script=script), folder
 
 

@@ -1,186 +1,151 @@
-"""The customer's tools on their own phone: each fault of the support procedure shows on the status bar or in a
-speed test, the customer's action (or, where the fault is the account's, the chatbot's) fixes it, and the fixed
-phone shows that too. What the phone shows follows from its state alone."""
+"""The customer's phone tools against τ²-bench's phone, on hand-picked calls: what the status bar shows, what a
+speed test measures, roaming abroad, APN settings, data saver, network mode, VPN, SIM, MMS and the payment
+request. Each expected figure is τ²-bench's rule worked by hand: a speed test gives the middle of the connected
+technology's range (5G: 50-500 Mbps, 4G: 10-100, 3G: 1-5, 2G: 0.1-0.4) times the signal's factor (poor 0.2,
+fair 0.5, good 0.8, excellent 1.0), a tenth of it through a poor VPN, a fifth with data saver on."""
 
-from typing import Any
+from __future__ import annotations
 
-import pytest
-from intellagent.db_schemas.telecom.schema import Line, Phone
+from intellagent.db_schemas.telecom.schema import Bill, Line
 
-from tests.telecom.conftest import DANA, DATA_USED_UP, SUSPENDED, World, healthy_phone
-
-PHONE = "5035550102"  # Dana's line on the unlimited plan, roaming enabled: only the phone can stop its data
-WORKING = "Status bar: 5G, signal 4 of 4 bars, mobile data on."
-FAST = "Speed test: 300.0 Mbps download (excellent)."
-NO_DATA = "Speed test: no connection."
+from tests.telecom.conftest import JOHN, PREMIUM_LINE, World
 
 
-def given(world: World, number: str = PHONE, **state: Any) -> None:
-    """The phone of `number` with these settings, the others as the carrier recommends."""
-    with world.telecom.session(world.path) as session:
-        session.merge(healthy_phone(number, **state))
+def test_the_status_bar_shows_signal_network_data_and_battery(world: World) -> None:
+    assert world.user("check_status_bar") == "Status Bar: 📶³ Good | 5G | 📱 Data Enabled | 🔋 80%"
 
 
-def test_a_healthy_phone_at_home_has_5g_and_excellent_data(world: World) -> None:
-    given(world)
-    assert world.user("check_status_bar", phone_number=PHONE) == WORKING
-    assert world.user("run_speed_test", phone_number=PHONE) == FAST
+def test_the_speed_test_of_the_default_phone_is_five_g_at_good_signal(world: World) -> None:
+    assert world.user("run_speed_test").startswith("Speed Test Result: 220.00 Mbps (Excellent).")
 
 
-def test_looking_changes_nothing_and_gives_the_same_answer_again(world: World) -> None:
-    given(world, mobile_data=False)
-    before = world.row(Phone, PHONE)
-    looks = [world.user(name, phone_number=PHONE) for name in ("check_status_bar", "check_network_settings",
-                                                                "run_speed_test") for _ in range(2)]
-    assert looks[0::2] == looks[1::2]
-    assert world.row(Phone, PHONE) == before
+def test_a_network_search_finds_five_g_at_excellent_signal(world: World) -> None:
+    world.tau("user", "simulate_network_search")
+    assert world.user("run_speed_test").startswith("Speed Test Result: 275.00 Mbps (Excellent).")
+    assert world.user("check_status_bar").startswith("Status Bar: 📶⁴ Excellent | 5G")
 
 
-def test_the_network_settings_show_the_switches_the_mode_and_the_apn(world: World) -> None:
-    given(world, data_roaming=True, network_mode="3g_auto", apn={"name": "internet", "mmsc": ""})
-    assert world.user("check_network_settings", phone_number=PHONE) == (
-        "Mobile data: on. Data roaming: on. Preferred network mode: 3G/2G (automatic). APN: internet (MMSC ).")
+def test_airplane_mode_cuts_service_until_turned_off(world: World) -> None:
+    assert world.user("toggle_airplane_mode") == "Airplane Mode is now ON.\nStatus Bar: ✈️ Airplane Mode | 🔋 80%"
+    assert world.user("run_speed_test") == "Speed test failed: No Connection."
+    assert "Cellular Connection: no_service" in world.user("check_network_status")
+    assert world.user("toggle_wifi").startswith("Wi-Fi cannot be changed while Airplane Mode is ON.")
+    world.user("toggle_airplane_mode")
+    assert world.phone().network_connection_status == "connected"
 
 
-@pytest.mark.parametrize(
-    ("fault", "status_bar", "fix", "arguments"),
-    [
-        ({"airplane_mode": True}, "Status bar: airplane mode icon, no signal.", "toggle_airplane_mode", {}),
-        ({"sim": "missing", "registered": False}, "Status bar: No SIM card, no signal.", "reseat_sim_card", {}),
-        ({"registered": False}, "Status bar: No service.", "reboot_phone", {}),
-    ],
-)
-def test_a_phone_without_service_gets_it_back_from_the_customers_fix(
-    world: World, fault: dict[str, Any], status_bar: str, fix: str, arguments: dict[str, str]
-) -> None:
-    given(world, **fault)
-    assert world.user("check_status_bar", phone_number=PHONE) == status_bar
-    assert world.user("run_speed_test", phone_number=PHONE) == NO_DATA
-
-    assert world.user(fix, phone_number=PHONE, **arguments).endswith(WORKING)
-
-    assert world.user("run_speed_test", phone_number=PHONE) == FAST
+def test_abroad_data_needs_roaming_on_the_phone_and_on_the_line(world: World) -> None:
+    world.tau("user", "set_user_location", abroad=True)
+    assert world.user("run_speed_test") == "Speed test failed: No Connection."  # the phone's roaming is off
+    assert world.user("toggle_roaming").startswith("Data Roaming is now ON.")
+    assert world.user("run_speed_test").startswith("Speed Test Result: 275.00 Mbps (Excellent)")
+    world.agent("disable_roaming", customer_id=JOHN, line_id=PREMIUM_LINE)  # the carrier's side, read at once
+    assert world.user("run_speed_test") == "Speed test failed: No Connection."
+    world.agent("enable_roaming", customer_id=JOHN, line_id=PREMIUM_LINE)
+    assert world.tau("user", "assert_mobile_data_status", expected_status=True) is True
 
 
-def test_a_locked_sim_stays_locked_whatever_the_customer_does(world: World) -> None:
-    given(world, sim="locked", registered=False)
-    for action in ("reseat_sim_card", "reboot_phone", "toggle_airplane_mode", "toggle_airplane_mode"):
-        world.user(action, phone_number=PHONE)
-    assert world.user("check_status_bar", phone_number=PHONE) == \
-        "Status bar: SIM card locked (PUK required), no signal."
+def test_reset_apn_settings_take_effect_at_the_reboot(world: World) -> None:
+    world.tau("user", "break_apn_settings")
+    assert world.phone().network_connection_status == "no_service"
+    assert world.user("reset_apn_settings").startswith("APN settings will be reset at the next reboot.")
+    assert world.phone().network_connection_status == "no_service"  # not until the reboot
+    assert world.user("reboot_device").startswith("APN settings reset.\nNetwork services restarted.")
+    assert world.tau("user", "assert_service_status", expected_status="connected") is True
+    assert "APN Name: internet" in world.user("check_apn_settings")
 
 
-@pytest.mark.parametrize(
-    ("fault", "fix", "arguments"),
-    [
-        ({"mobile_data": False}, "toggle_mobile_data", {}),
-        ({"apn": {"name": "internet", "mmsc": ""}}, "reset_apn_settings", {}),
-    ],
-)
-def test_a_phone_without_data_gets_it_back_from_the_customers_fix(
-    world: World, fault: dict[str, Any], fix: str, arguments: dict[str, str]
-) -> None:
-    given(world, **fault)
-    assert world.user("run_speed_test", phone_number=PHONE) == NO_DATA
-
-    world.user(fix, phone_number=PHONE, **arguments)
-
-    assert world.user("run_speed_test", phone_number=PHONE) == FAST
+def test_data_saver_slows_data_to_a_fifth(world: World) -> None:
+    world.tau("user", "simulate_network_search")
+    assert world.user("toggle_data_saver_mode").endswith("| 📱 Data Enabled | 🔽 Data Saver | 🔋 80%")
+    assert world.user("run_speed_test").startswith("Speed Test Result: 55.00 Mbps (Good).")
+    assert world.user("check_data_restriction_status") == "Data Saver mode is ON."
 
 
-@pytest.mark.parametrize(("mode", "speed"), [("2g_only", "0.2 Mbps download (very poor)"),
-                                             ("3g_auto", "4.0 Mbps download (poor)"),
-                                             ("4g_auto", "60.0 Mbps download (good)")])
-def test_an_older_network_mode_is_slow_until_the_customer_chooses_5g(world: World, mode: str, speed: str) -> None:
-    given(world, network_mode=mode)
-    assert world.user("run_speed_test", phone_number=PHONE) == f"Speed test: {speed}."
-    assert world.user("check_status_bar", phone_number=PHONE).startswith(f"Status bar: {mode[0]}G,")
-
-    assert world.user("set_network_mode", phone_number=PHONE, mode="5g_auto").endswith(WORKING)
-
-    assert world.user("run_speed_test", phone_number=PHONE) == FAST
-
-
-def test_abroad_data_needs_the_phones_roaming_switch_and_the_lines_roaming(world: World) -> None:
-    given(world, abroad=True, data_roaming=False)
-    world.change(Line, PHONE, roaming_enabled=False)
-    assert world.user("check_status_bar", phone_number=PHONE) == \
-        "Status bar: 4G, signal 3 of 4 bars, R (roaming), mobile data on."
-    assert world.user("run_speed_test", phone_number=PHONE) == NO_DATA
-
-    assert world.user("toggle_data_roaming", phone_number=PHONE) == "Data roaming is now on."
-    assert world.user("run_speed_test", phone_number=PHONE) == NO_DATA  # the line still may not roam
-
-    world.agent("enable_roaming", customer_id=DANA, phone_number=PHONE)
-    assert world.user("run_speed_test", phone_number=PHONE) == "Speed test: 45.0 Mbps download (good)."
+def test_each_network_mode_connects_its_own_technology(world: World) -> None:
+    speeds = {}
+    for mode in ("2g_only", "3g_only", "4g_only", "4g_5g_preferred"):
+        world.user("set_network_mode_preference", mode=mode)
+        speeds[mode] = world.user("run_speed_test").split(". ")[0]
+    assert speeds == {"2g_only": "Speed Test Result: 0.05 Mbps (Very Poor)",
+                      "3g_only": "Speed Test Result: 1.50 Mbps (Poor)",
+                      "4g_only": "Speed Test Result: 44.00 Mbps (Good)",
+                      "4g_5g_preferred": "Speed Test Result: 275.00 Mbps (Excellent)"}
+    assert world.user("set_network_mode_preference", mode="6g").startswith("Could not set network mode '6g'")
 
 
-def test_abroad_the_phones_own_roaming_switch_must_be_on_even_when_the_line_may_roam(world: World) -> None:
-    given(world, abroad=True, data_roaming=False)
-    assert world.row(Line, PHONE).roaming_enabled is True
-    assert world.user("run_speed_test", phone_number=PHONE) == NO_DATA
-
-    world.user("toggle_data_roaming", phone_number=PHONE)
-
-    assert world.user("run_speed_test", phone_number=PHONE) == "Speed test: 45.0 Mbps download (good)."
-
-
-def test_a_line_that_used_all_its_data_has_none_until_the_chatbot_adds_some(world: World) -> None:
-    given(world, DATA_USED_UP)
-    assert world.user("check_status_bar", phone_number=DATA_USED_UP) == WORKING
-    assert world.user("run_speed_test", phone_number=DATA_USED_UP) == NO_DATA
-
-    world.agent("refuel_data", customer_id=DANA, phone_number=DATA_USED_UP, gb_amount=1)
-
-    assert world.user("run_speed_test", phone_number=DATA_USED_UP) == FAST
+def test_a_poor_vpn_slows_data_to_a_tenth_until_disconnected(world: World) -> None:
+    world.tau("user", "simulate_network_search")
+    world.tau("user", "break_vpn")
+    assert world.user("run_speed_test").startswith("Speed Test Result: 27.50 Mbps (Good).")
+    assert world.user("disconnect_vpn").startswith("VPN disconnected.")
+    assert world.user("disconnect_vpn").startswith("No VPN connection to disconnect.")
+    assert world.user("run_speed_test").startswith("Speed Test Result: 275.00 Mbps (Excellent).")
 
 
-def test_a_resumed_line_gives_service_once_the_phone_restarts(world: World) -> None:
-    assert world.user("check_status_bar", phone_number=SUSPENDED) == "Status bar: No service."
-
-    world.agent("resume_line", customer_id=DANA, phone_number=SUSPENDED)
-    assert world.user("check_status_bar", phone_number=SUSPENDED) == "Status bar: No service."
-
-    assert world.user("reboot_phone", phone_number=SUSPENDED) == f"The phone has restarted. {WORKING}"
+def test_data_refuelled_at_the_carrier_brings_an_exhausted_line_back(world: World) -> None:
+    world.tau("assistant", "set_data_usage", customer_id=JOHN, line_id=PREMIUM_LINE, data_used_gb=15.1)
+    assert world.user("run_speed_test") == "Speed test failed: No Connection."  # 15 GB plan, nothing added
+    world.agent("refuel_data", customer_id=JOHN, line_id=PREMIUM_LINE, gb_amount=2.0)
+    assert world.user("run_speed_test").startswith("Speed Test Result: 220.00 Mbps (Excellent)")
 
 
-def test_a_phone_that_restarts_on_a_suspended_line_stays_without_service(world: World) -> None:
-    world.user("reboot_phone", phone_number=SUSPENDED)
-    assert world.user("check_status_bar", phone_number=SUSPENDED) == "Status bar: No service."
-    assert world.row(Phone, SUSPENDED).registered is False
+def test_a_sim_out_of_its_slot_is_reseated_but_a_locked_one_stays_locked(world: World) -> None:
+    world.tau("user", "unseat_sim_card")
+    assert world.user("check_sim_status") == "No SIM card is detected in the phone."
+    assert world.user("check_status_bar").startswith("Status Bar: 📵 No Signal | 📵 Data Disabled")
+    world.user("reseat_sim_card")
+    assert world.phone().network_connection_status == "connected"
+    world.tau("user", "lock_sim_card", mode="pin")
+    world.user("reseat_sim_card")
+    assert world.user("check_sim_status") == "The SIM card is locked: it asks for its PIN code."
+    assert world.phone().network_connection_status == "no_service"
 
 
-def test_switching_airplane_mode_on_cuts_service_and_off_restores_it(world: World) -> None:
-    given(world)
-    assert world.user("toggle_airplane_mode", phone_number=PHONE) == \
-        "Airplane mode is now on. Status bar: airplane mode icon, no signal."
-    assert world.row(Phone, PHONE).registered is False
-    assert world.user("toggle_airplane_mode", phone_number=PHONE) == f"Airplane mode is now off. {WORKING}"
+def test_mms_fails_over_wifi_calling_and_without_the_messaging_apps_permissions(world: World) -> None:
+    assert world.user("can_send_mms") == "The messaging app can send MMS messages."
+    world.tau("user", "set_wifi_calling", enabled=True, mms_over_wifi=True)
+    assert world.user("can_send_mms") == "The messaging app cannot send MMS messages."
+    world.user("toggle_wifi_calling")
+    world.tau("user", "remove_app_permission", app_name="messaging", permission="storage")
+    assert world.user("check_app_permissions", app_name="messaging") == "App 'messaging' may use: sms, phone."
+    assert world.tau("user", "assert_can_send_mms", expected_status=False) is True
+    assert world.user("grant_app_permission", app_name="messaging", permission="camera").startswith("Error.")
+    world.user("grant_app_permission", app_name="messaging", permission="storage")
+    assert world.user("can_send_mms") == "The messaging app can send MMS messages."
 
 
-def test_each_action_writes_only_the_customers_own_phone(world: World) -> None:
-    given(world, mobile_data=False)
-    others = world.row(Phone, DATA_USED_UP), world.row(Line, PHONE)
-    world.user("toggle_mobile_data", phone_number=PHONE)
-    assert world.row(Phone, PHONE).mobile_data is True
-    assert (world.row(Phone, DATA_USED_UP), world.row(Line, PHONE)) == others
+def test_mms_needs_three_g_or_better_and_an_mms_centre(world: World) -> None:
+    world.user("set_network_mode_preference", mode="3g_only")
+    assert world.tau("user", "assert_can_send_mms", expected_status=True) is True
+    world.user("set_network_mode_preference", mode="2g_only")
+    assert world.tau("user", "assert_can_send_mms", expected_status=False) is True
+    world.user("set_network_mode_preference", mode="4g_5g_preferred")
+    world.tau("user", "break_apn_mms_setting")
+    assert "MMSC URL (picture messages): Not Set" in world.user("check_apn_settings")
+    assert world.tau("user", "assert_can_send_mms", expected_status=False) is True
 
 
-@pytest.mark.parametrize(
-    ("name", "arguments", "error"),
-    [
-        ("check_status_bar", {"phone_number": "0000000000"},
-         "Error: no phone with number 0000000000; give your own phone's ten-digit number"),
-        ("toggle_mobile_data", {}, "phone_number: Field required"),
-        ("set_network_mode", {"phone_number": PHONE, "mode": "lte"},
-         "mode: Input should be '5g_auto', '4g_auto', '3g_auto' or '2g_only'"),
-        ("reboot_phone", {"phone_number": PHONE, "hard": True}, "reboot_phone got unexpected arguments hard"),
-    ],
-)
-def test_an_action_with_wrong_arguments_says_what_is_wrong_and_changes_nothing(
-    world: World, name: str, arguments: dict[str, Any], error: str
-) -> None:
-    given(world, network_mode="2g_only", mobile_data=False)
-    before = world.row(Phone, PHONE)
-    assert error in world.user(name, **arguments)
-    assert world.row(Phone, PHONE) == before
+def test_the_customer_pays_a_requested_bill_on_the_phone_and_the_carrier_records_it(world: World) -> None:
+    world.tau("assistant", "suspend_line_for_overdue_bill", customer_id=JOHN, line_id=PREMIUM_LINE,
+              new_bill_id="B1234321", contract_ended=False)
+    assert world.user("check_payment_request") == "No payment request has been made."
+    assert world.user("make_payment") == "You have no payment request."
+    world.agent("send_payment_request", customer_id=JOHN, bill_id="B1234321")
+    assert world.user("check_payment_request") == "You have a payment request for bill B1234321 of 65.0 USD."
+    assert world.user("make_payment") == "Payment of 65.0 USD made for bill B1234321."
+    assert world.row(Bill, "B1234321").status == "Paid"
+    assert world.phone().payment_made is None
+    assert world.user("check_payment_request") == "No payment request has been made."
+
+
+def test_a_resumed_line_has_service_only_after_the_phone_restarts(world: World) -> None:
+    world.tau("assistant", "suspend_line_for_overdue_bill", customer_id=JOHN, line_id=PREMIUM_LINE,
+              new_bill_id="B1234321", contract_ended=False)
+    world.tau("user", "simulate_network_search")
+    assert world.phone().network_connection_status == "no_service"
+    world.agent("resume_line", customer_id=JOHN, line_id=PREMIUM_LINE)
+    assert world.row(Line, PREMIUM_LINE).status == "Active"
+    assert world.phone().network_connection_status == "no_service"
+    world.user("reboot_device")
+    assert world.phone().network_connection_status == "connected"

@@ -14,6 +14,7 @@ from html import escape
 from typing import Literal
 
 from intellagent.artifacts import Analysis, Dialog
+from intellagent.artifacts.rates import difference_interval
 from intellagent.artifacts.report import CallScore, ControlResult, DialogOutcome, DualControl, Rate
 from intellagent.reports.analysis import RATED
 from intellagent.reports.section import JudgedRun, Section
@@ -35,9 +36,16 @@ def dual_control(dialogs: list[Dialog], solo: list[Dialog], analyses: dict[str, 
         return None
     results = [_result(way, [d for d in played if d.control == way], analyses, outcomes)
                for way in ("dual", "solo") if any(d.control == way for d in played)]
-    rates = [result.outcome_pass_rate.rate for result in results]
-    gap = round(rates[1] - rates[0], 4) if len(rates) == 2 and None not in rates else None  # type: ignore[operator]
-    return DualControl(results=results, gap=gap)
+    if len(results) < 2:
+        return DualControl(results=results)
+    of: Literal["outcome", "tau"] = "tau" if all(r.tau_pass_rate is not None for r in results) else "outcome"
+    dual, solo = (r.tau_pass_rate if of == "tau" else r.outcome_pass_rate for r in results)
+    assert dual is not None and solo is not None
+    interval = difference_interval((solo.passed, solo.total), (dual.passed, dual.total))
+    if interval is None or solo.rate is None or dual.rate is None:
+        return DualControl(results=results, gap_of=of)
+    return DualControl(results=results, gap=round(solo.rate - dual.rate, 4), gap_of=of,
+                       gap_low=round(interval[0], 4), gap_high=round(interval[1], 4))
 
 
 def _result(way: Literal["dual", "solo"], dialogs: list[Dialog], analyses: dict[str, Analysis],
@@ -45,6 +53,7 @@ def _result(way: Literal["dual", "solo"], dialogs: list[Dialog], analyses: dict[
     rated = [analyses[d.id] for d in dialogs if d.id in analyses and analyses[d.id].status in RATED]
     graded = [outcome.grade for d in dialogs if (outcome := outcomes.get(d.id)) is not None and outcome.counted
               and outcome.grade is not None]
+    rewarded = [d for d in dialogs if d.tau is not None and d.status != "error"]
     return ControlResult(
         control=way,
         dialogs=len(dialogs),
@@ -52,6 +61,7 @@ def _result(way: Literal["dual", "solo"], dialogs: list[Dialog], analyses: dict[
         outcome_pass_rate=Rate.of(sum(grade.passed for grade in graded), len(graded)),
         company_calls=_summed(grade.sides.get("company", [0, 0, 0]) for grade in graded),
         user_calls=_summed(grade.sides.get("user", [0, 0, 0]) for grade in graded),
+        tau_pass_rate=Rate.of(sum(d.tau.passed for d in rewarded), len(rewarded)) if rewarded else None,
     )
 
 
@@ -64,8 +74,16 @@ def dual_control_line(figures: DualControl) -> str:
     """Each way's pass rate and outcome pass rate, and the gap, in one line of the summary."""
     parts = [f"{result.control} {_rate(result.pass_rate)} passed, outcome {_rate(result.outcome_pass_rate)}"
              for result in figures.results]
-    gap = f"; solo minus dual outcome: {points(figures.gap)}" if figures.gap is not None else ""
-    return "dual control: " + "; ".join(parts) + gap
+    return "dual control: " + "; ".join(parts) + _gap(figures)
+
+
+def _gap(figures: DualControl) -> str:
+    """The gap and its interval, as the summary and the page say it (nothing without one)."""
+    if figures.gap is None:
+        return ""
+    of = "τ-bench reward" if figures.gap_of == "tau" else "outcome"
+    return (f"; solo minus dual {of}: {points(figures.gap)} (95% CI {points(figures.gap_low, '')} to "
+            f"{points(figures.gap_high)})")
 
 
 def dual_control_panel(figures: DualControl) -> str:
@@ -77,8 +95,8 @@ def dual_control_panel(figures: DualControl) -> str:
         for result in figures.results
     )
     gap = "" if figures.gap is None else (
-        f" The solo outcome pass rate minus the dual one: {escape(points(figures.gap))}; a chatbot that passes solo "
-        "and fails dual knows what to do and does not get the user to do it.")
+        f" {escape(_gap(figures).removeprefix('; ').capitalize())}: a chatbot that passes solo and fails dual knows "
+        "what to do and does not get the user to do it.")
     return (
         '<section class="panel"><h2>Dual control</h2>'
         '<p class="hint">The user acts on its own side of the world: dual, as the chatbot guides it; solo, the '

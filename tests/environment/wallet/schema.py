@@ -1,8 +1,8 @@
 """A card desk's world: the bank's cards, and the customer's banking app (the user's side).
 
-Shapes the telecom example lacks: the user's side keyed by a number of its own (an installation id, digits
-only) rather than by the company's key, a JSON column on the user's side, and a company row that the
-user's row must agree with (the app's card is one of the bank's cards).
+Shapes the telecom example lacks: several rows on the user's side, each keyed by a number of its own (an
+installation id, digits only) that the user's tools take, and a company row that the user's row must agree
+with by a foreign key (the app's card is one of the bank's cards).
 """
 
 from typing import Any
