@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from intellagent.artifacts import Analysis, Dialog
-from intellagent.checks.assertions import compiled_checks
+from intellagent.checks.assertions import catalog_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.production.regression import write_regression_set
 from intellagent.production.transcripts import production_dialogs
@@ -68,7 +68,7 @@ def load(state: ProductionState, runtime: Runtime[ProductionDeps]) -> Update:
     deps = runtime.context
     ctx = deps.ctx
     catalog = ctx.folder.policies.require()
-    compiled = compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load()))
+    compiled = catalog_checks(catalog)
     dialogs = production_dialogs(ctx.config.transcripts, ctx.environment, catalog, compiled)
     ctx.folder.transcripts.replace(dialogs)
     kept, pending = to_judge(dialogs, deps.items.artifact)

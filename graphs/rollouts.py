@@ -58,7 +58,7 @@ class RolloutsDeps:
         settings: how wide and how long each search is.
         items: the searches' records, appended to rollouts.jsonl as each ends.
         usage: the stage's share of the run's accounting, within the rollouts' budget.
-        compiled: the run's compiled assertions in force.
+        compiled: the run's rules and compiled assertions.
         world_server: the run's MCP server, for an endpoint chatbot.
         plain: the simulate stage's dialog of each event (its first trial), by event id.
         training: what every training record shares.

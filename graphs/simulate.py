@@ -115,7 +115,7 @@ def build_graph() -> CompiledStateGraph[SimulateState, SimulateDeps, SimulateSta
 @dataclass
 class DialogWork:
     """Playing dialogs, as any executor runs them (see `intellagent.executors`): the chatbot under test, the
-    mutants a calibrated run plays, the MCP server of the dialogs' worlds, and the compiled assertions in force
+    mutants a calibrated run plays, the MCP server of the dialogs' worlds, and the rules and compiled assertions
     that check every dialog, set up once per process."""
 
     ctx: RunContext
@@ -123,7 +123,7 @@ class DialogWork:
     mutants: dict[str, Chatbot]
     world_server: WorldServer | None
     compiled: list[Check[Trace]]
-    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name, RunFolder.assertions.name)
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name,)
 
     @classmethod
     @asynccontextmanager

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from intellagent.artifacts import (
     Analysis,
-    AssertionsInForce,
     Dialog,
     Event,
     MutantList,
@@ -42,7 +41,6 @@ class RunFolder:
     event_worlds = Worlds("events", stage="populate", frozen=True)
     expected_worlds = Worlds("events", stage="populate", frozen=True, kind="expected")
     """Each event's expected world, beside its own: what its expected calls change in it."""
-    assertions = Json("assertions.json", AssertionsInForce, stage="populate", frozen=True)
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")

@@ -96,7 +96,7 @@ class EventSearch:
         play: plays one turn (the dialog graph's `play_turn`).
         settings: how wide and how long.
         usage: the event's share of the run's accounting.
-        compiled: the run's compiled assertions in force, run with the domain's checks.
+        compiled: the run's rules and compiled assertions, run with the domain's checks.
         world_server: the run's MCP server, for an endpoint chatbot that reaches the world by it.
     """
 

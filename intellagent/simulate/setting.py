@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld
 from intellagent.checks import Check, Trace, run_checks
-from intellagent.checks.assertions import compiled_checks
+from intellagent.checks.assertions import catalog_checks
 from intellagent.config import switched_on
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
@@ -103,7 +103,7 @@ async def played_dialog(
         trial: which trial of the event this dialog is (1 unless `simulate.trials` asks for more).
         mutant: the name of the mutant `chatbot` is, in a calibrated run.
         world_server: the run's MCP server, which serves the dialog's world to an endpoint chatbot.
-        compiled: the run's compiled assertions in force, as checks, run with the domain's.
+        compiled: the run's compiled assertions and rules, as checks, run with the domain's.
         control: where the user has tools, how the dialog is played (`simulate.control`): dual, the user acts as
             the chatbot guides it; solo, the chatbot gets the user's tools and the user only talks.
     """
@@ -159,13 +159,13 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
 
 def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
            compiled: Sequence[Check] = ()) -> Dialog:
-    """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
-    assertions' among them), and its grade."""
+    """A played dialog with its world stored and digested, the deterministic checks' findings (the rules'
+    among them), and its grade."""
     claims = [event.claim] if event.claim else []
     if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
-                                      claims=claims)
-        return played.model_copy(update={"checks": checks, "findings": findings})
+        checked = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
+                             claims=claims)
+        return played.model_copy(update={"checks": checked.ran, "findings": checked.findings, "ruled": checked.ruled})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
     worlds.save_delta(files.stored, base=files.event, found=found)
@@ -173,16 +173,17 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
         digest = event.digest  # nothing was written: the event's world, whose digest is known
     else:
         digest = worlds.world_digest(files.played, files.event, found)
-    checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found), compiled=compiled, claims=claims)
-    played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
+    checked = run_checks(environment, played.transcript, before=files.start, database=files.played,
+                         written=list(found), compiled=compiled, claims=claims)
+    played = played.model_copy(update={"digest": digest, "checks": checked.ran, "findings": checked.findings,
+                                       "ruled": checked.ruled})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 
 
 def checks_in_force(ctx: RunContext) -> list[Check[Trace]]:
-    """The run's compiled assertions in force, as checks that every dialog is run through with the domain's own."""
+    """The run's compiled assertions and rules, as checks that every dialog is run through with the domain's own."""
     catalog = ctx.folder.policies.load()
-    return compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
+    return catalog_checks(catalog) if catalog else []
 
 
 def user_thoughts(ctx: RunContext) -> bool:
