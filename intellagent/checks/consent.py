@@ -75,8 +75,8 @@ def confirmation_breaches(rule: Confirmation, trace: Trace) -> Iterator[Finding]
             continue
         replied = trace.last_before(call.turn, "user")
         if replied is None:
-            yield Finding(message=f"{call.name} was called before the user said anything", turn=call.turn,
-                          call=call.shown())
+            yield Finding(message=f"{call.name} was called without an explicit yes: the customer had said nothing",
+                          turn=call.turn, call=call.shown())
             continue
         asked = trace.last_before(replied, "chatbot")
         missing = _unnamed(rule, call, trace.messages[asked].content if asked else "")
@@ -85,7 +85,7 @@ def confirmation_breaches(rule: Confirmation, trace: Trace) -> Iterator[Finding]
                                   f"{missing}", turn=call.turn, call=call.shown())
         elif not explicit_yes(trace.messages, replied, dict(trace.agreed)):
             said = trace.messages[replied].content[:120]
-            yield Finding(message=f'{call.name} was called without the user\'s yes: they said "{said}"',
+            yield Finding(message=f'{call.name} was called without an explicit yes: the customer last said "{said}"',
                           turn=call.turn, call=call.shown())
 
 

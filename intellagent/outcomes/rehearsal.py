@@ -5,8 +5,8 @@ left it. An expected outcome is checked the same way, on the conversation a rule
 have: it makes the calls in order, and states each write (the tool and each of its arguments) and gets
 the user's explicit yes before it, so that the framework's conversational rules hold by construction and
 a check's finding can only be about the calls themselves. The worlds are read where the outcome is run, in
-populate's copy of the background: the event's world as the background's rows with the event's own in their place (`EventRows`), the world
-the calls leave from the session they ran in (`SessionRows`).
+populate's copy of the background: the event's world as the background's rows with the event's own in their
+place (`EventRows`), the world the calls leave from the session they ran in (`SessionRows`).
 """
 
 from __future__ import annotations

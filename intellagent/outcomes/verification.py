@@ -3,10 +3,10 @@ of the event's world, the world they leave checked by the domain's rules.
 
 A run happens in populate's scratch copy of the background (an attempt, rolled back at its end), made the
 event's world first. It stops at the first call that fails: one that returns an error, a write that
-leaves a row breaking a rule of the domain (a row's own rules, or those over related rows), or a call
-that a domain check, a rules file's rule or a compiled assertion of the event's policies finds at fault
-once every call has run (see `rehearsal`): where a rule and the model's outcome disagree, the rule wins.
-A failed call goes back to the model once, with what went wrong; after that, or once `MAX_REPAIRS` are used, it is dropped with its reason, and
+leaves a row breaking a rule of the domain (a row's own rules, or those over related rows), or a call a
+domain check (or a rule of the event's policies: the rule wins) finds at fault once every call has run
+(see `rehearsal`). A failed call goes back to the model
+once, with what went wrong; after that, or once `MAX_REPAIRS` are used, it is dropped with its reason, and
 the rest run again. So what remains is a rule-keeping chatbot's calls as they run in this world, never a
 gold that breaks a rule; when nothing does, the event has no outcome and says why (see `expected`).
 """

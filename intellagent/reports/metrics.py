@@ -67,7 +67,7 @@ def build_report(
     ordered = [by_id[dialog.id] for dialog in artifacts.dialogs]
     rated = [analysis for analysis in ordered if analysis.status in RATED]
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
-    backed = backing(artifacts.catalog, artifacts.assertions, rated)
+    backed = backing(artifacts.catalog, rated)
     policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
     outcomes = {d.id: dialog_outcome(d, artifacts.event(d.event_id), kept_out=by_id[d.id].status == "user_fault")
                 for d in [*artifacts.dialogs, *artifacts.solo_dialogs] if d.id in by_id}
@@ -104,7 +104,7 @@ def build_report(
         robustness=robustness(artifacts.dialogs, by_id),
         dialogs=[_dialog_result(d, by_id[d.id], artifacts.event(d.event_id), outcomes[d.id])
                  for d in artifacts.dialogs],
-        programs=program_figures(artifacts.catalog, artifacts.assertions, backed, artifacts.dialogs, rated),
+        programs=program_figures(artifacts.catalog, backed, artifacts.dialogs, rated),
         production=production_figures(artifacts.catalog, artifacts.graph, rated, artifacts.transcripts,
                                       artifacts.production, strong_edge=strong_edge) if artifacts.transcripts else None,
         rollouts=rollout_figures(artifacts.rollouts, artifacts.catalog),

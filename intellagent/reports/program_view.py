@@ -1,5 +1,5 @@
 """The report page's view of what programs decide: the policies a program backs, each flow's procedure with how
-its dialogs kept to it, and the compiled assertions."""
+its dialogs kept to it, and the rules and compiled assertions."""
 
 from __future__ import annotations
 
@@ -9,18 +9,17 @@ from intellagent.artifacts import Flow
 from intellagent.artifacts.report import AssertionResult, FlowOrder, PolicyResult, ProgramFigures
 from intellagent.reports.charts import procedure_graph
 from intellagent.reports.inputs import RunArtifacts
-from intellagent.reports.text import counted, one_line, percent
+from intellagent.reports.text import one_line, percent
 
-BACKING_WORDS = {"outcome": "a verified outcome", "check": "a hand-written check", "assertion": "a compiled assertion"}
+BACKING_WORDS = {"outcome": "a verified outcome", "program": "a program (a check, a rule or a compiled assertion)"}
 DEVIATION_WORDS = {"missing": "missing step", "wrong_order": "wrong order", "extra": "extra step"}
 SHOWN_DEVIATIONS = 12
 
 
 def backing_text(programs: ProgramFigures) -> str:
-    """The policies each kind of program backs, in words: `5 by checks, 7 by assertions, 0 by outcomes`."""
+    """The policies each kind backs, in words: `7 by programs, 2 by outcomes`."""
     sources = programs.sources
-    return (f"{sources.get('check', 0)} by checks, {sources.get('assertion', 0)} by assertions, "
-            f"{sources.get('outcome', 0)} by outcomes")
+    return f"{sources.get('program', 0)} by programs, {sources.get('outcome', 0)} by outcomes"
 
 
 def backing_tag(policy: PolicyResult) -> str:
@@ -33,7 +32,7 @@ def backing_tag(policy: PolicyResult) -> str:
 
 
 def programs_section(programs: ProgramFigures, artifacts: RunArtifacts) -> str:
-    """The section of procedures and assertions."""
+    """The section of procedures, rules and compiled assertions."""
     flows = {flow.id: flow for flow in artifacts.catalog.flows}
     drawn = "".join(_flow(order, flows[order.id]) for order in programs.flows if order.id in flows)
     procedures = (f'<h3 class="sub">Procedures</h3><div class="procedures">{drawn}</div>' if drawn else
@@ -41,9 +40,9 @@ def programs_section(programs: ProgramFigures, artifacts: RunArtifacts) -> str:
     return (
         '<section class="panel" id="programs"><h2>What programs decide</h2>'
         f'<p class="hint">{programs.backed.count} of {programs.backed.total} policies have a verdict a program backs '
-        f"({percent(programs.backed.rate)}): {escape(backing_text(programs))}; the others are judged by the LLM "
-        f"judge alone. Compiled assertions were read against {counted(programs.outcomes, 'verified expected outcome')}"
-        f"; one an outcome breaks is discarded.</p>{procedures}{_assertions(programs.assertions)}</section>"
+        f"({percent(programs.backed.rate)}): {escape(backing_text(programs))}, counted where one ruled in a dialog "
+        "with a verdict; the others are judged by the LLM judge alone.</p>"
+        f"{procedures}{_assertions(programs.assertions)}</section>"
     )
 
 
@@ -63,19 +62,24 @@ def _flow(order: FlowOrder, flow: Flow) -> str:
             f'<p class="hint">{order.steps} steps; {kept}.</p>{procedure_graph(flow.sop, name=order.id)}{listed}</div>')
 
 
+def _policy_links(policies: str) -> str:
+    return ", ".join(f'<a href="#policy-{escape(p)}">{escape(p)}</a>' for p in policies.split(", ") if p)
+
+
 def _assertions(assertions: list[AssertionResult]) -> str:
     if not assertions:
-        return '<h3 class="sub">Compiled assertions</h3><p class="hint">No policy compiled into an assertion.</p>'
+        return '<h3 class="sub">Rules</h3><p class="hint">No rules file, and no policy compiled into an assertion.</p>'
     rows = "".join(
-        f'<tr><td><code>{escape(a.id)}</code></td><td><a href="#policy-{escape(a.policy)}">{escape(a.policy)}</a></td>'
+        f'<tr><td><code>{escape(a.id)}</code></td><td>{_policy_links(a.policy)}</td>'
         f"<td>{escape(a.kind)}</td><td>{escape(a.text)}"
         f'<span class="muted"> — “{escape(one_line(a.rationale, 160))}”</span></td>'
         + (f"<td>{a.breached} of {a.dialogs}</td>" if a.in_force else
-           f'<td><span class="tag disputed">discarded</span> {escape(one_line(a.discarded or "", 200))}</td>')
+           f'<td><span class="tag disputed">refused</span> {escape(one_line(a.discarded or "", 200))}</td>')
         + "</tr>"
         for a in assertions
     )
-    return ('<h3 class="sub">Compiled assertions</h3><p class="hint">Each runs after every dialog as the check '
-            "<code>compiled &lt;id&gt;</code>; breached: dialogs with a finding, of the dialogs with a verdict that "
-            'sampled its policy.</p><table class="compact"><thead><tr><th>Id</th><th>Policy</th><th>Kind</th>'
-            f"<th>Assertion</th><th>Breached</th></tr></thead><tbody>{rows}</tbody></table>")
+    return ('<h3 class="sub">Rules</h3><p class="hint">Each runs after every dialog as the check '
+            "<code>rule &lt;id&gt;</code> (a rules file's) or <code>compiled &lt;id&gt;</code>; breached: dialogs "
+            "with a finding, of the dialogs with a verdict that sampled its policy and in which it ruled.</p>"
+            '<table class="compact"><thead><tr><th>Id</th><th>Policy</th><th>Kind</th>'
+            f"<th>Rule</th><th>Breached</th></tr></thead><tbody>{rows}</tbody></table>")

@@ -127,13 +127,13 @@ def rollouts_line(figures: RolloutFigures) -> str:
 
 
 def program_lines(programs: ProgramFigures) -> list[str]:
-    """The policies a program backs, the assertions discarded, and how the dialogs kept to their flows' procedures."""
+    """The policies a program backs, the rules refused, and how the dialogs kept to their flows' procedures."""
     backed = programs.backed
     line = (f"programs: {backed.count} of {backed.total} policies have a verdict a program backs "
             f"({percent(backed.rate)}): {backing_text(programs)}")
-    discarded = sum(not assertion.in_force for assertion in programs.assertions)
-    if discarded:
-        line += f"; {counted(discarded, 'compiled assertion')} discarded, broken by a verified outcome"
+    refused = sum(not assertion.in_force for assertion in programs.assertions)
+    if refused:
+        line += f"; {counted(refused, 'rule')} of the rules file refused (see report.json)"
     lines = [line]
     read = [order for order in programs.flows if order.followed.total]
     if read:

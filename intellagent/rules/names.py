@@ -82,7 +82,7 @@ class Names:
         first, _, path = argument.partition(".")
         found = self.vocabulary.tools[tool].arguments.get(first)
         if found is None:
-            yield f"{first} is not an argument of {tool}"
+            yield f"{argument} is not an argument of {tool}"
         elif path and found.kind not in JSON:
             yield f"{tool}.{first} is {found.kind}, which holds no {path}"
 
@@ -94,7 +94,7 @@ class Names:
             return
         first, _, path = column.partition(".")
         if first not in columns:
-            yield f"{first} is not a column of {table}"
+            yield f"{column} is not a column of {table}"
         elif path and columns[first].kind not in JSON:
             yield f"{table}.{first} is {columns[first].kind}, which holds no {path}"
 

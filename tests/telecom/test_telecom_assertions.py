@@ -58,7 +58,7 @@ def confirmed(action: tuple[str, dict]) -> list[Turn]:
 def compiled_findings(world: World, assertions: list[Assertion], tmp_path: Path, turns: list[Turn]
                       ) -> dict[str, list[Finding]]:
     messages, database = play_turns(world.telecom, world.path, tmp_path / "dialog", turns)
-    _, findings = run_checks(world.telecom, messages, before=world.path, database=database,
+    _, findings, _ = run_checks(world.telecom, messages, before=world.path, database=database,
                              compiled=compiled_checks(assertions))
     found: dict[str, list[Finding]] = {}
     for finding in findings:

@@ -37,7 +37,7 @@ def play(world: World, turns: list[Turn]) -> dict[str, list[Finding]]:
                 result = world.telecom.call_tool(session, name, arguments, by=by)
             made.append(ToolCall(id=f"c{number}.{index}", name=name, arguments=arguments, result=result))
         messages.append(Message(role=role, content=content, tool_calls=made))
-    names, findings = run_checks(world.telecom, messages, before=world.path, database=dialog)
+    names, findings, _ = run_checks(world.telecom, messages, before=world.path, database=dialog)
     assert set(names) >= DOMAIN_CHECKS  # every check ran: one that raises is left out, which would hide a breach
     found: dict[str, list[Finding]] = {}
     for finding in findings:
