@@ -139,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()  # where signals can be handled
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
+        given = argv if argv is not None else sys.argv[1:]
+        if given[:1] == ["rules"]:
+            from intellagent.rules.command import main as rules_main
+
+            return rules_main([word for word in given[1:] if word != "--debug"])
         args = parser().parse_args(argv)
         if args.world is not None:
             return _write_world(args.world)

@@ -41,10 +41,17 @@ from intellagent.environment.checks import Check, Needs
 Spoken = Body | Procedure
 """Whatever a rule says: one of the kinds of `artifacts.assertions`, or a procedure."""
 
+PROCEDURE = "procedure "
+"""How the check of a flow's procedure with required steps is named: `procedure F2`."""
+
 
 def catalog_checks(catalog: PolicyCatalog) -> list[Check[Trace]]:
-    """The run's programs besides the domain's own checks: its compiled assertions and its rules file's rules."""
-    return [*compiled_checks(catalog.assertions), *rules_checks(held.rule for held in catalog.rules)]
+    """The run's programs besides the domain's own checks: its compiled assertions, its rules file's rules, and the
+    procedures of its flows that have required steps."""
+    procedures = [rule_check(PROCEDURE + flow.id, flow.name, Procedure(flow=flow.name, steps=flow.sop.steps,
+                                                                        edges=flow.sop.edges))
+                  for flow in catalog.flows if flow.sop is not None and any(step.required for step in flow.sop.steps)]
+    return [*compiled_checks(catalog.assertions), *rules_checks(held.rule for held in catalog.rules), *procedures]
 
 
 def compiled_checks(assertions: Iterable[Assertion]) -> list[Check[Trace]]:

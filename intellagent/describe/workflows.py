@@ -1,8 +1,8 @@
 """Workflows as text, code or flowchart: how describe reads a policy document whatever form its procedures take.
 
 A policy document may tell its procedures in prose, write them as procedural pseudo-code, or draw them as
-Mermaid flowcharts: a whole `.mmd` file, or fenced ```mermaid blocks inside Markdown. Prose and
-pseudo-code are read by the prompts as they are. A flowchart's syntax buries its steps in brackets and
+flowcharts, Mermaid or Graphviz DOT: a whole `.mmd` or `.dot` file, or fenced ```mermaid or ```dot blocks
+inside Markdown. Prose and pseudo-code are read by the prompts as they are. A flowchart's syntax buries its steps in brackets and
 arrows, so it is parsed here, with no model (nodes, their text and shape, the transitions and their
 labels), and the prompts are shown the document followed by each chart read step by step: what each step
 says, whether it is a question, and where it leads, under which answer. The chatbot still gets the
@@ -12,7 +12,9 @@ The parser reads Mermaid's flowchart subset: `flowchart`/`graph` headers, nodes 
 (`A[...]`, `A(...)`, `A{...}`, `A((...))`, `A[/.../]`, ...), text quoted or not, links of any style
 (`-->`, `---`, `-.->`, `==>`, `--x`, ...) with a label as `-->|label|` or `-- label -->`, chains
 (`A --> B --> C`) and groups (`A & B --> C`); comments, `subgraph`/`end`, styles, classes and clicks are
-skipped.
+skipped. DOT is read with pydot: every node (in subgraphs too) with its label, a diamond as a question, every
+edge with its label, and each node's attributes, which a procedure may use (`tool=`, `required=true`: see
+`rules.procedures`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import pydot
+
 _FENCE = re.compile(r"^```\s*mermaid\s*$(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+_DOT_FENCE = re.compile(r"^```\s*(?:dot|graphviz)\s*$(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+_DOT_HEADER = re.compile(r"^\s*(?:strict\s+)?(?:di)?graph\b[^{\n]*\{", re.IGNORECASE)
+_DOT_DEFAULTS = frozenset({"node", "edge", "graph"})
+_QUESTION_SHAPES = frozenset({"diamond", "Mdiamond"})
 _HEADER = re.compile(r"^\s*(flowchart|graph)\b", re.IGNORECASE)
 _SKIPPED = re.compile(r"^\s*(%%|subgraph\b|end\s*$|style\b|classDef\b|class\b|click\b|linkStyle\b|direction\b)")
 # Openings of a node's shape, longest first, with their closings; a decision is drawn as a rhombus.
@@ -39,13 +47,55 @@ class Flowchart:
     nodes: dict[str, str] = field(default_factory=dict)
     questions: set[str] = field(default_factory=set)
     links: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label)
+    attributes: dict[str, dict[str, str]] = field(default_factory=dict)  # DOT: node → its other attributes
 
 
 def flowcharts(document: str) -> list[Flowchart]:
-    """The Mermaid flowcharts of a document: the document itself when it is one, else its fenced mermaid blocks."""
+    """The flowcharts of a document: the document itself when it is one (Mermaid or DOT), else its fenced mermaid
+    and dot blocks."""
+    if _DOT_HEADER.match(document):
+        return [parse_dot(document)]
     if _is_chart(document):
         return [parse_flowchart(document)]
-    return [parse_flowchart(block) for block in _FENCE.findall(document) if _is_chart(block)]
+    return ([parse_flowchart(block) for block in _FENCE.findall(document) if _is_chart(block)]
+            + [parse_dot(block) for block in _DOT_FENCE.findall(document) if _DOT_HEADER.match(block)])
+
+
+def parse_dot(text: str) -> Flowchart:
+    """The nodes and edges of a Graphviz DOT graph (an unreadable one has none)."""
+    try:
+        graphs = pydot.graph_from_dot_data(text) or []
+    except Exception:  # pydot raises whatever its parser meets; a chart it cannot read adds nothing
+        graphs = []
+    chart = Flowchart()
+    for graph in graphs[:1]:
+        _dot_graph(chart, graph)
+    return chart
+
+
+def _dot_graph(chart: Flowchart, graph: pydot.Graph) -> None:
+    """Add the nodes and edges of `graph` and of its subgraphs, in source order."""
+    for node in graph.get_nodes():
+        name = _unquoted(node.get_name())
+        if name in _DOT_DEFAULTS:
+            continue
+        attributes = {key: _unquoted(str(value)) for key, value in node.get_attributes().items()}
+        chart.nodes[name] = " ".join(attributes.pop("label", name).replace("\\n", " ").split()) or name
+        if attributes.get("shape") in _QUESTION_SHAPES:
+            chart.questions.add(name)
+        chart.attributes[name] = attributes
+    for edge in graph.get_edges():
+        start, end = _unquoted(str(edge.get_source())), _unquoted(str(edge.get_destination()))
+        for node in (start, end):
+            chart.nodes.setdefault(node, node)
+        label = _unquoted(str(edge.get_attributes().get("label", "")))
+        chart.links.append((start, end, " ".join(label.replace("\\n", " ").split())))
+    for subgraph in graph.get_subgraphs():
+        _dot_graph(chart, subgraph)
+
+
+def _unquoted(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
 def reading(document: str) -> str:
