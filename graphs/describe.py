@@ -285,7 +285,7 @@ def programs(state: State, runtime: DescribeRuntime) -> Update:
     if compiled:
         assertions = [assertion for result in compiled for assertion in result.assertions]
         target = ctx.folder.proposed_rules.path if path is None else proposed_path(path)
-        written = propose(assertions, catalog, ctx.environment, target=target, reviewed=path)
+        written = propose(assertions, catalog, ctx.environment, target=target, reviewed_file=path)
         log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
                     written.proposed)
     ctx.folder.policies.save(catalog)

@@ -74,15 +74,14 @@ def procedure_breaches(procedure: Procedure, trace: Trace) -> Iterator[Finding]:
     first: dict[str, int] = {}
     for turn, signature in observed(trace.messages, dict(trace.agreed)):
         first.setdefault(signature, turn)
-    told: set[str] = set()
-    for before, after in sorted(unconditional):
-        if before not in required or after not in first or before in told:
+    for before in sorted(required):
+        later = sorted((first[after], after) for step, after in unconditional if step == before and after in first)
+        if not later:
             continue
+        turn, after = later[0]  # told once, at the first step that needed it
         if before not in first:
-            told.add(before)
             yield Finding(message=f"{procedure.flow}: {after} came with no {before} before it, which the procedure "
-                                  "requires", turn=first[after])
-        elif first[after] < first[before]:
-            told.add(before)
-            yield Finding(message=f"{procedure.flow}: {after} (turn {first[after]}) came before {before} (turn "
-                                  f"{first[before]}), which the procedure requires first", turn=first[after])
+                                  "requires", turn=turn)
+        elif turn < first[before]:
+            yield Finding(message=f"{procedure.flow}: {after} (turn {turn}) came before {before} (turn "
+                                  f"{first[before]}), which the procedure requires first", turn=turn)

@@ -103,14 +103,6 @@ def _column(term: Term, subject: Subject) -> list[Any]:
     return [value for row in rows for value in reached(row, path)]
 
 
-def holds(comparison: Compare, subject: Subject) -> bool | None:
-    """Whether `left op right` holds about `subject` (None: a side reaches no value, or they cannot be ordered)."""
-    left, right = values(comparison.left, subject), values(comparison.right, subject)
-    if left is None or right is None:
-        return None
-    return related(comparison.op, left, right)
-
-
 def related(op: str, left: list[Any], right: list[Any]) -> bool | None:
     """Whether two lists of values stand in the relation `op` (see `artifacts.assertions.Relation`)."""
     ours, theirs = [plain(value) for value in left], [plain(value) for value in right]
@@ -136,6 +128,11 @@ def _ordered(op: str, left: Any, right: Any) -> bool | None:
     if first is None or second is None:
         return None
     return {"lt": first < second, "le": first <= second, "gt": first > second, "ge": first >= second}[op]
+
+
+def _shown(found: list[Any] | None) -> str:
+    shown = ", ".join(repr(value) for value in (found or []))
+    return shown if len(found or []) == 1 else f"[{shown}]"
 
 
 def matched(earlier: EarlierCall, subject: Subject) -> bool | None:
@@ -190,7 +187,9 @@ def condition_holds(condition: Condition | Compare | EarlierCall, subject: Subje
     if isinstance(condition, Condition):
         return row_condition(condition, subject)
     if isinstance(condition, Compare):
-        held = holds(condition, subject)
-        return held, "" if held is not False else f"not so: {condition.text()}"
+        left, right = values(condition.left, subject), values(condition.right, subject)
+        held = None if left is None or right is None else related(condition.op, left, right)
+        return held, "" if held is not False else (f"{condition.left.text()} is {_shown(left)}, "
+                                                   f"{condition.right.text()} is {_shown(right)}")
     held = matched(condition, subject)
     return held, "" if held is not False else f"no {condition.text()}"
