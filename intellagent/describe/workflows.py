@@ -2,11 +2,11 @@
 
 A policy document may tell its procedures in prose, write them as procedural pseudo-code, or draw them as
 flowcharts, Mermaid or Graphviz DOT: a whole `.mmd` or `.dot` file, or fenced ```mermaid or ```dot blocks
-inside Markdown. Prose and pseudo-code are read by the prompts as they are. A flowchart's syntax buries its steps in brackets and
-arrows, so it is parsed here, with no model (nodes, their text and shape, the transitions and their
-labels), and the prompts are shown the document followed by each chart read step by step: what each step
-says, whether it is a question, and where it leads, under which answer. The chatbot still gets the
-document exactly as given.
+inside Markdown. Prose and pseudo-code are read by the prompts as they are. A flowchart's syntax buries its
+steps in brackets and arrows, so it is parsed here, with no model (nodes, their text and shape, the
+transitions and their labels), and the prompts are shown the document followed by each chart read step by
+step: what each step says, whether it is a question, and where it leads, under which answer. The chatbot
+still gets the document exactly as given.
 
 The parser reads Mermaid's flowchart subset: `flowchart`/`graph` headers, nodes of any shape
 (`A[...]`, `A(...)`, `A{...}`, `A((...))`, `A[/.../]`, ...), text quoted or not, links of any style

@@ -17,9 +17,9 @@ RULES = FOLDER / "returns_rules.yml"
 
 def section(**overrides: str | None) -> dict[str, str]:
     """The config's `environment` section of the store with returns; a keyword replaces an entry (None drops it)."""
-    found: dict[str, str | None] = {"policy": str(POLICY), "schema": "tests.store.schema", "tools": "tests.rules.returns",
-                                    "validators": "tests.store.validators", "background": "tests.store.background",
-                                    "rules": str(RULES)}
+    found: dict[str, str | None] = {"policy": str(POLICY), "schema": "tests.store.schema",
+                                    "tools": "tests.rules.returns", "validators": "tests.store.validators",
+                                    "background": "tests.store.background", "rules": str(RULES)}
     found.update(overrides)
     return {key: value for key, value in found.items() if value is not None}
 
