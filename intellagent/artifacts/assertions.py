@@ -83,7 +83,7 @@ class Term(BaseModel):
 
     @model_validator(mode="after")
     def _one_source(self) -> Term:
-        given = [name for name in ("arg", "value", "rows", "result") if name in self.model_fields_set]
+        given = [name for name in ("arg", "value", "rows", "result") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"a term is one of arg, value, rows or result, not {', '.join(given) or 'none'}")
         if self.rows is None and (self.where or self.column):

@@ -24,12 +24,14 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from intellagent.artifacts import Assertion, PolicyCatalog, Rule, RulesFile
-from intellagent.artifacts.rules import Citation
+from intellagent.artifacts.rules import Citation, Examples
 from intellagent.describe.passages import passage_text, rule_passage
+from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment
 from intellagent.files import write_atomic
 from intellagent.rules.citations import passage_id
 from intellagent.rules.files import rules_text
+from intellagent.rules.names import Names
 from intellagent.rules.review import reviewed
 from intellagent.rules.synthesis import synthesized_examples
 
@@ -60,8 +62,9 @@ def propose(assertions: list[Assertion], catalog: PolicyCatalog, environment: En
             reviewed_file: Path | None = None) -> Proposal:
     """Write the assertions that stand as rules to `target`, and, when `reviewed_file` exists, a diff against it
     beside the proposal; the reviewed file is never written."""
+    names = Names(Vocabulary.of(environment))
     candidates = RulesFile(rules=[rule for assertion in assertions
-                                  if (rule := _as_rule(assertion, catalog, environment.policy)) is not None])
+                                  if (rule := _as_rule(assertion, catalog, environment.policy, names)) is not None])
     checked = reviewed(candidates, environment, folder=target.parent)
     rules = RulesFile(rules=checked.held)
     text = rules_text(rules, domain=environment.name)
@@ -76,15 +79,16 @@ def propose(assertions: list[Assertion], catalog: PolicyCatalog, environment: En
     return proposal
 
 
-def _as_rule(assertion: Assertion, catalog: PolicyCatalog, document: str) -> Rule | None:
-    """The assertion as a rule of a rules file (None: its policy comes from no passage to cite)."""
+def _as_rule(assertion: Assertion, catalog: PolicyCatalog, document: str, names: Names) -> Rule | None:
+    """The assertion as a rule of a rules file (None: its policy comes from no passage to cite); one whose names do
+    not fit the domain gets no examples (and is refused for its names)."""
     span = rule_passage(document, catalog.policy(assertion.policy).text)
     if span is None:
         return None
     cite = Citation(passage=passage_id(span), words=quoted(assertion.rationale, passage_text(document, span)))
     fields = assertion.model_dump(exclude={"id", "policy", "rationale"})
-    return _RULE.validate_python({**fields, "id": assertion.id, "cite": cite,
-                                  "examples": synthesized_examples(assertion)})
+    examples = Examples() if names.problems(assertion) else synthesized_examples(assertion)
+    return _RULE.validate_python({**fields, "id": assertion.id, "cite": cite, "examples": examples})
 
 
 def quoted(rationale: str, passage: str) -> str:

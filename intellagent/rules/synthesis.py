@@ -60,8 +60,8 @@ def _pair(keeps: list[Turn], breaks: list[Turn], *, kept: dict[str, list[dict[st
 
 def _precondition(body: Precondition) -> Examples:
     conditions = [condition for condition in body.any_of if isinstance(condition, Condition)]
-    if not conditions:
-        return Examples()
+    if not conditions or any(condition.value in ([], "") for condition in conditions):
+        return Examples()  # nothing to meet: the rule is refused for want of examples
     args = {condition.argument: ENTITY for condition in conditions}
     kept, broken = _rows(conditions, keep=conditions[0]), _rows(conditions, keep=None)
     call = [Turn(call=body.tool, args=args)]
