@@ -33,6 +33,7 @@ def test_the_main_jobs_config_reads_the_shipped_rules_and_compiles_none(tmp_path
 
     catalog = RunFolder(tmp_path).policies.require()
     assert script.calls(schema="AssertionsAnswer") == []
-    assert [held.rule.id for held in catalog.rules] == [rule.id for rule in read_rules(settings.environment.rules).rules]
+    shipped = read_rules(settings.environment.rules).rules
+    assert [held.rule.id for held in catalog.rules] == [rule.id for rule in shipped]
     assert all(catalog.checks.get(held.rule.check) == held.policies for held in catalog.rules)
     assert not RunFolder(tmp_path).proposed_rules.path.exists()
