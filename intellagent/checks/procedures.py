@@ -6,8 +6,9 @@ steps (asking, telling) only carry the order through them: a call after a questi
 the yes. Two steps the procedure orders both ways (a yes before a change, and another yes after it) are not
 read for their order.
 
-A step marked `required` makes the procedure a rule: a dialog breaks it when a step the procedure puts after
-the required one (with no condition on the way) came without it before, or came before it.
+A step marked `required` makes the procedure a rule: a dialog breaks it when a step that every path of the
+procedure reaches only through the required one (the required step dominates it) came without it before, or
+came before it. A condition on the way does not matter: the later step came, so its path was taken.
 """
 
 from __future__ import annotations
@@ -67,10 +68,34 @@ def procedure_seen(procedure: Procedure, trace: Trace) -> bool:
     return any(signature in visible for _, signature in observed(trace.messages, dict(trace.agreed)))
 
 
+def demanded(procedure: Procedure) -> set[Pair]:
+    """The pairs of visible steps (required, later) where the required step dominates the later one: every path from
+    the procedure's start to the later step goes through it."""
+    graph = nx.DiGraph([(edge.before, edge.after) for edge in procedure.edges])
+    graph.add_nodes_from(step.id for step in procedure.steps)
+    start = object()
+    graph.add_edges_from((start, node) for node in list(graph.nodes) if graph.in_degree(node) == 0)
+    if graph.number_of_nodes() == 1 or not any(True for _ in graph.successors(start)):
+        return set()  # every step is on a cycle: no start to dominate from
+    dominators = nx.immediate_dominators(graph, start)
+    shown = {step.id: signature for step in procedure.steps if (signature := shown_as(step))}
+    pairs = set()
+    for step in procedure.steps:
+        if not step.required or step.id not in shown:
+            continue
+        for later, signature in shown.items():
+            above = dominators.get(later)
+            while above is not None and above is not start and above != step.id:
+                above = dominators.get(above)
+            if above == step.id and later != step.id and signature != shown[step.id]:
+                pairs.add((shown[step.id], signature))
+    return pairs
+
+
 def procedure_breaches(procedure: Procedure, trace: Trace) -> Iterator[Finding]:
-    """A finding for each required step missing before, or taken after, a step the procedure puts after it."""
+    """A finding for each required step missing before, or taken after, a step it dominates in the procedure."""
     required = {signature for step in procedure.steps if step.required and (signature := shown_as(step))}
-    unconditional, _ = orders(SopGraph(steps=procedure.steps, edges=procedure.edges))
+    unconditional = demanded(procedure)
     first: dict[str, int] = {}
     for turn, signature in observed(trace.messages, dict(trace.agreed)):
         first.setdefault(signature, turn)
