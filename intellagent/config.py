@@ -256,6 +256,11 @@ class SimulateConfig(_Strict):
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
     )
+    consent_question: Switch = Field(
+        default="auto",
+        description="Whether the critique model reads the user's answer before each write as agreeing or not, in any "
+        "language; where it is not asked, an explicit lexicon decides (auto: not on the embedded model).",
+    )
     dual_control: Literal["dual", "solo", "both"] = Field(
         default="dual",
         description="Where the domain gives the user tools of its own (environment.user_tools): dual, the user acts "

@@ -27,6 +27,7 @@ from intellagent.environment import Environment, worlds
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.simulate.audit import audited, read_faults
+from intellagent.simulate.consent import agreements
 from intellagent.simulate.control import Control
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader
@@ -121,7 +122,8 @@ async def played_dialog(
             played = await play(deps)
         # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
         # so that the other dialogs' conversations go on meanwhile.
-        settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled)
+        agreed = await agreements(deps.critique, environment, played.transcript) if consent_question(ctx) else {}
+        settled = await asyncio.to_thread(settle, environment, event, played, files, grader, compiled, agreed)
         if settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
             faults = await asyncio.to_thread(read_faults, environment, event, settled,
                                              world=files.start if files else None)
@@ -158,13 +160,13 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
 
 
 def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
-           compiled: Sequence[Check] = ()) -> Dialog:
+           compiled: Sequence[Check] = (), agreed: dict[int, bool] | None = None) -> Dialog:
     """A played dialog with its world stored and digested, the deterministic checks' findings (the rules'
     among them), and its grade."""
     claims = [event.claim] if event.claim else []
     if files is None:
         checked = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
-                             claims=claims)
+                             claims=claims, agreed=agreed)
         return played.model_copy(update={"checks": checked.ran, "findings": checked.findings, "ruled": checked.ruled})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
@@ -174,7 +176,7 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
     else:
         digest = worlds.world_digest(files.played, files.event, found)
     checked = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                         written=list(found), compiled=compiled, claims=claims)
+                         written=list(found), compiled=compiled, claims=claims, agreed=agreed)
     played = played.model_copy(update={"digest": digest, "checks": checked.ran, "findings": checked.findings,
                                        "ruled": checked.ruled})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
@@ -190,6 +192,12 @@ def user_thoughts(ctx: RunContext) -> bool:
     """Whether the simulated user writes a private thought (`simulate.user_thoughts`; auto: not on the
     embedded model, whose every token is slow)."""
     return switched_on(ctx.config.simulate.user_thoughts, ctx.llms.spec("user").provider)
+
+
+def consent_question(ctx: RunContext) -> bool:
+    """Whether the critique model reads the user's answer before each write (`simulate.consent_question`; auto: not
+    on the embedded model, where an explicit lexicon reads it, at no call)."""
+    return switched_on(ctx.config.simulate.consent_question, ctx.llms.spec("critique").provider)
 
 
 def goal_question(ctx: RunContext) -> bool:
