@@ -286,8 +286,9 @@ def programs(state: State, runtime: DescribeRuntime) -> Update:
         assertions = [assertion for result in compiled for assertion in result.assertions]
         target = ctx.folder.proposed_rules.path if path is None else proposed_path(path)
         written = propose(assertions, catalog, ctx.environment, target=target, reviewed_file=path)
-        log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
-                    written.proposed)
+        if written.rules.rules:
+            log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
+                        written.proposed)
     ctx.folder.policies.save(catalog)
     return {"catalog": catalog}
 
