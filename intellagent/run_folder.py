@@ -37,7 +37,7 @@ class RunFolder:
     policies = Json("policies.json", PolicyCatalog, stage="describe", frozen=True)
     graph = Graph("graph.json", stage="describe", frozen=True)
     scenarios = Jsonl("scenarios.jsonl", Scenario, stage="describe", frozen=True)
-    proposed_rules = Text("rules.proposed.yml", stage="describe")
+    proposed_rules = Text("rules.proposed.yml", stage="describe", frozen=True)
     """The rules describe compiled, proposed for review, when the config names no rules file to write them beside."""
     events = Jsonl("events.jsonl", Event, stage="populate", frozen=True)
     event_worlds = Worlds("events", stage="populate", frozen=True)
