@@ -29,6 +29,8 @@ model SPECs:
   PROVIDER:MODEL          any provider LangChain's init_chat_model knows (anthropic:, ollama:,
                           google_genai:, bedrock:, ...), once its integration package is installed
 
+rules as code: intellagent rules test|compile --config CONFIG  (see intellagent rules --help)
+
 exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted,
   4 a file could not be read or written, 130 interrupted; after 3, 4 or 130 the same command resumes
 """
