@@ -1,8 +1,9 @@
 """The describe stage: policy document → flows → policies → policy graph → scenarios.
 
-    start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks ─► prepare_programs
+    start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks ─► prepare_programs (reads the rules file)
                                   ═► procedure (one per flow) ═╗
-                                  ═► compile (one per batch)  ═╩► programs     writes policies.json
+                                  ═► compile (one per batch)  ═╩► programs     writes policies.json (and
+                                                                              a proposed rules file)
       │                                                               │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │
@@ -58,6 +59,9 @@ from intellagent.modes import scenario_source
 from intellagent.production.judgement import production_verdicts
 from intellagent.production.traffic import Traffic
 from intellagent.progress import StageProgress
+from intellagent.rules.files import read_rules
+from intellagent.rules.proposal import propose, proposed_path
+from intellagent.rules.review import Reviewed, in_force, reviewed
 from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
 
@@ -77,6 +81,7 @@ class State(TypedDict, total=False):
     catalog: PolicyCatalog
     vocabulary: Vocabulary
     procedure_flows: list[Flow]  # the flows whose procedure to read, one call each
+    rules: Reviewed  # the rules file's rules, held and refused (none without one)
     batches: list[tuple[str, ...]]  # policies compiled into assertions together, one call per batch
     procedures: Annotated[list[ProcedureResult], operator.add]
     compiled: Annotated[list[BatchResult], operator.add]
@@ -219,15 +224,19 @@ async def map_checks(state: State, runtime: DescribeRuntime) -> Update:
 
 
 def prepare_programs(state: State, runtime: DescribeRuntime) -> Update:
-    """The domain's names, the flows whose procedures to read and the batches of policies to compile into
-    assertions (none of either when switched off)."""
+    """The domain's names, its rules file's rules reviewed (no call), the flows whose procedures to read and the
+    batches of policies to compile into assertions (none of either when switched off)."""
     ctx, settings = runtime.context.ctx, runtime.context.ctx.config.describe
     vocabulary = Vocabulary.of(ctx.environment)
-    procedures, assertions = settings.programs(ctx.llms["policies"].spec.provider)
+    path = ctx.config.environment.rules
+    procedures, assertions = settings.programs(ctx.llms["policies"].spec.provider, rules_file=path is not None)
+    rules = Reviewed()
+    if path is not None and (path.is_file() or not assertions):  # a file to propose may not exist yet
+        rules = reviewed(read_rules(path), ctx.environment, folder=path.parent)
     compiled = batches(state["catalog"], settings.assertion_batch) if assertions and vocabulary.tools else []
     flows = state["catalog"].flows if procedures else []
     runtime.context.programs.set_total(len(flows) + len(compiled))
-    return {"vocabulary": vocabulary, "batches": compiled, "procedure_flows": flows}
+    return {"vocabulary": vocabulary, "batches": compiled, "procedure_flows": flows, "rules": rules}
 
 
 def route_programs(state: State) -> str | list[Send]:
@@ -265,9 +274,22 @@ async def compile_batch(task: CompileTask, runtime: DescribeRuntime) -> Update:
 
 
 def programs(state: State, runtime: DescribeRuntime) -> Update:
-    """The procedures and assertions put into the catalog; policies.json is written here."""
-    catalog = with_programs(state["catalog"], state.get("procedures", []), state.get("compiled", []))
-    runtime.context.ctx.folder.policies.save(catalog)
+    """The procedures, assertions and rules put into the catalog; policies.json is written here. What was compiled
+    is also written as a proposed rules file, beside the reviewed one (which the run then uses instead) or in the
+    run folder."""
+    ctx, compiled = runtime.context.ctx, state.get("compiled", [])
+    path, rules = ctx.config.environment.rules, state["rules"]
+    used = compiled if path is None else [BatchResult(result.batch, [], result.notes) for result in compiled]
+    catalog = with_programs(state["catalog"], state.get("procedures", []), used,
+                            in_force(rules.held, state["catalog"], ctx.environment.policy), rules.refused)
+    if compiled:
+        assertions = [assertion for result in compiled for assertion in result.assertions]
+        target = ctx.folder.proposed_rules.path if path is None else proposed_path(path)
+        written = propose(assertions, catalog, ctx.environment, target=target, reviewed_file=path)
+        if written.rules.rules:
+            log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
+                        written.proposed)
+    ctx.folder.policies.save(catalog)
     return {"catalog": catalog}
 
 

@@ -32,9 +32,9 @@ scenario source (`intellagent.modes`) builds the world the events start from bef
 call (`prepare`), and may have events ready that need no populating: in τ-bench mode a published task's
 event is τ-bench's initial database, made with no model call.
 A resumed run populates the scenarios with no event yet, or whose event failed (an outage is worth
-another try; a failure the cache holds costs nothing to repeat). Once every event is made, the compiled
-assertions are read against the events' verified outcomes, and those an outcome breaks are discarded
-(`intellagent.populate.contradictions`, assertions.json).
+another try; a failure the cache holds costs nothing to repeat). An outcome is held to the run's rules and
+compiled assertions as it is verified: where one of them disagrees, the outcome is repaired or dropped,
+and the rule stands.
 """
 
 from __future__ import annotations
@@ -58,7 +58,6 @@ from intellagent.modes import scenario_source
 from intellagent.outcomes import Failure, Proposal, mended, proposed, verified, with_outcome
 from intellagent.populate import AssembledRow, Assignment, Constraints, Plan, Rejection, fall_back, loosen
 from intellagent.populate.background import BACKGROUND
-from intellagent.populate.contradictions import reviewed_assertions
 from intellagent.populate.event import (
     EventDeps,
     assigned,
@@ -331,9 +330,8 @@ def prepare(ctx: RunContext) -> None:
 
 
 async def run(ctx: RunContext) -> list[Event]:
-    """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/, then
-    assertions.json (the compiled assertions the verified outcomes leave in force; none without policies.json),
-    and return every event of the run."""
+    """Populate every scenario of scenarios.jsonl that has no event yet; write events.jsonl and events/, and
+    return every event of the run."""
     scenarios = [s for s in ctx.folder.scenarios.require() if s.status == "ok"]
     artifact = ctx.folder.events
     recorded = artifact.finished()
@@ -350,11 +348,7 @@ async def run(ctx: RunContext) -> list[Event]:
             await build_graph().ainvoke(
                 StageState(scenarios=pending, done=[]), context=PopulateDeps(ctx.folder, items, populate),
                 config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
-    events = artifact.finalize()
-    catalog = ctx.folder.policies.load()  # scenarios written by other means than describe come with no policies
-    if catalog is not None:
-        ctx.folder.assertions.save(reviewed_assertions(ctx.environment, catalog, events, ctx.folder))
-    return events
+    return artifact.finalize()
 
 
 def _record(ctx: RunContext, events: list[Event], artifact: JsonlFile[Event]) -> None:

@@ -104,7 +104,7 @@ class DialogWork:
     chatbot: Chatbot
     mutants: dict[str, Chatbot]
     player: DialogPlayer
-    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name, RunFolder.assertions.name)
+    shared_files: ClassVar[tuple[str, ...]] = (RunFolder.policies.name,)
 
     @classmethod
     @asynccontextmanager

@@ -31,6 +31,7 @@ model SPECs:
 
 intellagent view [DIR]     every run under DIR (default results) in the browser: figures, each
                           policy's history, two runs compared (see intellagent view --help)
+rules as code: intellagent rules test|compile --config CONFIG  (see intellagent rules --help)
 
 exit codes: 0 done, 1 quality gate failed, 2 usage or config error, 3 run aborted,
   4 a file could not be read or written, 130 interrupted; after 3, 4 or 130 the same command resumes
@@ -169,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if arguments[:1] == ["view"]:
             return _view(view_parser().parse_args(arguments[1:]))
+        if arguments[:1] == ["rules"]:
+            from intellagent.rules.command import main as rules_main
+
+            return rules_main([word for word in arguments[1:] if word != "--debug"])
         args = parser().parse_args(arguments)
         if args.world is not None:
             return _write_world(args.world)

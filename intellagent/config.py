@@ -92,6 +92,11 @@ class EnvironmentConfig(_Strict):
         description="Module that loads τ-bench's data into the tables and exports it back, to play τ-bench's "
         "published tasks (optional).",
     )
+    rules: Path | None = Field(
+        default=None,
+        description="The domain's reviewed rules file (YAML): rules a program decides over every dialog, each citing "
+        "its policy passage with examples it must pass and fail; a run reads it and compiles nothing (optional).",
+    )
     tool_timeout: float = Field(
         default=10.0, gt=0,
         description="Seconds one tool call may run; past it the chatbot gets an error result and the dialog goes on.",
@@ -226,7 +231,8 @@ class DescribeConfig(_Strict):
     assertions: Switch = Field(
         default="auto",
         description="Compile the policies into assertions a program checks after every dialog: one call per batch "
-        "(auto: not on local models).",
+        "(auto: not on local models, nor where environment.rules names a rules file). With a rules file, what is "
+        "compiled is written beside it as a proposal, never used by the run.",
     )
     assertion_batch: int = Field(default=6, ge=1, description="Policies compiled into assertions per call.")
     weights_from: Literal["graph", "transcripts"] = Field(
@@ -235,11 +241,13 @@ class DescribeConfig(_Strict):
         "towards the policies and pairs the production conversations (`transcripts`) exercise and break.",
     )
 
-    def programs(self, provider: str) -> tuple[bool, bool]:
+    def programs(self, provider: str, *, rules_file: bool = False) -> tuple[bool, bool]:
         """Whether procedures are read and assertions compiled with a model of `provider`. On the embedded
         model each answer to their large schemas took five to twelve minutes (a flow's procedure on two
-        cores), more than the rest of a run; so `auto` leaves them to hosted models."""
-        return switched_on(self.procedures, provider), switched_on(self.assertions, provider)
+        cores), more than the rest of a run; so `auto` leaves them to hosted models, and compiles nothing
+        where a reviewed rules file (`rules_file`) says what a program checks."""
+        compiling = self.assertions == "yes" or (switched_on(self.assertions, provider) and not rules_file)
+        return switched_on(self.procedures, provider), compiling
 
     @model_validator(mode="after")
     def _ordered_range(self) -> DescribeConfig:
@@ -281,6 +289,11 @@ class SimulateConfig(_Strict):
         default="auto",
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
+    )
+    consent_question: Switch = Field(
+        default="auto",
+        description="Whether the critique model reads the user's answer before each write as agreeing or not, in any "
+        "language; where it is not asked, an explicit lexicon decides (auto: not on the embedded model).",
     )
     dual_control: Literal["dual", "solo", "both"] = Field(
         default="dual",
@@ -671,6 +684,8 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
                 label = "schema" if key == "schema_module" else key
                 raise UsageError(f"{origin}: environment.{label}: file {resolved} not found; fix the path")
             setattr(env, key, str(resolved))
+    if env.rules is not None:
+        env.rules = (base_dir / env.rules).resolve()
     if config.report.baseline is not None:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
     if config.tau.data is not None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from intellagent.artifacts import (
     Analysis,
-    AssertionsInForce,
     Dialog,
     Event,
     MutantList,
@@ -38,11 +37,12 @@ class RunFolder:
     policies = Json("policies.json", PolicyCatalog, stage="describe", frozen=True)
     graph = Graph("graph.json", stage="describe", frozen=True)
     scenarios = Jsonl("scenarios.jsonl", Scenario, stage="describe", frozen=True)
+    proposed_rules = Text("rules.proposed.yml", stage="describe", frozen=True)
+    """The rules describe compiled, proposed for review, when the config names no rules file to write them beside."""
     events = Jsonl("events.jsonl", Event, stage="populate", frozen=True)
     event_worlds = Worlds("events", stage="populate", frozen=True)
     expected_worlds = Worlds("events", stage="populate", frozen=True, kind="expected")
     """Each event's expected world, beside its own: what its expected calls change in it."""
-    assertions = Json("assertions.json", AssertionsInForce, stage="populate", frozen=True)
     dialogs = Jsonl("dialogs.jsonl", Dialog, stage="simulate")
     dialog_worlds = Worlds("dialogs", stage="simulate")
     mutants = Json("mutants.json", MutantList, stage="simulate")

@@ -38,7 +38,7 @@ def _calls(trace: Trace, *names: str) -> Iterator[Call]:
     return (call for call in trace.calls if call.name in names)
 
 
-@check
+@check(tools=["book_reservation", "update_reservation_passengers"])
 def at_most_five_passengers(trace: Trace) -> Iterator[Finding]:
     """A reservation holds at most five passengers."""
     for call in _calls(trace, "book_reservation", "update_reservation_passengers"):
@@ -47,7 +47,7 @@ def at_most_five_passengers(trace: Trace) -> Iterator[Finding]:
             yield _finding(call, f"{len(passengers)} passengers on one reservation; at most {MAX_PASSENGERS}")
 
 
-@check
+@check(tools=["book_reservation"])
 def payment_method_limits(trace: Trace) -> Iterator[Finding]:
     """A booking is paid with at most one travel certificate, one credit card and three gift cards, all from the
     user's profile."""
@@ -64,7 +64,7 @@ def payment_method_limits(trace: Trace) -> Iterator[Finding]:
                 yield _finding(call, f"{payment_id} is not a payment method in the user's profile")
 
 
-@check
+@check(tools=["book_reservation", "update_reservation_baggages"])
 def free_bag_allowance(trace: Trace) -> Iterator[Finding]:
     """Each passenger gets the free checked bags of the booking user's membership and cabin; only bags beyond
     that allowance are paid for."""
@@ -89,7 +89,7 @@ def free_bag_allowance(trace: Trace) -> Iterator[Finding]:
                                  f"{travellers} passenger(s) has {free} free, so {max(0, total - free)} are paid")
 
 
-@check
+@check(tools=["cancel_reservation"])
 def cancellation_eligibility(trace: Trace) -> Iterator[Finding]:
     """A reservation is cancelled only within 24 hours of booking, when the airline cancelled a flight, for a
     business booking, or with travel insurance; and never once a segment has been flown."""
@@ -109,7 +109,7 @@ def cancellation_eligibility(trace: Trace) -> Iterator[Finding]:
                                  "insurance and no flight cancelled by the airline: it may not be cancelled")
 
 
-@check
+@check(tools=["send_certificate"])
 def compensation_eligibility_and_amount(trace: Trace) -> Iterator[Finding]:
     """A certificate goes only to a silver or gold member, or one with insurance or a business booking, and is
     100 dollars per passenger for a cancelled flight or 50 per passenger for a delayed one."""
@@ -131,7 +131,7 @@ def compensation_eligibility_and_amount(trace: Trace) -> Iterator[Finding]:
                                  f"{user_id}'s reservations would be {', '.join(map(str, sorted(allowed)))}")
 
 
-@check
+@check(tools=["update_reservation_flights"])
 def no_flight_change_on_basic_economy(trace: Trace) -> Iterator[Finding]:
     """The flights of a basic economy reservation are never changed (its cabin may be)."""
     for call in _calls(trace, "update_reservation_flights"):

@@ -1,8 +1,8 @@
 """The artifacts a run writes, one typed model per file: the contract between the stages.
 
-describe → policies.json (with the flows' procedures and the compiled assertions), graph.json,
-scenarios.jsonl; populate → events.jsonl, events/<id>.delta.json and assertions.json (the assertions in
-force); simulate → dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
+describe → policies.json (with the flows' procedures, the compiled assertions and the rules file's rules in
+force), graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.delta.json; simulate →
+dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
 rollouts (--rollouts) → rollouts.jsonl, rollouts/<event>.json and training/*.jsonl;
 report → analysis.jsonl, report.json, report.html, junit.xml. `intellagent.run_folder` names each file
 once, with its model. The models stand on nothing else of the library: what they hold of the LLM
@@ -12,15 +12,23 @@ accounting (`usage`) and of τ-bench (`tau`) is defined here too.
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.assertions import (
     Assertion,
-    AssertionsInForce,
+    Body,
+    Bound,
     BoundAssertion,
+    Compare,
     Condition,
+    Confirmation,
     ConfirmationAssertion,
-    DiscardedAssertion,
+    Disclosure,
+    EarlierCall,
+    Forbidden,
     ForbiddenAssertion,
+    Order,
     OrderAssertion,
+    Precondition,
     PreconditionAssertion,
     SameEntity,
+    Term,
 )
 from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogRole, DialogStatus, Finding, Message, ToolCall
@@ -41,6 +49,7 @@ from intellagent.artifacts.policies import (
 from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopStep, StepKind
 from intellagent.artifacts.report import Report
 from intellagent.artifacts.rollouts import Rollout, RolloutStatus, RolloutTree, RolloutTurn
+from intellagent.artifacts.rules import Rule, RuleInForce, RulesFile
 from intellagent.artifacts.run_info import FROZEN_STAGES, STAGES, RunInfo, RunStatus, StageInfo
 from intellagent.artifacts.scenarios import Entitlement, Scenario
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
@@ -57,24 +66,29 @@ __all__ = [
     "Analysis",
     "AnalysisStatus",
     "Assertion",
-    "AssertionsInForce",
+    "Body",
+    "Bound",
     "BoundAssertion",
     "Category",
     "ChallengeLevels",
     "Claim",
+    "Compare",
     "Condition",
+    "Confirmation",
     "ConfirmationAssertion",
     "CritiqueExchange",
     "Dialog",
     "DialogRole",
     "DialogStatus",
-    "DiscardedAssertion",
+    "Disclosure",
+    "EarlierCall",
     "Entitlement",
     "Event",
     "ExpectedCall",
     "ExpectedOutcome",
     "Finding",
     "Flow",
+    "Forbidden",
     "ForbiddenAssertion",
     "ForbiddenCall",
     "KtoExample",
@@ -83,6 +97,7 @@ __all__ = [
     "MutantKind",
     "MutantList",
     "MutantRecord",
+    "Order",
     "OrderAssertion",
     "OutcomeFloor",
     "OutcomeGrade",
@@ -91,6 +106,7 @@ __all__ = [
     "PlayedMove",
     "Policy",
     "PolicyCatalog",
+    "Precondition",
     "PreconditionAssertion",
     "PreferencePair",
     "Report",
@@ -98,6 +114,9 @@ __all__ = [
     "RolloutStatus",
     "RolloutTree",
     "RolloutTurn",
+    "Rule",
+    "RuleInForce",
+    "RulesFile",
     "RunInfo",
     "RunStatus",
     "SameEntity",
@@ -112,6 +131,7 @@ __all__ = [
     "TauAction",
     "TauGrade",
     "TauTask",
+    "Term",
     "ToolCall",
     "UsageReport",
     "UserAudit",

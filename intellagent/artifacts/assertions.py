@@ -1,39 +1,47 @@
-"""Assertions compiled from policies: a small typed language of what a program can decide over a dialog.
+"""The rule language: what a program can decide over a dialog, as typed data.
 
-Each policy compiles into zero or more assertions (in policies.json, `assertions`), each one of five kinds:
+A rule is one of these kinds (each a *body*; `artifacts.rules` gives a rules file's header of citation,
+scope and examples, and `Compiled` the header of an assertion compiled in a run):
 
-- `order`: a call of one tool comes before any call of another, optionally on the same entity (an
-  argument of the first equals an argument of the second);
-- `precondition`: a tool is called only when a column of the rows its argument names holds a value (any
-  of a few alternatives);
+- `order`: a successful call of one tool comes before any call of another, optionally on the same entity;
+- `precondition`: a tool is called only when one of its conditions holds: a column of the rows an argument
+  names holds a value (`Condition`), two values compare so (`Comparison`: an argument, a constant, a column
+  of the rows reached through arguments or earlier results, joined along keys and into JSON columns; with
+  `different`, `subset`, a sum or a count for relations between arguments), or an earlier successful call
+  was made, with matching values (`EarlierCall`);
 - `bound`: a count or an amount, over a tool's argument or the rows it leaves, stays within a limit;
-- `forbidden`: a tool is never called (or never with an argument equal to a value);
-- `confirmation`: a tool is called only right after the chatbot stated the action and the user said an
-  explicit yes.
+- `forbidden`: a tool is never called (or never with an argument equal to a value, or never in a state
+  its `when` conditions describe);
+- `confirmation`: a tool is called only right after the user's affirmative answer to a chatbot turn that
+  named the action (its words) with its key arguments;
+- `disclosure`: the chatbot names fields of a row only after a call that entitles it (one of a few, tied
+  to the row by what it returned).
 
-Every name in an assertion is a tool, an argument, a table or a column of the domain: the answer that
-proposes them is constrained to those names, and each assertion is checked against the domain's types
-when compiled. An assertion that the verified expected outcome of an event breaks is discarded with the
-reason (assertions.json, written by populate): the outcome is right by construction, the assertion is
-not. The assertions in force run after every dialog as checks named `compiled <id>`.
+A procedure (a flow's steps, some `required`) is a kind of rule too (`artifacts.rules`). Every name is a
+tool, an argument, a table or a column of the domain, checked against its types before a rule is used.
+The compiled assertions of a run are the first five kinds; each runs after every dialog as the check
+`compiled <id>`, a rules file's rules as `rule <id>`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 Scalar = str | int | float | bool
 Operator = Literal["in", "not_in", "eq", "ne", "lt", "le", "gt", "ge", "within_days"]
 Comparison = Literal["eq", "ne", "lt", "le", "gt", "ge"]
+Relation = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "subset", "different"]
+"""How two terms compare: eq (the same values), ne (none in common), an order between each pair, in/subset (every
+left value among the right's), not_in (none of them), different (pair by pair, for two lists of one length)."""
 
 COMPILED = "compiled "
 """How the check of an assertion is named: `compiled P07.2`."""
 
 
 class Compiled(BaseModel):
-    """What every assertion carries."""
+    """What every assertion compiled in a run carries."""
 
     id: str = Field(description="The policy's id, a dot and a number: P07.1, P07.2, ...")
     policy: str = Field(description="The policy it was compiled from.")
@@ -45,6 +53,62 @@ class Compiled(BaseModel):
         return COMPILED + self.id
 
 
+def _term(value: Any) -> Any:
+    # A bare name is the subject's own value: a call's argument (or, in a disclosure, the row's column).
+    return {"arg": value} if isinstance(value, str) else value
+
+
+class Term(BaseModel):
+    """A value a rule compares, exactly one of:
+
+    - `arg`: the call's argument (a dotted path goes into it: `passengers.first_name`);
+    - `value`: a constant;
+    - `rows` (a table), `where` (column → term, each a join) and `column` (dotted into a JSON column:
+      `options.color`): that column of the rows whose columns equal the terms;
+    - `result`: what the last successful earlier call of a tool returned, as `tool.path` (`find_customer.customer_id`).
+
+    A term stands for every value it reaches (rows are many, a JSON list is each of its items); `measure`
+    makes them one: their `sum`, or their `count`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    arg: str | None = None
+    value: Scalar | list[Scalar] | None = None
+    rows: str | None = None
+    where: dict[str, Annotated[Term, BeforeValidator(_term)]] = Field(default_factory=dict)
+    column: str | None = None
+    result: str | None = None
+    measure: Literal["sum", "count"] | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Term:
+        given = [name for name in ("arg", "value", "rows", "result") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a term is one of arg, value, rows or result, not {', '.join(given) or 'none'}")
+        if self.rows is None and (self.where or self.column):
+            raise ValueError("where and column go with rows")
+        if self.rows is not None and not self.column:
+            raise ValueError(f"rows of {self.rows}: name the column read")
+        return self
+
+    def text(self) -> str:
+        """The term in a few words: `store_payments.method_id where order_id = order_id`."""
+        if self.arg is not None:
+            said = self.arg
+        elif self.rows is not None:
+            joined = " and ".join(f"{column} = {term.text()}" for column, term in self.where.items())
+            said = f"{self.rows}.{self.column}" + (f" where {joined}" if joined else "")
+        elif self.result is not None:
+            said = f"the result of {self.result}"
+        else:
+            said = repr(self.value)
+        return f"the {self.measure} of {said}" if self.measure else said
+
+
+TermOrName = Annotated[Term, BeforeValidator(_term)]
+
+
 class SameEntity(BaseModel):
     """Two calls are about one entity: an argument of the first equals an argument of the second."""
 
@@ -52,7 +116,7 @@ class SameEntity(BaseModel):
     then: str = Field(description="The argument of the later call.")
 
 
-class OrderAssertion(Compiled):
+class Order(BaseModel):
     """A successful call of `before` comes before any call of `then` (on the same entity, if `same` is set)."""
 
     kind: Literal["order"] = "order"
@@ -85,12 +149,46 @@ class Condition(BaseModel):
                f"{self.argument})"
 
 
-class PreconditionAssertion(Compiled):
+class Compare(BaseModel):
+    """Two terms compare so: `left op right` (see `Relation`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    left: TermOrName
+    op: Relation
+    right: TermOrName
+
+    def text(self) -> str:
+        """The comparison in one line."""
+        return f"{self.left.text()} {self.op} {self.right.text()}"
+
+
+class EarlierCall(BaseModel):
+    """A successful earlier call of `call` whose values match: each key of `same` is an argument of that call, or
+    `result.<path>` into what it returned, and each value a term of the subject (a bare name: the call's argument,
+    or in a disclosure the row's column)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str = Field(description="The tool called earlier, successfully.")
+    same: dict[str, TermOrName] = Field(default_factory=dict)
+
+    def text(self) -> str:
+        """The earlier call in one line."""
+        matched = ", ".join(f"{earlier} = {term.text()}" for earlier, term in self.same.items())
+        return f"an earlier {self.call}" + (f" with {matched}" if matched else "")
+
+
+AnyCondition = Compare | EarlierCall | Condition
+"""A condition of a precondition or of a forbidden state: told apart by their fields."""
+
+
+class Precondition(BaseModel):
     """A call of `tool` only when one of the conditions holds, in the world the chatbot found (or left)."""
 
     kind: Literal["precondition"] = "precondition"
     tool: str
-    any_of: list[Condition] = Field(min_length=1)
+    any_of: list[AnyCondition] = Field(min_length=1)
 
     def text(self) -> str:
         """The assertion in one line."""
@@ -102,7 +200,7 @@ class PreconditionAssertion(Compiled):
         return said[0] if len(said) == 1 else "one of: " + "; ".join(said)
 
 
-class BoundAssertion(Compiled):
+class Bound(BaseModel):
     """A measure of a call stays within a limit: a list argument's length, a number argument's value, or the
     rows of a table that name the argument's entity once the dialog ended."""
 
@@ -122,48 +220,81 @@ class BoundAssertion(Compiled):
         return f"{self.tool}: {measured[self.measure]} {self.op} {self.value:g}"
 
 
-class ForbiddenAssertion(Compiled):
-    """`tool` is never called (or never with `argument` equal to `value`)."""
+class Forbidden(BaseModel):
+    """`tool` is never called (or never with `argument` equal to `value`, or never while every `when` holds)."""
 
     kind: Literal["forbidden"] = "forbidden"
     tool: str
     argument: str | None = None
     value: Scalar | None = None
+    when: list[AnyCondition] = Field(default_factory=list, description="The state it is forbidden in: all hold.")
 
     def text(self) -> str:
         """The assertion in one line."""
-        return f"never {self.tool}" + ("" if self.argument is None else f" with {self.argument} = {self.value!r}")
+        state = "" if not self.when else " when " + " and ".join(condition.text() for condition in self.when)
+        return f"never {self.tool}" + ("" if self.argument is None else
+                                       f" with {self.argument} = {self.value!r}") + state
 
 
-class ConfirmationAssertion(Compiled):
-    """`tool` is called only right after the chatbot stated the action and the user said an explicit yes."""
+class Confirmation(BaseModel):
+    """`tool` is called only right after the user's affirmative answer to a chatbot turn that named the action:
+    one of `words` (if any) and the value of each of `arguments`."""
 
     kind: Literal["confirmation"] = "confirmation"
     tool: str
+    arguments: list[str] = Field(default_factory=list, description="The key arguments the turn names the values of.")
+    words: list[str] = Field(default_factory=list, description="Words that name the action; the turn says one.")
 
     def text(self) -> str:
         """The assertion in one line."""
-        return f"{self.tool} only right after the chatbot stated it and the user said an explicit yes"
+        named = "" if not self.arguments else f" with its {', '.join(self.arguments)}"
+        return f"{self.tool} only right after the user said yes to a turn that named it{named}"
 
+
+class Disclosure(BaseModel):
+    """The chatbot states `fields` of a row of `table` only once one of the calls of `after` entitles it.
+
+    A row is spoken of once the value of its `key` comes up in the dialog (said by the user, an argument or a
+    result); a chatbot message that then states the value of one of its `fields` discloses it.
+    """
+
+    kind: Literal["disclosure"] = "disclosure"
+    table: str
+    key: str = Field(description="The column whose value names the row in a conversation (its id).")
+    fields: list[str] = Field(min_length=1, description="The columns whose values are its details.")
+    after: list[EarlierCall] = Field(min_length=1, description="Calls that entitle the disclosure: one is enough.")
+
+    def text(self) -> str:
+        """The assertion in one line."""
+        return (f"{', '.join(self.fields)} of a {self.table} row only after "
+                + " or ".join(earlier.text() for earlier in self.after))
+
+
+class OrderAssertion(Order, Compiled):
+    """An order compiled from a policy."""
+
+
+class PreconditionAssertion(Precondition, Compiled):
+    """A precondition compiled from a policy."""
+
+
+class BoundAssertion(Bound, Compiled):
+    """A bound compiled from a policy."""
+
+
+class ForbiddenAssertion(Forbidden, Compiled):
+    """A forbidden call compiled from a policy."""
+
+
+class ConfirmationAssertion(Confirmation, Compiled):
+    """A confirmation compiled from a policy."""
+
+
+Body = Order | Precondition | Bound | Forbidden | Confirmation | Disclosure
+"""What a rule says, whatever carries it (a compiled assertion, a rules file's rule)."""
 
 Assertion = Annotated[
     OrderAssertion | PreconditionAssertion | BoundAssertion | ForbiddenAssertion | ConfirmationAssertion,
     Field(discriminator="kind"),
 ]
-
-
-class DiscardedAssertion(BaseModel):
-    """An assertion that the verified expected outcome of an event breaks."""
-
-    id: str
-    policy: str
-    event: str = Field(description="The event whose outcome breaks it.")
-    reason: str = Field(description="What the assertion found wrong in that outcome.")
-
-
-class AssertionsInForce(BaseModel):
-    """assertions.json: which compiled assertions run after the dialogs, and which were discarded and why."""
-
-    in_force: list[str] = Field(default_factory=list, description="The ids of the assertions that run.")
-    discarded: list[DiscardedAssertion] = Field(default_factory=list)
-    outcomes: int = Field(default=0, description="Verified expected outcomes the assertions were read against.")
+"""The kinds a run compiles from the policy text."""

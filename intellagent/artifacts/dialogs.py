@@ -138,6 +138,10 @@ class Dialog(BaseModel):
         default=None, description="sha256 of the dialog's world when it ended (the event's digest: no change)."
     )
     checks: list[str] = Field(default_factory=list, description="The deterministic checks run on the dialog.")
+    ruled: list[str] = Field(
+        default_factory=list, description="Those of them that ruled on their policies: they found a breach, rule in "
+        "every dialog, or the dialog gave them something to rule on (a call of a tool they are about)."
+    )
     inapplicable: list[str] = Field(
         default_factory=list, description="The checks that need a world the dialog does not come with (a production "
         "transcript's): not run, and ruling on nothing."

@@ -6,8 +6,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from intellagent.artifacts.assertions import Assertion, AssertionsInForce
+from intellagent.artifacts.assertions import Assertion
 from intellagent.artifacts.procedures import SopGraph
+from intellagent.artifacts.rules import RefusedRule, RuleInForce
 
 Category = Literal[
     "authentication",
@@ -128,18 +129,19 @@ class PolicyCatalog(BaseModel):
         "`artifacts.assertions`); each runs as the check `compiled <id>`.",
     )
 
+    rules: list[RuleInForce] = Field(
+        default_factory=list,
+        description="The domain's rules file's rules in force (see `artifacts.rules`), each with the policies it "
+        "enforces; each runs as the check `rule <id>`.",
+    )
+    refused_rules: list[RefusedRule] = Field(
+        default_factory=list, description="The rules of the rules file this run does not use, and why."
+    )
+
     def listing(self, policy_ids: list[str] | None = None) -> str:
         """Policies (all, or the given ones), one per line as `id: text`, the way prompts cite them."""
         wanted = [p.id for p in self.policies] if policy_ids is None else policy_ids
         return "\n".join(f"{pid}: {self.policy(pid).text}" for pid in wanted)
-
-    def assertions_in_force(self, review: AssertionsInForce | None) -> list[Assertion]:
-        """The compiled assertions that run after the dialogs: those `review` (assertions.json) keeps, or every one
-        when there is no review (a run folder made before it was written)."""
-        if review is None:
-            return list(self.assertions)
-        kept = set(review.in_force)
-        return [assertion for assertion in self.assertions if assertion.id in kept]
 
     def policy(self, policy_id: str) -> Policy:
         """The policy with this id (KeyError if none)."""

@@ -5,7 +5,8 @@ chatbot does: call one of the domain's tools, ask the user for a fact, get the u
 the user something, or hand the user over to a person. An edge says that its first step comes before its
 second, under the condition a rule states, if it states one. The steps a program can see in a dialog (the
 calls, the handovers, the user's yes) are what a dialog is read against: a missing step, a wrong order,
-an extra step.
+an extra step. A step marked `required` enters the verdict: missing it, or taking it too late, breaks the
+procedure (see `checks.procedures`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class SopStep(BaseModel):
     tool: str | None = Field(default=None, description="call and handoff: the tool called.")
     text: str = Field(default="", description="What the step does, in a few words (the fact asked, what is told).")
     policies: list[str] = Field(default_factory=list, description="The policies the step comes from.")
+    required: bool = Field(default=False, description="A step the policy demands: a dialog that comes to a step "
+                           "after it without it, or before it, breaks the procedure's rule.")
 
     def label(self) -> str:
         """The step in a few words, as reports show it: `call get_order`, `ask: the order id`."""

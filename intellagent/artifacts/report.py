@@ -67,9 +67,10 @@ class PolicyViolationNote(BaseModel):
     )
 
 
-Backing = Literal["outcome", "check", "assertion"]
-"""What program backs a policy's verdict: a verified expected outcome, a hand-written check (the framework's or
-the domain's), or an assertion compiled from the policy's text."""
+Backing = Literal["outcome", "program"]
+"""What backs a policy's verdict where it was ruled on: a verified expected outcome, or a program over the trace (a
+check, the framework's or the domain's hand-written one, a rules file's rule, an assertion compiled from the
+policy's text)."""
 
 
 class PolicyResult(BaseModel):
@@ -504,16 +505,20 @@ class Outcomes(BaseModel):
 
 
 class AssertionResult(BaseModel):
-    """A compiled assertion: what it says, whether it ran, and in how many dialogs it found a breach."""
+    """A rule (of the rules file, or an assertion compiled in the run): what it says, whether it was used, and in how
+    many dialogs it ruled and found a breach."""
 
     id: str
-    policy: str
+    check: str = Field(default="", description="Its check's name: `rule <id>` or `compiled <id>`.")
+    policy: str = Field(description="The policies it enforces, comma-separated.")
     kind: str
     rationale: str = Field(description="The policy's words it encodes.")
-    text: str = Field(description="The assertion in one line.")
-    in_force: bool = Field(description="False: a verified expected outcome broke it, and it was discarded.")
-    discarded: str | None = Field(default=None, description="Why it was discarded: the event and the finding.")
-    dialogs: int = Field(default=0, description="Dialogs with a verdict it ran on, whose scenario sampled its policy.")
+    text: str = Field(description="The rule in one line.")
+    in_force: bool = Field(description="False: the run did not use it (see `discarded`).")
+    discarded: str | None = Field(default=None, description="Why not: it fails its own examples, names what the "
+                                  "domain lacks, or a person discarded it.")
+    dialogs: int = Field(default=0, description="Dialogs with a verdict it ruled in, whose scenario sampled one of its "
+                         "policies.")
     breached: int = Field(default=0, description="Of those, the dialogs in which it found a breach.")
 
 
@@ -543,9 +548,8 @@ class ProgramFigures(BaseModel):
     the dialogs read against their flows' procedures."""
 
     backed: Share = Field(description="Policies whose verdict some program backs, out of all policies.")
-    sources: dict[str, int] = Field(description="Policies backed per kind of program: outcome, check, assertion.")
-    assertions: list[AssertionResult] = Field(default_factory=list)
-    outcomes: int = Field(default=0, description="Verified expected outcomes the assertions were read against.")
+    sources: dict[str, int] = Field(description="Policies backed per kind: outcome, program.")
+    assertions: list[AssertionResult] = Field(default_factory=list, description="The rules and compiled assertions.")
     flows: list[FlowOrder] = Field(default_factory=list, description="Per flow with a procedure.")
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from intellagent.artifacts import Claim, Finding, Message
 from intellagent.checks.builtin import BUILTIN
@@ -33,11 +33,23 @@ def _event_rows(environment: Environment, path: Path, version: int) -> WorldRows
     return WorldRows(environment, path)
 
 
+class Checked(NamedTuple):
+    """What the checks made of a dialog."""
+
+    ran: list[str]
+    """The names of the checks that ran."""
+    findings: list[Finding]
+    ruled: list[str]
+    """The names of those that ruled on their policies: they found a breach, rule in every dialog, or the dialog
+    gave them something to rule on (see `Check.ruled`)."""
+
+
 def run_checks(
     environment: Environment, messages: list[Message], *, before: Path | None, database: Path | None,
     written: list[str] | None = None, compiled: Sequence[Check] = (), claims: list[Claim] | None = None,
-) -> tuple[list[str], list[Finding]]:
-    """The names of the checks that ran on a dialog, and their findings.
+    agreed: Mapping[int, bool] | None = None,
+) -> Checked:
+    """The checks that ran on a dialog, their findings, and those that ruled.
 
     A check that raises is left out (and logged) rather than reported as a breach: a bug in a check
     says nothing about the chatbot.
@@ -49,28 +61,31 @@ def run_checks(
         database: the dialog's database, as the chatbot left it.
         written: the tables the dialog wrote to, when already known (none: the checks need not read the
             dialog's database again); by default the checks find them out.
-        compiled: the run's compiled assertions in force, as checks (`checks.assertions`), run after the
+        compiled: the run's rules and compiled assertions, as checks (`checks.assertions`), run after the
             domain's.
         claims: the false claims the user made (its persona's), which ground nothing the chatbot says.
+        agreed: a model's reading of the user's answers where one was asked (see `Trace.agreed`).
     """
     rows = _event_rows(environment, before, before.stat().st_mtime_ns) if before is not None else {}
     trace = Trace(messages=messages, environment=environment, before=rows, database=database, start=before,
-                  written=written, claims=claims or [])
+                  written=written, claims=claims or [], agreed=agreed or {})
     return check_trace(trace, [*every_check(environment), *compiled])
 
 
-def check_trace(trace: Trace, checks: list[Check]) -> tuple[list[str], list[Finding]]:
-    """The names of the checks that ran on a trace, and their findings; a check that raises is left out (and
+def check_trace(trace: Trace, checks: Sequence[Check]) -> Checked:
+    """The checks that ran on a trace, their findings and those that ruled; a check that raises is left out (and
     logged): a bug in a check says nothing about the chatbot."""
-    names: list[str] = []
-    findings: list[Finding] = []
+    checked = Checked([], [], [])
     for check in checks:
         try:
             found = check(trace)
+            ruled = check.ruled(trace, found)
         except Exception as error:  # a check's own bug: not the chatbot's breach
             log.warning("check %s could not run: %s: %s", culprit(check.function, error), type(error).__name__,
                         error_line(error))
             continue
-        names.append(check.name)
-        findings += found
-    return names, findings
+        checked.ran.append(check.name)
+        checked.findings.extend(found)
+        if ruled:
+            checked.ruled.append(check.name)
+    return checked

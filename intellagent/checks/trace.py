@@ -90,6 +90,8 @@ class Trace:
         claims: the false claims the user made: what it claimed is no source of the chatbot's facts.
         ended: the database as the chatbot left it, as a dump, when there is no file of it (an expected
             outcome's world, checked where it was made); `after` by default reads `database`.
+        agreed: a model's reading of whether the user agreed, by the index of the user's message, where one was
+            asked (in any language); elsewhere the lexicon of `checks.consent` decides.
     """
 
     messages: list[Message]
@@ -100,6 +102,7 @@ class Trace:
     written: list[str] | None = None
     claims: list[Claim] = field(default_factory=list)
     ended: Mapping[str, list[dict[str, Any]]] | None = None
+    agreed: Mapping[int, bool] = field(default_factory=dict)
 
     @cached_property
     def calls(self) -> list[Call]:

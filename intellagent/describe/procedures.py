@@ -44,6 +44,7 @@ def procedure_schema(vocabulary: Vocabulary, policies: list[str]) -> type[BaseMo
         tool=((tool | None) if tool else None, None),
         text=(str, Field(default="", max_length=STEP_TEXT)),
         policies=(list[policy] if policy else list[str], Field(default_factory=list, max_length=4)),  # type: ignore[valid-type]
+        required=(bool, Field(default=False, description="The policy demands this step before the steps after it.")),
     )
     edge = create_model("EdgeAnswer", __config__=ConfigDict(extra="forbid"),
                         before=(int, Field(ge=1, le=MAX_STEPS)), after=(int, Field(ge=1, le=MAX_STEPS)),
@@ -119,7 +120,7 @@ def _step(raw: dict[str, Any], vocabulary: Vocabulary, flow: str, notes: list[st
     else:
         tool = None
     return SopStep(id="", kind=kind, tool=tool, text=" ".join(raw.get("text", "").split()),
-                   policies=list(dict.fromkeys(raw.get("policies", []))))
+                   policies=list(dict.fromkeys(raw.get("policies", []))), required=bool(raw.get("required")))
 
 
 def _content(step: SopStep) -> tuple[str, ...]:

@@ -9,8 +9,9 @@ by each chart read step by step: what each step says, whether it is a question, 
 which answer. The chatbot still gets the document exactly as given.
 
 A DOT chart is parsed by pydot: a node's `label` is its text (its id when it has none), a `diamond` node is
-a question, an edge's `label` is its answer; default `node`/`edge` statements, attributes of the graph and
-subgraph boundaries are layout, and are skipped (the nodes and edges inside a subgraph are kept).
+a question, an edge's `label` is its answer, and a node's other attributes are kept, which a procedure may use
+(`tool=`, `required=true`: see `rules.procedures`); default `node`/`edge` statements, attributes of the graph
+and subgraph boundaries are layout, and are skipped (the nodes and edges inside a subgraph are kept).
 
 The parser reads Mermaid's flowchart subset: `flowchart`/`graph` headers, nodes of any shape
 (`A[...]`, `A(...)`, `A{...}`, `A((...))`, `A[/.../]`, ...), text quoted or not, links of any style
@@ -52,6 +53,7 @@ class Flowchart:
     nodes: dict[str, str] = field(default_factory=dict)
     questions: set[str] = field(default_factory=set)
     links: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, label)
+    attributes: dict[str, dict[str, str]] = field(default_factory=dict)  # DOT: node → its other attributes
 
 
 def flowcharts(document: str) -> list[Flowchart]:
@@ -118,8 +120,11 @@ def _dot_graph(chart: Flowchart, graph: pydot.Graph) -> None:
             continue
         label = node.get_label()
         chart.nodes[name] = _dot_text(label) if label is not None else chart.nodes.get(name, name)
-        if (node.get_shape() or "").strip('"').lower() == "diamond":
+        if (node.get_shape() or "").strip('"').lower() in ("diamond", "mdiamond"):
             chart.questions.add(name)
+        others = {key: _dot_text(str(value)) for key, value in node.get_attributes().items() if key != "label"}
+        if others:
+            chart.attributes[name] = {**chart.attributes.get(name, {}), **others}
     for edge in graph.get_edges():
         start, to = _dot_text(str(edge.get_source())), _dot_text(str(edge.get_destination()))
         for name in (start, to):

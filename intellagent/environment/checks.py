@@ -39,6 +39,9 @@ class Check(Generic[T]):
         needs: `trace` for a check that reads only the messages and the tool calls with their results, which
             can then judge a production transcript; `world` (the default: a domain's check usually reads
             rows) for one that reads the database, not applicable where there is none.
+        applies: whether a dialog gave the check something to rule on (a call of a tool it is about): where it
+            did and the check found nothing, the check ruled that its policies held. None: it rules only where it
+            finds a breach, or in every dialog when `every_dialog`.
     """
 
     name: str
@@ -47,38 +50,53 @@ class Check(Generic[T]):
     category: Category | None = None
     every_dialog: bool = False
     needs: Needs = "world"
+    applies: Callable[[T], bool] | None = None
 
     def __call__(self, trace: T) -> list[Finding]:
         """The check's findings on `trace`, each naming the check."""
         return [finding.model_copy(update={"check": self.name}) for finding in self.function(trace)]
+
+    def ruled(self, trace: T, findings: list[Finding]) -> bool:
+        """Whether the check ruled on its policies in the dialog of `trace`, where it found `findings`: it found a
+        breach, it rules in every dialog, or the dialog gave it something to rule on."""
+        return bool(findings) or self.every_dialog or (self.applies is not None and self.applies(trace))
 
 
 @overload
 def check(function: Callable[[T], Iterable[Finding]], /) -> Check[T]: ...
 @overload
 def check(
-    *, category: Category | None = None, every_dialog: bool = False, needs: Needs = "world"
+    *, category: Category | None = None, every_dialog: bool = False, needs: Needs = "world",
+    tools: Iterable[str] = (), applies: Callable[[T], bool] | None = None,
 ) -> Callable[[Callable[[T], Iterable[Finding]]], Check[T]]: ...
 
 
 def check(
     function: Callable[[T], Iterable[Finding]] | None = None, /, *, category: Category | None = None,
-    every_dialog: bool = False, needs: Needs = "world",
+    every_dialog: bool = False, needs: Needs = "world", tools: Iterable[str] = (),
+    applies: Callable[[T], bool] | None = None,
 ) -> Any:
     """Register a function of a dialog's `Trace` as a check; it yields a `Finding` per breach.
 
     Used bare (`@check`), or with the category of policies the check enforces
     (`@check(category="user_consent")`), `every_dialog=True` for a check whose subject is in every
-    dialog (each chatbot message), so that it rules on its policies wherever it runs, and `needs="trace"`
-    for one that reads no database row, so that it judges production transcripts too.
+    dialog (each chatbot message), so that it rules on its policies wherever it runs, `needs="trace"`
+    for one that reads no database row, so that it judges production transcripts too, and `tools=[...]` for
+    the tools whose calls it is about: a dialog that calls one gave it something to rule on, so that its
+    silence there counts as its policies held (the report counts a policy as backed by a program only where
+    one ruled); or, for what no list of tools says, `applies`, a function of the trace.
 
     Raises:
         UsageError: the function has no docstring stating its rule.
     """
     if function is None:
-        return lambda decorated: check(decorated, category=category, every_dialog=every_dialog, needs=needs)
+        return lambda decorated: check(decorated, category=category, every_dialog=every_dialog, needs=needs,
+                                       tools=tools, applies=applies)
     doc = inspect.getdoc(function)
     if not doc:
         raise UsageError(f"check {function.__name__} has no docstring; state the rule it enforces in one sentence")
+    named = frozenset(tools)
+    if named and applies is None:
+        applies = lambda trace: any(call.name in named for call in trace.calls)  # type: ignore[attr-defined]  # noqa: E731
     return Check(name=function.__name__, rule=doc.split("\n\n")[0].replace("\n", " "), function=function,
-                 category=category, every_dialog=every_dialog, needs=needs)
+                 category=category, every_dialog=every_dialog, needs=needs, applies=applies)

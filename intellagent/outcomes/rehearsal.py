@@ -2,11 +2,11 @@
 
 A check reads a dialog's trace: its messages and tool calls, the world as the chatbot found it and as it
 left it. An expected outcome is checked the same way, on the conversation a rule-keeping chatbot would
-have: it makes the calls in order, and states each write and gets the user's explicit yes before it, so
-that the framework's conversational rules hold by construction and a check's finding can only be about
-the calls themselves. The worlds are read where the outcome is run, in populate's copy of the background:
-the event's world as the background's rows with the event's own in their place (`EventRows`), the world
-the calls leave from the session they ran in (`SessionRows`).
+have: it makes the calls in order, and states each write (the tool and each of its arguments) and gets
+the user's explicit yes before it, so that the framework's conversational rules hold by construction and
+a check's finding can only be about the calls themselves. The worlds are read where the outcome is run, in
+populate's copy of the background: the event's world as the background's rows with the event's own in their
+place (`EventRows`), the world the calls leave from the session they ran in (`SessionRows`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 GREETING = "Hello, how can I help you today?"
 REQUEST = "I need your help, please."
-STATED = "Here is exactly what I am about to do. Shall I go ahead?"
+STATED = "Here is exactly what I am about to do: {call}. Shall I go ahead?"
 AGREED = "Yes, please go ahead."
 ASKED = "Please do this on your side."
 DONE = "Done."
@@ -48,7 +48,9 @@ def rehearsed(environment: Environment, calls: list[tuple[str, dict[str, Any], s
             messages.append(Message(role="user", content=DONE, tool_calls=[call]))
             continue
         if environment.tool(tool).writes:
-            messages += [Message(role="chatbot", content=STATED), Message(role="user", content=AGREED)]
+            named = ", ".join(f"{name} {value}" for name, value in arguments.items())
+            stated = STATED.format(call=f"{tool} with {named}")
+            messages += [Message(role="chatbot", content=stated), Message(role="user", content=AGREED)]
         positions[len(messages)] = position
         messages.append(Message(role="chatbot", content="", tool_calls=[call]))
     return messages, positions

@@ -4,7 +4,8 @@ of the event's world, the world they leave checked by the domain's rules.
 A run happens in populate's scratch copy of the background (an attempt, rolled back at its end), made the
 event's world first. It stops at the first call that fails: one that returns an error, a write that
 leaves a row breaking a rule of the domain (a row's own rules, or those over related rows), or a call a
-domain check finds at fault once every call has run (see `rehearsal`). A failed call goes back to the model
+domain check (or a rule of the event's policies: the rule wins) finds at fault once every call has run
+(see `rehearsal`). A failed call goes back to the model
 once, with what went wrong; after that, or once `MAX_REPAIRS` are used, it is dropped with its reason, and
 the rest run again. So what remains is a rule-keeping chatbot's calls as they run in this world, never a
 gold that breaks a rule; when nothing does, the event has no outcome and says why (see `expected`).
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, SQLModel
 
 from intellagent.artifacts import Event
-from intellagent.checks import Trace, check_trace
+from intellagent.checks import Check, Trace, check_trace
 from intellagent.environment import database, worlds
 from intellagent.outcomes.proposal import MAX_REPAIRS, Proposal, ProposedCall
 from intellagent.outcomes.rehearsal import EventRows, SessionRows, rehearsed
@@ -104,7 +105,8 @@ def run_calls(deps: EventDeps, event: Event, calls: list[ProposedCall]) -> Run:
     scratch, env = deps.scratch, deps.env
     with scratch.attempt() as session:
         scratch.apply(start)
-        before = _event_rows(deps, session, start) if env.checks else None
+        checks = deps.checks_for(event)
+        before = _event_rows(deps, session, start) if checks else None
         scratch.written()  # what making the event's world wrote is no call's
         results: list[str] = []
         written: set[str] = set()
@@ -120,7 +122,7 @@ def run_calls(deps: EventDeps, event: Event, calls: list[ProposedCall]) -> Run:
                 if problems:
                     return Run(results, Failure(index, f"it leaves a row that breaks a rule: {problems[0]}", results))
         if before is not None:
-            failure = _found_at_fault(deps, session, calls, results, before, written)
+            failure = _found_at_fault(deps, session, calls, results, before, written, checks)
             if failure is not None:
                 return Run(results, failure)
         world = scratch.changes_since(start, tables=written)
@@ -172,14 +174,14 @@ def _event_rows(deps: EventDeps, session: Session, start: worlds.Changes) -> Eve
 
 
 def _found_at_fault(deps: EventDeps, session: Session, calls: list[ProposedCall], results: list[str],
-                    before: EventRows, written: set[str]) -> Failure | None:
-    """The first call the domain's checks find at fault in the rehearsed conversation, if any; a finding that
-    names no call is the last write's (the world it left)."""
+                    before: EventRows, written: set[str], checks: list[Check]) -> Failure | None:
+    """The first call `checks` find at fault in the rehearsed conversation, if any; a finding that names no call
+    is the last write's (the world it left)."""
     messages, positions = rehearsed(deps.env, [(call.tool, call.arguments, result)
                                                for call, result in zip(calls, results, strict=True)])
     trace = Trace(messages=messages, environment=deps.env, before=before, written=sorted(written),
                   ended=SessionRows(deps.env, session))
-    _, findings = check_trace(trace, deps.env.checks)
+    findings = check_trace(trace, checks).findings
     if not findings:
         return None
     finding = findings[0]

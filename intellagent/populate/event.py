@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Event, Scenario
-from intellagent.checks.trace import WorldRows
+from intellagent.checks.assertions import catalog_checks
+from intellagent.checks.trace import Trace, WorldRows
 from intellagent.context import RunContext
 from intellagent.environment import worlds
+from intellagent.environment.checks import Check
 from intellagent.llm import LLM
 from intellagent.populate.background import BACKGROUND, build_background
 from intellagent.populate.claims import false_claim
@@ -52,6 +54,8 @@ class EventDeps:
     Attributes:
         policies: the text of every policy, by id (what an event's expected outcome is proposed against).
         background_rows: the background world as the domain's checks read it, each table read once.
+        programs: the run's rules and compiled assertions as checks, each with the policies it enforces: an
+            expected outcome is held to those of its event's policies.
     """
 
     ctx: RunContext
@@ -65,6 +69,7 @@ class EventDeps:
     lean: bool
     policies: dict[str, str]
     background_rows: WorldRows
+    programs: list[tuple[Check[Trace], frozenset[str]]] = field(default_factory=list)
 
     @classmethod
     @contextmanager
@@ -86,10 +91,12 @@ class EventDeps:
         lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
         catalog = ctx.folder.policies.load()
         policies = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
+        programs = [(found, frozenset(catalog.checks.get(found.name, []))) for found in catalog_checks(catalog)
+                    ] if catalog else []
         with ScratchWorld.open(background) as scratch:
             yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
                       world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, policies=policies,
-                      background_rows=WorldRows(env, background))
+                      background_rows=WorldRows(env, background), programs=programs)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:
         """A step's prompt, after the shared description of the world."""
@@ -103,6 +110,11 @@ class EventDeps:
     def seed(self, scenario: Scenario) -> str:
         """The seed of every random choice for this event."""
         return f"{self.ctx.config.seed}:{scenario.id}"
+
+    def checks_for(self, event: Event) -> list[Check[Trace]]:
+        """The checks an event's expected outcome is held to: the domain's own, and the rules and compiled
+        assertions that enforce one of the event's policies."""
+        return [*self.env.checks, *(found for found, enforced in self.programs if enforced & set(event.policies))]
 
     def rules_of(self, scenario: Scenario) -> str:
         """The texts of the scenario's policies, one a line."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from intellagent.artifacts import Analysis, Dialog
-from intellagent.checks.assertions import compiled_checks
+from intellagent.checks.assertions import catalog_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.production.transcripts import production_dialogs
 from intellagent.reports.analysis import failed
@@ -30,7 +30,7 @@ async def production_verdicts(ctx: RunContext) -> list[Analysis]:
             kept).
     """
     catalog = ctx.folder.policies.require()
-    compiled = compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load()))
+    compiled = catalog_checks(catalog)
     dialogs = production_dialogs(ctx.config.transcripts, ctx.environment, catalog, compiled)
     ctx.folder.transcripts.replace(dialogs)
     items = StageItems(ctx, stage="production", artifact=ctx.folder.production)

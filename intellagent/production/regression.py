@@ -13,7 +13,7 @@ id (P0007):
 - **the expected behaviour** is each broken policy, with the turn and reason it was broken. No expected
   outcome is verified for it: its dialogs are judged by the checks and the judge.
 
-The set is a run folder of its own (regression/): the run's policies, graph and assertions, and these
+The set is a run folder of its own (regression/): the run's policies (with its rules) and graph, and these
 scenarios and events with their worlds.
 """
 
@@ -47,7 +47,7 @@ def write_regression_set(ctx: RunContext, dialogs: list[Dialog], analyses: list[
         return []
     target.root.mkdir(parents=True, exist_ok=True)
     catalog = ctx.folder.policies.require()
-    for entry in (RunFolder.policies, RunFolder.graph, RunFolder.assertions):
+    for entry in (RunFolder.policies, RunFolder.graph):
         if ctx.folder.path(entry.name).exists():
             shutil.copy2(ctx.folder.path(entry.name), target.path(entry.name))
     background = target.path(BACKGROUND)

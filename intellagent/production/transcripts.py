@@ -52,7 +52,7 @@ def production_dialogs(settings: TranscriptsConfig, environment: Environment, ca
         settings: the file and what to mask in it.
         environment: the domain (its tools say which write and which need a yes; its checks run).
         catalog: the policies every conversation is judged on.
-        compiled: the run's compiled assertions in force, as checks.
+        compiled: the run's rules and compiled assertions, as checks.
     """
     assert settings.path is not None
     checks = [*every_check(environment), *compiled]
@@ -71,7 +71,7 @@ def _checked(conversation: Conversation, settings: TranscriptsConfig, environmen
              catalog: PolicyCatalog, checks: list[Check[Trace]]) -> Dialog:
     messages = redacted(conversation.messages, settings.redact)
     applicable = [check for check in checks if check.needs == "trace"]
-    ran, findings = check_trace(Trace(messages=messages, environment=environment), applicable)
+    checked = check_trace(Trace(messages=messages, environment=environment), applicable)
     return Dialog(
         id=production_id(conversation.line),
         role="production",
@@ -80,8 +80,9 @@ def _checked(conversation: Conversation, settings: TranscriptsConfig, environmen
         policies=[policy.id for policy in catalog.policies],
         transcript=messages,
         turns=sum(message.role == "user" for message in messages),
-        checks=ran,
-        findings=findings,
+        checks=checked.ran,
+        findings=checked.findings,
+        ruled=checked.ruled,
         inapplicable=[check.name for check in checks if check.needs == "world"],
         production=f"{conversation.name} (line {conversation.line})",
     )

@@ -10,7 +10,6 @@ import networkx as nx
 
 from intellagent.artifacts import (
     Analysis,
-    AssertionsInForce,
     Dialog,
     Event,
     MutantRecord,
@@ -27,8 +26,8 @@ T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 
 @dataclass
 class RunArtifacts:
-    """The artifacts of describe, populate and simulate, plus run.json (`assertions`: assertions.json, which an
-    older run folder lacks; `rollouts`: rollouts.jsonl, when the run rolled out).
+    """The artifacts of describe, populate and simulate, plus run.json (`rollouts`: rollouts.jsonl, when the run
+    rolled out).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
@@ -43,7 +42,6 @@ class RunArtifacts:
     info: RunInfo | None
     mutants: list[MutantRecord] = field(default_factory=list)
     mutant_dialogs: list[Dialog] = field(default_factory=list)
-    assertions: AssertionsInForce | None = None
     transcripts: list[Dialog] = field(default_factory=list)
     production: list[Analysis] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
@@ -83,7 +81,6 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         info=folder.run_info.load(),
         mutants=mutants.mutants if mutants else [],
         mutant_dialogs=[d for d in dialogs if d.role == "mutant"],
-        assertions=folder.assertions.load(),
         transcripts=folder.transcripts.load(),
         production=folder.production.load(),
         rollouts=_latest(folder.rollouts.load()),

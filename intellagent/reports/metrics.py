@@ -82,7 +82,7 @@ def core_report(artifacts: RunArtifacts, analyses: dict[str, Analysis], outcomes
     ordered = [analyses[dialog.id] for dialog in artifacts.dialogs]
     rated = [analysis for analysis in ordered if analysis.status in RATED]
     challenge = {dialog.id: dialog.challenge for dialog in artifacts.dialogs}
-    backed = backing(artifacts.catalog, artifacts.assertions, rated)
+    backed = backing(artifacts.catalog, rated)
     policies = [policy_result(p, artifacts, rated, backed_by=backed[p.id]) for p in artifacts.catalog.policies]
     return Report(
         name=name,

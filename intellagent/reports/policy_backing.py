@@ -1,33 +1,31 @@
-"""Which programs back a policy's verdict, and its mark in the policy table.
+"""What backs a policy's verdict, and its mark in the policy table.
 
-A policy's verdict is backed by a program when one rules on it with no model's judgement: a verified
-expected outcome ruled on it in a dialog with a verdict (`decided` in analysis.jsonl); a
-hand-written check (the framework's or the domain's) enforces it; or an assertion compiled from its text
-is in force. A policy none of these reaches is judged by the LLM judge alone.
+A policy's verdict is backed where something other than a model's judgement ruled on it in a dialog with a
+verdict: a verified expected outcome (`decided` in analysis.jsonl), or a program over the dialog's trace —
+a hand-written check (the framework's or the domain's), a rules file's rule, an assertion compiled from the
+policy's text — that ruled there (`checked`: it found a breach, or the dialog gave it something to rule on).
+A program merely mapped to a policy backs nothing. A policy none of these reaches is judged by the LLM judge
+alone.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from intellagent.artifacts import Analysis, AssertionsInForce, PolicyCatalog
-from intellagent.artifacts.assertions import COMPILED
+from intellagent.artifacts import Analysis, PolicyCatalog
 from intellagent.artifacts.report import Backing, PolicyResult
 
-BACKINGS: tuple[Backing, ...] = ("outcome", "check", "assertion")
-"""The kinds of program, strongest first."""
+BACKINGS: tuple[Backing, ...] = ("outcome", "program")
+"""What backs a verdict, strongest first."""
 
-BACKING_WORDS = {"outcome": "a verified outcome", "check": "a hand-written check", "assertion": "a compiled assertion"}
+BACKING_WORDS = {"outcome": "a verified outcome", "program": "a program (a check, a rule or a compiled assertion)"}
 
 
-def backing(catalog: PolicyCatalog, review: AssertionsInForce | None, rated: list[Analysis]
-            ) -> dict[str, list[Backing]]:
-    """Per policy id, the programs that back its verdict, strongest first (none: the judge alone); `rated` are the
-    analyses of the dialogs with a verdict, which say the policies an expected outcome ruled on."""
-    by_outcome = {policy for analysis in rated for policy in analysis.decided}
-    by_check = {policy for name, ids in catalog.checks.items() if not name.startswith(COMPILED) for policy in ids}
-    by_assertion = {assertion.policy for assertion in catalog.assertions_in_force(review)}
-    found = {"outcome": by_outcome, "check": by_check, "assertion": by_assertion}
+def backing(catalog: PolicyCatalog, rated: list[Analysis]) -> dict[str, list[Backing]]:
+    """Per policy id, what backs its verdict, strongest first (none: the judge alone); `rated` are the analyses of
+    the dialogs with a verdict, which say the policies an outcome and a program ruled on."""
+    found = {"outcome": {policy for analysis in rated for policy in analysis.decided},
+             "program": {policy for analysis in rated for policy in analysis.checked}}
     return {policy.id: [kind for kind in BACKINGS if policy.id in found[kind]] for policy in catalog.policies}
 
 

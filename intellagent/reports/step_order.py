@@ -1,9 +1,8 @@
 """Each dialog read against its flows' procedures: a missing step, a wrong order, an extra step (FlowBench's terms).
 
-A program sees three kinds of step in a transcript: the chatbot's calls of tools (a handover is the call
-of its tool), and the user's explicit yes to an action the chatbot stated (the framework's confirmation
-logic). A procedure's other steps (asking, telling) only carry the order through them: a call after a
-question after a yes comes after the yes. A dialog's flows are those of the policies its scenario sampled.
+The steps are those a program sees in a transcript (`checks.procedures`): the chatbot's calls and the
+user's explicit yes; a procedure's other steps only carry the order through them. A dialog's flows are
+those of the policies its scenario sampled.
 
 - **missing**: a step came, but a step the procedure puts before it, with no condition on the way,
   never did (a change made with no lookup); told once, at the first step that needed it;
@@ -20,18 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-import networkx as nx
-
-from intellagent.artifacts import Dialog, Flow, PolicyCatalog, SopGraph, SopStep
+from intellagent.artifacts import Dialog, Flow, PolicyCatalog
 from intellagent.artifacts.rates import Share
 from intellagent.artifacts.report import FlowOrder, StepDeviation
-from intellagent.checks.builtin import explicit_yes
-
-YES = "confirm"
-"""How the user's explicit yes is named as a step that shows."""
-
-Pair = tuple[str, str]
-"""Two steps as a transcript shows them (`shown_as`), the first ordered before the second."""
+from intellagent.checks.procedures import Pair, observed, orders, shown_as
 
 
 def step_order(catalog: PolicyCatalog, dialogs: list[Dialog]) -> list[FlowOrder]:
@@ -62,19 +53,12 @@ def _visible(flows: Iterable[Flow]) -> set[str]:
     return {signature for flow in flows if flow.sop for step in flow.sop.steps if (signature := shown_as(step))}
 
 
-def shown_as(step: SopStep) -> str | None:
-    """The step as a transcript shows it: `call <tool>`, `confirm`, or None for a step no program sees."""
-    if step.tool is not None:
-        return f"call {step.tool}"
-    return YES if step.kind == "confirm" else None
-
-
 def deviations_in(dialog: Dialog, required: set[Pair], ordered: set[Pair], *, extra: set[str]
                   ) -> Iterator[StepDeviation]:
     """Where `dialog` leaves a procedure whose `orders` are `required` and `ordered`; `extra` are the steps that are
     some other flow's and none of its own."""
     first: dict[str, int] = {}
-    for turn, signature in observed(dialog):
+    for turn, signature in observed(dialog.transcript):
         first.setdefault(signature, turn)
         if signature in extra:
             yield StepDeviation(dialog=dialog.id, kind="extra", step=signature, turn=turn,
@@ -92,32 +76,6 @@ def deviations_in(dialog: Dialog, required: set[Pair], ordered: set[Pair], *, ex
     for before, after in sorted(missing.items()):
         yield StepDeviation(dialog=dialog.id, kind="missing", step=before, turn=first[after],
                             detail=f"{after} came with no {before} before it")
-
-
-def observed(dialog: Dialog) -> list[tuple[int, str]]:
-    """The steps a program sees in a transcript, in order: each call the chatbot made on the world, and each
-    explicit yes of the user (with its transcript index)."""
-    seen = []
-    for turn, message in enumerate(dialog.transcript):
-        if message.role == "chatbot":
-            seen += [(turn, f"call {call.name}") for call in message.tool_calls if not call.reported]
-        elif explicit_yes(dialog.transcript, turn):
-            seen.append((turn, YES))
-    return seen
-
-
-def orders(procedure: SopGraph) -> tuple[set[Pair], set[Pair]]:
-    """The pairs of visible steps the procedure orders (before, after): those with no condition on the way, and
-    all of them; a pair ordered both ways is left out of both."""
-    shown = {step.id: signature for step in procedure.steps if (signature := shown_as(step))}
-    every = nx.DiGraph([(e.before, e.after) for e in procedure.edges])
-    plain = nx.DiGraph([(e.before, e.after) for e in procedure.edges if not e.condition])
-    every.add_nodes_from(shown)
-    plain.add_nodes_from(shown)
-    pairs = {(shown[a], shown[b]) for a in shown for b in nx.descendants(every, a) if b in shown}
-    unconditional = {(shown[a], shown[b]) for a in shown for b in nx.descendants(plain, a) if b in shown}
-    both_ways = {(a, b) for a, b in pairs if (b, a) in pairs or a == b}
-    return unconditional - both_ways, pairs - both_ways
 
 
 def flows_of_dialog(catalog: PolicyCatalog, dialog: Dialog) -> list[Flow]:

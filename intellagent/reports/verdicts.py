@@ -42,12 +42,16 @@ def _ruled_everywhere(dialog: Dialog, catalog: PolicyCatalog) -> set[str]:
 
 
 def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str]) -> tuple[list[str], list[Violation]]:
-    """The policies a check ruled on in the dialog, and the checks' violations of them (one per policy)."""
+    """The policies a check ruled on in the dialog (see `Dialog.ruled`), and the checks' violations of them (one per
+    policy)."""
     enforced = {
         name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in catalog.every_dialog]
         for name in dialog.checks
     }
-    checked = [p for p in ruled if any(p in policies for policies in enforced.values())]
+    # A check that ran but had nothing to rule on (no call of a tool it is about) held nothing: only those that
+    # ruled, or found a breach, put their policies to the test.
+    ruling = set(dialog.ruled) | {finding.check for finding in dialog.findings}
+    checked = [p for p in ruled if any(p in policies for name, policies in enforced.items() if name in ruling)]
     found: dict[str, Violation] = {}
     for finding in dialog.findings:
         for policy in enforced.get(finding.check, []):

@@ -46,18 +46,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 from intellagent.artifacts import Dialog, DialogRole, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld, ForkingConversation
 from intellagent.checks import Check, Trace, run_checks
-from intellagent.checks.assertions import compiled_checks
+from intellagent.checks.assertions import catalog_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.audit import audited, read_faults
+from intellagent.simulate.consent import agreements
 from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
 from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
 from intellagent.simulate.mutants import mutant_dialog_id
-from intellagent.simulate.setting import DialogDeps, dialog_deps, goal_question
+from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, goal_question
 from intellagent.simulate.trials import trial_id
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ class DialogPlayer:
     Attributes:
         ctx: the run.
         graph: plays the dialog graph (`graphs.dialog.play_dialog`).
-        compiled: the run's compiled assertions in force, as checks, run with the domain's.
+        compiled: the run's rules and compiled assertions, as checks, run with the domain's.
         world_server: the run's MCP server, which serves each dialog's world to an endpoint chatbot.
     """
 
@@ -181,8 +182,8 @@ class DialogPlayer:
     @asynccontextmanager
     async def open(cls, ctx: RunContext, chatbots: Sequence[Chatbot], *, play: PlayDialog
                    ) -> AsyncIterator[DialogPlayer]:
-        """The player of a stage whose dialogs `chatbots` play, while the stage runs: the compiled assertions
-        read once, the worlds served over MCP if a chatbot is an endpoint that reaches them that way."""
+        """The player of a stage whose dialogs `chatbots` play, while the stage runs: the rules and compiled
+        assertions read once, the worlds served over MCP if a chatbot is an endpoint that reaches them that way."""
         async with served_world(ctx, chatbots) as world_server:
             yield cls(ctx=ctx, graph=play, compiled=checks_in_force(ctx), world_server=world_server)
 
@@ -216,10 +217,12 @@ class DialogPlayer:
                                    world=world, environment=environment, max_turns=max_turns)
                 state, played = await self.graph(deps, after.state if after else None, one_turn=one_turn)
             ended = state["outcome"] is not None
+            agreed = (await agreements(deps.critique, environment, played.transcript)
+                      if ended and consent_question(ctx) else {})
             # Reading a world back (its changes, the checks, a grade) takes seconds on a large one: off the loop,
             # so that the other dialogs' conversations go on meanwhile.
             settled = await asyncio.to_thread(settle, environment, event, played, files, self._grader(event, ended),
-                                              self.compiled)
+                                              self.compiled, agreed)
             if ended and settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
                 faults = await asyncio.to_thread(read_faults, environment, event, settled,
                                                  world=files.start if files else None)
@@ -256,14 +259,15 @@ def _opened(start: Chatbot | Played, session: ChatbotSession) -> ChatbotConversa
 
 
 def settle(environment: Environment, event: Event, played: Dialog, files: DialogFiles | None, grader: Grader,
-           compiled: Sequence[Check] = ()) -> Dialog:
-    """A played dialog with its world stored and digested, the deterministic checks' findings (the compiled
-    assertions' among them), and its grade."""
+           compiled: Sequence[Check] = (), agreed: dict[int, bool] | None = None) -> Dialog:
+    """A played dialog with its world stored and digested, the deterministic checks' findings (the rules'
+    among them), and its grade; `agreed`: the critique's reading of the user's answer before each write, where it
+    was asked."""
     claims = [event.claim] if event.claim else []
     if files is None:
-        checks, findings = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
-                                      claims=claims)
-        return played.model_copy(update={"checks": checks, "findings": findings})
+        checked = run_checks(environment, played.transcript, before=None, database=None, compiled=compiled,
+                             claims=claims, agreed=agreed)
+        return played.model_copy(update={"checks": checked.ran, "findings": checked.findings, "ruled": checked.ruled})
     unchanged = filecmp.cmp(files.start, files.played, shallow=False)
     found = {} if unchanged else worlds.changes(files.played, files.start)
     worlds.save_delta(files.stored, base=files.event, found=found)
@@ -271,16 +275,17 @@ def settle(environment: Environment, event: Event, played: Dialog, files: Dialog
         digest = event.digest  # nothing was written: the event's world, whose digest is known
     else:
         digest = worlds.world_digest(files.played, files.event, found)
-    checks, findings = run_checks(environment, played.transcript, before=files.start, database=files.played,
-                                  written=list(found), compiled=compiled, claims=claims)
-    played = played.model_copy(update={"digest": digest, "checks": checks, "findings": findings})
+    checked = run_checks(environment, played.transcript, before=files.start, database=files.played,
+                         written=list(found), compiled=compiled, claims=claims, agreed=agreed)
+    played = played.model_copy(update={"digest": digest, "checks": checked.ran, "findings": checked.findings,
+                                       "ruled": checked.ruled})
     return grader.grade(environment, event, played, start=files.start, end=files.played, changes=found)
 
 
 def checks_in_force(ctx: RunContext) -> list[Check[Trace]]:
-    """The run's compiled assertions in force, as checks that every dialog is run through with the domain's own."""
+    """The run's rules and compiled assertions, as checks that every dialog is run through with the domain's own."""
     catalog = ctx.folder.policies.load()
-    return compiled_checks(catalog.assertions_in_force(ctx.folder.assertions.load())) if catalog else []
+    return catalog_checks(catalog) if catalog else []
 
 
 @asynccontextmanager

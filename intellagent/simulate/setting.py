@@ -91,6 +91,12 @@ def user_thoughts(ctx: RunContext) -> bool:
     return switched_on(ctx.config.simulate.user_thoughts, ctx.llms.spec("user").provider)
 
 
+def consent_question(ctx: RunContext) -> bool:
+    """Whether the critique model reads the user's answer before each write (`simulate.consent_question`; auto: not
+    on the embedded model, where an explicit lexicon reads it, at no call)."""
+    return switched_on(ctx.config.simulate.consent_question, ctx.llms.spec("critique").provider)
+
+
 def goal_question(ctx: RunContext) -> bool:
     """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
     not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""

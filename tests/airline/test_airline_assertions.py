@@ -74,7 +74,7 @@ def found_by(airline: Environment, assertions: list[Assertion], before: Path, fo
              ) -> dict[str, list[Finding]]:
     """The compiled assertions' findings on the dialog, by assertion id."""
     messages, database = play_turns(airline, before, folder, turns)
-    names, findings = run_checks(airline, messages, before=before, database=database,
+    names, findings, _ = run_checks(airline, messages, before=before, database=database,
                                  compiled=compiled_checks(assertions))
     assert {a.check for a in assertions} <= set(names)
     found: dict[str, list[Finding]] = {}

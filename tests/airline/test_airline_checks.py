@@ -53,7 +53,7 @@ def play_turns(env: Environment, before: Path, folder: Path, turns: list[Turn]) 
 def play(env: Environment, before: Path, folder: Path, turns: list[Turn]) -> dict[str, list[Finding]]:
     """Run the turns' tool calls on a copy of `before`, then every check; findings by check name."""
     messages, database = play_turns(env, before, folder, turns)
-    names, findings = run_checks(env, messages, before=before, database=database)
+    names, findings, _ = run_checks(env, messages, before=before, database=database)
     assert "confirmed_before_write" in names and "free_bag_allowance" in names
     found: dict[str, list[Finding]] = {}
     for finding in findings:

@@ -253,6 +253,6 @@ def test_dialogs_that_start_from_one_event_file_read_each_of_its_tables_once(
         left.write_bytes(shelf.read_bytes())
         with sqlite3.connect(left) as connection:
             connection.execute("INSERT INTO loans VALUES ('999', 'ann', '2024-06-01', '0')")
-        _, findings = running.run_checks(library, [], before=shelf, database=left, written=["loans"])
+        _, findings, _ = running.run_checks(library, [], before=shelf, database=left, written=["loans"])
         assert [finding.row for finding in findings] == ["loans row ('999', 'ann')"]
     assert read == ["loans"]

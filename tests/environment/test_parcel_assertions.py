@@ -65,7 +65,8 @@ def hold(number: str, *, tracked: bool, asked: bool) -> list[Turn]:
 def found_by(parcels: Environment, assertions: list[Assertion], depot: Path, folder: Path, turns: list[Turn]
              ) -> dict[str, list[Finding]]:
     messages, database = play_turns(parcels, depot, folder, turns)
-    _, findings = run_checks(parcels, messages, before=depot, database=database, compiled=compiled_checks(assertions))
+    findings = run_checks(parcels, messages, before=depot, database=database,
+                          compiled=compiled_checks(assertions)).findings
     found: dict[str, list[Finding]] = {}
     for finding in findings:
         found.setdefault(finding.check, []).append(finding)

@@ -87,9 +87,9 @@ def test_supplied_mutants_are_played_on_their_rules_events_and_counted_by_hand(
         counts = caught.setdefault(persona_of[dialog], [0, 0])
         counts[0], counts[1] = counts[0] + found, counts[1] + 1
     assert {p.persona: [p.detection.passed, p.detection.total] for p in calibration.personas} == caught
-    # P01 in S002 (both held) and in S002~no-confirm (the check saw a breach the judge did not).
+    # P01 in S002~no-confirm (the check saw a breach the judge did not); in S002 the check had no write to rule on.
     agreement = AGREEMENT.of(report)
-    assert agreement is not None and (agreement.count, agreement.total) == (1, 2)
+    assert agreement is not None and (agreement.count, agreement.total) == (0, 1)
     # The chatbot's own figures know nothing of the mutants.
     assert [d.id for d in report.dialogs] == ["S001", "S002"] and report.overall.pass_rate.passed == 2
     saved = json.loads((tmp_path / "run" / "report.json").read_text())

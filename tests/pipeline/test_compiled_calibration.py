@@ -98,9 +98,8 @@ def diligent_run(compiled_set: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 def test_the_report_says_which_programs_back_each_policy(diligent_run) -> None:
     report, _ = diligent_run
-    # P01 by the confirmation check and its assertion; P02 (privacy) by the expected outcome, which rules on it
-    assert {policy.id: policy.backed_by for policy in report.policies} == {"P01": ["check", "assertion"],
-                                                                           "P02": ["outcome"]}
+    # P01 by the confirmation check and its assertion, programs that ruled; P02 (privacy) by the expected outcome
+    assert {policy.id: policy.backed_by for policy in report.policies} == {"P01": ["program"], "P02": ["outcome"]}
     programs = PROGRAMS.of(report)
     assert programs is not None
     assert (programs.backed.count, programs.backed.total) == (2, 2)
@@ -119,8 +118,7 @@ def test_the_dialogs_of_the_flow_are_read_against_its_procedure(diligent_run) ->
 def test_the_summary_the_page_and_junit_give_the_share_of_program_backed_verdicts(diligent_run) -> None:
     report, folder = diligent_run
     summary = summary_text(SimpleNamespace(folder=folder, report=report))
-    assert ("programs: 2 of 2 policies have a verdict a program backs (100%): 1 by checks, 1 by assertions, "
-            "1 by outcomes") in summary
+    assert "programs: 2 of 2 policies have a verdict a program backs (100%): 1 by programs, 1 by outcomes" in summary
     assert "step order: F1 followed in 2 of 2 dialogs" in summary
     page = (folder / "report.html").read_text()
     assert "Program-backed verdicts" in page and '<svg class="chart procedure"' in page

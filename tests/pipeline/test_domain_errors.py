@@ -160,7 +160,7 @@ def test_a_check_that_raises_is_a_logged_warning_naming_it_and_rules_on_nothing(
     desk = Environment(name=parcels.name, policy=parcels.policy, tables=parcels.tables, tools=parcels.tools,
                        checks=[counts_parcels])
     with caplog.at_level(logging.WARNING, logger="intellagent"):
-        names, findings = run_checks(desk, [Message(role="chatbot", content="Hello.")], before=None, database=None)
+        names, findings, _ = run_checks(desk, [Message(role="chatbot", content="Hello.")], before=None, database=None)
 
     assert "counts_parcels" not in names and not [f for f in findings if f.check == "counts_parcels"]
     (warning,) = [r.getMessage() for r in caplog.records if "counts_parcels" in r.getMessage()]

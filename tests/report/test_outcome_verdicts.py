@@ -231,7 +231,9 @@ def test_agreement_is_counted_apart_for_the_checks_and_for_the_outcome() -> None
     # P01: the outcome and the check found a breach, the judge none; P02: the outcome and the judge saw it held.
     analysis = combine(made.model_copy(update={"findings": [unconfirmed]}), CATALOG,
                        judged(tested=["P01", "P02"], violated=[]), expected=EXPECTED)
-    held = combine(dialog(ran("change_order", order_id="1024", size="M"), missed=[], state_match=True), CATALOG,
+    kept = dialog(ran("change_order", order_id="1024", size="M"), missed=[], state_match=True)
+    # The confirmation check had a write to rule on, and found it confirmed.
+    held = combine(kept.model_copy(update={"ruled": ["confirmed_before_write"]}), CATALOG,
                    judged(tested=["P01"], violated=[]), expected=EXPECTED)
 
     with_checks, with_outcome = judge_agreement([analysis, held]), judge_agreement([analysis, held], "outcome")

@@ -16,9 +16,10 @@ FINDING = Finding(check="confirmed_before_write", message="change_order was call
                   turn=2, call='change_order({"size": "M"})')
 
 
-def dialog(status: str = "pass", findings: tuple[Finding, ...] = ()) -> Dialog:
+def dialog(status: str = "pass", findings: tuple[Finding, ...] = (), *, ruled: bool = True) -> Dialog:
+    """A dialog the confirmation check ran on; `ruled`: a write came, so it had something to rule on."""
     return Dialog(id="S001", status=status, policies=["P01", "P02"], checks=["confirmed_before_write"],
-                  findings=list(findings))
+                  ruled=["confirmed_before_write"] if ruled else [], findings=list(findings))
 
 
 def judged(*, tested: list[str], violated: list[str]) -> Analysis:
@@ -42,6 +43,12 @@ def test_a_check_and_a_judge_that_disagree_are_both_kept_and_the_policy_is_dispu
     assert analysis.disputed == ["P01"] and [v.source for v in analysis.violations] == ["check"]
     reverse = combine(dialog(), CATALOG, judged(tested=["P01"], violated=["P01"]))
     assert reverse.disputed == ["P01"] and [v.source for v in reverse.violations] == ["judge"]
+
+
+def test_a_check_that_had_nothing_to_rule_on_tests_no_policy_and_disputes_no_judge() -> None:
+    analysis = combine(dialog(ruled=False), CATALOG, judged(tested=["P01"], violated=["P01"]))
+
+    assert analysis.checked == [] and analysis.disputed == []
 
 
 def test_a_judge_that_gave_no_verdict_leaves_the_simulations_verdict_and_the_findings() -> None:

@@ -38,7 +38,7 @@ def play(world: World, turns: list[Turn], *, environment: Environment | None = N
                 result = env.call_tool(session, name, arguments, by="company" if role == "chatbot" else "user")
             made.append(ToolCall(id=f"c{number}.{index}", name=name, arguments=arguments, result=result))
         messages.append(Message(role=role, content=content, tool_calls=made))
-    names, findings = run_checks(env, messages, before=world.path, database=dialog)
+    names, findings, _ = run_checks(env, messages, before=world.path, database=dialog)
     assert set(names) >= DOMAIN_CHECKS  # every check ran: one that raises is left out, which would hide a breach
     found: dict[str, list[Finding]] = {}
     for finding in findings:
