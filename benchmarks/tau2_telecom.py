@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from intellagent.api import arun  # noqa: E402
 from intellagent.artifacts import TauAction, TauTask  # noqa: E402
 from intellagent.llm import Request, ScriptedLLM  # noqa: E402
+from intellagent.reports.sections import DUAL_CONTROL, TAU  # noqa: E402
 from intellagent.runner import RunResult  # noqa: E402
 from intellagent.simulate.turns import STOP_TOKEN  # noqa: E402
 from intellagent.tau.tasks import read_tau_tasks, tasks_file  # noqa: E402
@@ -147,13 +148,13 @@ def figures(name: str, result: RunResult, seconds: float) -> str:
     held = sum(all(d.tau.assertions.values()) for d in own if d.tau)
     made = sum(all(d.tau.actions.values()) for d in own if d.tau)
     user = sum(len(m.tool_calls) for d in own for m in d.transcript if m.role == "user")
-    score = result.report.tau
+    score = TAU.of(result.report)
     assert score is not None
     first = score.pass_k[0]
     line = (f"{name:<6} {score.tasks} tasks  pass^1 {first.value:.2f} (95% CI {first.low:.2f}-{first.high:.2f})  "
             f"assertions all met {held}/{len(own)}  expected actions all made {made}/{len(own)}  "
             f"customer's calls {user}  {seconds:.0f} s")
-    gap = result.report.dual_control
+    gap = DUAL_CONTROL.of(result.report)
     if gap is not None and gap.gap is not None:
         line += f"\n       solo minus dual reward {gap.gap:+.2f} (95% CI {gap.gap_low:+.2f} to {gap.gap_high:+.2f})"
     return line

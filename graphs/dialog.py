@@ -44,14 +44,14 @@ from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import AnswerInvalid
 from intellagent.simulate.actions import UserActions
 from intellagent.simulate.critique import checked_verdict, exchange
+from intellagent.simulate.drafts import draft_fault
 from intellagent.simulate.setting import DialogDeps
 from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
-from intellagent.simulate.turns import redraft_reason
 from intellagent.simulate.users import Outcome, Stop, Update, gave_up, note
 
 log = logging.getLogger("intellagent")
 
-# Times a user message that repeats the agent or the user is drafted again before the dialog ends.
+# Times a user's draft at fault (see simulate.drafts) is drawn again before the last one is sent as it is.
 REDRAFTS = 2
 
 
@@ -153,14 +153,18 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return acts.kept({"outcome": gave_up(failure_reason(error))}, transcript)
-        problem = redraft_reason(turn, agent_said=agent_said, user_said=said, private=deps.user.private)
-        if problem is None:
+        fault = draft_fault(turn, agent_said=agent_said, user_said=said, private=deps.user.private,
+                            may_go_on=number < deps.max_turns and not state["chatbot_ended"])
+        if fault is None:
             break
+        if redraft == REDRAFTS:
+            if fault.repeats:  # sent, it could not move the conversation: the user cannot go on
+                return acts.kept({"outcome": gave_up(f"its message {fault.problem}")}, transcript)
+            break  # sent as it is: the audit counts what got through
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
         # own answer and an error, the embedded model wrote the same echo three times.
-        view = [*view, note("simulate/user_redraft", draft=turn.message, problem=problem)]
-    else:
-        return acts.kept({"outcome": gave_up(f"its message {problem}")}, transcript)
+        shown = turn.message if not turn.stops else f"(you ended the conversation: {getattr(turn, 'reason', '')})"
+        view = [*view, note("simulate/user_redraft", draft=shown, problem=fault.problem)]
     update: Update = {"turns": number}
     if turn.stops:
         update.update(deps.user.stopped(turn, number))

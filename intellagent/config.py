@@ -538,6 +538,11 @@ class ReportConfig(_Strict):
         "expected outcome leaves it, every expected output said) is below this: a measurement that does not "
         "depend on the judge.",
     )
+    min_outcome_over_floor: float | None = Field(
+        default=None, ge=-1, le=1,
+        description="Exit 1 when the outcome pass rate stands less than this above its floor: what a chatbot that "
+        "does nothing would score on the same graded dialogs (0.5: at least 50 points above it).",
+    )
     require_verdict: bool = Field(
         default=True,
         description="Exit 1 when no dialog got a verdict: a run that tested nothing is never a silent pass "

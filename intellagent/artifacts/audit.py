@@ -19,9 +19,9 @@ UserFaultKind = Literal["invented", "contradicted_goal", "stopped_early", "gave_
 """invented: stated an id, amount, date, code or name that neither its scenario, its known rows nor the chatbot
 gave it; contradicted_goal: took back or reversed what its scenario wants; stopped_early: ended the conversation
 while the chatbot was still on its request (or before making one); gave_up: could not write a turn of its own
-(echoes, the agent's words) and ended the dialog; narrated: told of the customer in the third person, or wrote
-stage directions, instead of speaking; spoke_as_agent: asked the agent's questions or offered the agent's
-help; left_goal: the judge found it did not pursue its scenario's goal."""
+(echoes, its own messages again, an answer that never fitted) and ended the dialog; narrated: told of the customer
+in the third person, or wrote stage directions, instead of speaking; spoke_as_agent: asked the agent's questions or
+offered the agent's help; left_goal: the judge found it did not pursue its scenario's goal."""
 
 FAULT_LABELS: dict[str, str] = {
     "invented": "invented a fact",

@@ -464,6 +464,26 @@ class UnverifiedEvent(BaseModel):
     reason: str
 
 
+class OutcomeFloors(BaseModel):
+    """What two chatbots that need no test would score on the run's outcomes: one that does nothing (the empty trace)
+    and one that makes every change asked, the forbidden ones too (the reckless trace). An outcome pass rate means
+    only what it stands above its floor."""
+
+    outcomes: int = Field(description="Events with a verified expected outcome whose floor was measured.")
+    deliveries: int = Field(description="Of those, the outcomes in which a rule-keeping chatbot changes something for "
+                            "the user (kind `delivery`); the others are refusals, counted apart.")
+    nothing: Share = Field(description="The outcomes a chatbot that does nothing reaches.")
+    forbidding: int = Field(description="The outcomes that forbid at least one write.")
+    reckless: Share = Field(description="Of those, the ones a reckless chatbot reaches all the same (0 when the "
+                            "forbidden writes are caught).")
+    non_discriminating: list[str] = Field(
+        default_factory=list, description="The events whose outcome a chatbot that does nothing reaches."
+    )
+    graded_floor: Rate = Field(description="Over the dialogs the outcome figures count: those on an event a "
+                               "chatbot that does nothing would pass, the floor under the outcome pass rate.")
+    unmeasured: int = Field(default=0, description="Outcomes stored before floors were measured (no floor).")
+
+
 class Outcomes(BaseModel):
     """How close the chatbot came to what a rule-keeping chatbot does: each dialog graded against its event's
     verified expected outcome, as τ-bench grades a task. A dialog counts (is graded) when its event has an outcome,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -93,61 +91,6 @@ class TaskUserTurn(BaseModel):
     def thought(self) -> None:
         """None: τ-bench's user writes no private thought."""
         return None
-
-
-# Shorter messages may well recur in the agent's words ("yes", "thank you") without being an echo.
-ECHO_LENGTH = 20
-# Words in a row a message may share with the user's private instruction before it is pasting it: a
-# τ-bench user names the same airports and dates, but not in the instruction's own sentences.
-COPIED_WORDS = 12
-
-
-# What only the agent says: offering help, declining to assist, inviting more questions, asking the
-# customer for their own records or doing the work on them. A small model playing the customer slips
-# into the agent's part ("I'm sorry, but I don't have your user profile. Can you provide it?"), and a
-# dialog in which both sides serve never reaches the customer's request.
-AGENT_SPEAK = re.compile(
-    r"\b(?:how (?:can|may) I (?:help|assist)|I(?:'m| am) here to (?:help|assist)|I can(?:not|'t)? assist|"
-    r"(?:anything|something) else I can (?:help|do|assist)|feel free to (?:ask|reach out|contact)|"
-    r"(?:happy|glad) to (?:help|assist) you|I (?:do not|don'?t) have your|"
-    r"so (?:that )?I can (?:update|change|book|cancel|process|modify) (?:it|your|the)|"
-    r"provide me with (?:the|your) (?:user|reservation|booking|account|profile))\b",
-    re.IGNORECASE,
-)
-
-
-def redraft_reason(
-    turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (), private: str = ""
-) -> str | None:
-    """What is wrong with a message that copies one of the agent's (`agent_said`), one the user already
-    sent, or the user's private instruction (`private`), or speaks as the agent does, or None: small
-    models tend to echo the agent, to repeat themselves once the conversation stalls, to paste their
-    instruction instead of speaking, and to swap parts with the agent."""
-    if turn.stops:
-        return None
-    agent_speak = AGENT_SPEAK.search(turn.message)
-    if agent_speak:
-        return f'speaks as the agent ("{agent_speak.group(0)}"), not as the customer'
-    message = _words(turn.message)
-    if len(message) < ECHO_LENGTH:
-        return None
-    if any(message in _words(said) for said in agent_said):
-        return "repeats the agent's words"
-    if message in {_words(said) for said in user_said}:
-        return "repeats a message you already sent"
-    if private and _runs(message) & _runs(_words(private)):
-        return "copies your private instruction word for word"
-    return None
-
-
-def _runs(words: str) -> set[tuple[str, ...]]:
-    """Every run of `COPIED_WORDS` words in a row."""
-    tokens = words.split()
-    return {tuple(tokens[i:i + COPIED_WORDS]) for i in range(len(tokens) - COPIED_WORDS + 1)}
-
-
-def _words(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 class Critique(BaseModel):

@@ -9,12 +9,16 @@ that show it, with no model call.
 - **narrated**: a message tells of the customer in the third person ("The customer provides his name"),
   labels its speaker, or writes stage directions;
 - **spoke_as_agent**: a message asks the agent's questions or offers the agent's help ("What's the ID you
-  want to update?", "let me look that up for you"), beyond what the redraft guard already sends back;
+  want to update?", "let me look that up for you");
 - **stopped_early**: the user ended the conversation before saying what it wanted, or while the chatbot's
   last message still asked it something or announced work under way, with no verdict the critique confirmed
   (a confirmed verdict is a stop the critique, reading the policy, found there was enough to judge: "Shall
   I cancel it?" is where a user testing confirmation stops);
-- **gave_up**: the user could not write a turn of its own, and the dialog ended there.
+- **gave_up**: the user could not write a turn of its own (it kept echoing the agent or itself, or its model's
+  answer never fitted), and the dialog ended there.
+
+Each message's faults are told before it is sent too (`simulate.drafts`): a draft at fault is drawn again, so
+these count what got through.
 
 The patterns speak of roles (customer, user, agent), never of a domain.
 """
@@ -23,14 +27,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from intellagent.artifacts import Dialog, Event, Message, UserFault
+from intellagent.artifacts import Dialog, Event, Message, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.checks.builtin import UNDER_WAY
 from intellagent.checks.grounding import NO_WORLD, Grounds, WorldFacts
 from intellagent.checks.sentences import first_sentence, sentence_at
-from intellagent.simulate.turns import AGENT_SPEAK
 from intellagent.simulate.users import ended_by_user
 
 # A name the user gives itself: "my name is Ana Lopez", "I'm Ana". Capitalised words only, so that "I am
@@ -62,6 +65,19 @@ _NARRATION = re.compile(
     r"|^\s*(?:customer|user|client|agent|assistant|chatbot)\s*:"
     r"|[(\[*]\s*(?:smiles|sighs|nods|pauses|waits|laughs|frowns|thinks|shrugs|typing|types|hesitates|looks)\b",
     re.IGNORECASE | re.MULTILINE,
+)
+
+# What only the agent says: offering help, declining to assist, inviting more questions, asking the
+# customer for their own records or doing the work on them. A small model playing the customer slips
+# into the agent's part ("I'm sorry, but I don't have your user profile. Can you provide it?"), and a
+# dialog in which both sides serve never reaches the customer's request.
+AGENT_SPEAK = re.compile(
+    r"\b(?:how (?:can|may) I (?:help|assist)|I(?:'m| am) here to (?:help|assist)|I can(?:not|'t)? assist|"
+    r"(?:anything|something) else I can (?:help|do|assist)|feel free to (?:ask|reach out|contact)|"
+    r"(?:happy|glad) to (?:help|assist) you|I (?:do not|don'?t) have your|"
+    r"so (?:that )?I can (?:update|change|book|cancel|process|modify) (?:it|your|the)|"
+    r"provide me with (?:the|your) (?:user|reservation|booking|account|profile))\b",
+    re.IGNORECASE,
 )
 
 _AGENT_PART = re.compile(
@@ -161,11 +177,55 @@ def _message_faults(message: Message, turn: int, goals: set[str], *, mind_may_ch
         taken_back = _CHANGES_MIND.search(text)
     if taken_back is not None:
         faults.append(UserFault(kind="contradicted_goal", turn=turn, evidence=sentence_at(text, taken_back.start())))
-    for kind, pattern in (("narrated", _NARRATION), ("spoke_as_agent", AGENT_SPEAK), ("spoke_as_agent", _AGENT_PART)):
-        found = pattern.search(text)
-        if found and not any(fault.kind == kind for fault in faults):
-            faults.append(UserFault(kind=kind, turn=turn, evidence=sentence_at(text, found.start())))
+    for kind, evidence in _voice_faults(text):
+        if not any(fault.kind == kind for fault in faults):
+            faults.append(UserFault(kind=kind, turn=turn, evidence=evidence))
     return faults
+
+
+_VOICE: tuple[tuple[UserFaultKind, re.Pattern[str]], ...] = (
+    ("narrated", _NARRATION), ("spoke_as_agent", AGENT_SPEAK), ("spoke_as_agent", _AGENT_PART))
+"""The ways a message leaves the customer's voice, and the patterns that tell them."""
+
+
+def _voice_faults(text: str) -> Iterator[tuple[UserFaultKind, str]]:
+    for kind, pattern in _VOICE:
+        found = pattern.search(text)
+        if found:
+            yield kind, sentence_at(text, found.start())
+
+
+ECHO_LENGTH = 20
+"""Characters under which a message may well recur in the agent's words ("yes", "thank you") without being an echo."""
+
+
+def repeated(text: str, *, agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
+    """How one message repeats what was said before it, if it does: "repeats the agent's words" (it is contained in
+    one of the agent's messages) or "repeats a message you already sent"."""
+    message = _words(text)
+    if len(message) < ECHO_LENGTH:
+        return None
+    if any(message in _words(said) for said in agent_said):
+        return "repeats the agent's words"
+    if message in {_words(said) for said in user_said}:
+        return "repeats a message you already sent"
+    return None
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def voice_fault(text: str) -> tuple[UserFaultKind, str] | None:
+    """The first way one message leaves the customer's voice (it narrates, or speaks as the agent), with the sentence
+    that shows it; None when it speaks as the customer."""
+    return next(_voice_faults(text), None)
+
+
+def still_on_request(chatbot_message: str) -> str | None:
+    """The sentence of a chatbot's message that asks the customer for something or announces work under way, if one
+    does: a customer that ends the conversation there leaves before the chatbot could finish."""
+    return first_sentence(chatbot_message, _still_on_request)
 
 
 def _ending_faults(dialog: Dialog) -> list[UserFault]:

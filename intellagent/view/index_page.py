@@ -104,9 +104,9 @@ def _run_row(run: Run, previous: Run | None) -> str:
 
 
 def _floor(floor: Rate | None) -> str:
-    if floor is None:
+    if floor is None or floor.rate is None:
         return ABSENT
-    return f"{floor.passed} of {floor.total}"
+    return f"{percent(floor.rate)} <span class=\"muted\">{floor.passed} of {floor.total}</span>"
 
 
 def _suite(catalogue: Catalogue, suite: str, *, alpha: float) -> str:

@@ -19,7 +19,7 @@ from intellagent.artifacts.rates import Rate
 from intellagent.artifacts.report import PolicyResult
 from intellagent.errors import UsageError
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
-from intellagent.reports.sections import OUTCOMES
+from intellagent.reports.sections import FLOOR, OUTCOMES
 from intellagent.reports.text import one_line
 from intellagent.run_folder import RunFolder
 
@@ -55,8 +55,10 @@ class Figures:
 
     @property
     def outcome_floor(self) -> Rate | None:
-        """What a chatbot that does nothing would score on the outcomes (None: a report that does not state it)."""
-        return None
+        """What a chatbot that does nothing would score on the graded dialogs (None: a report that does not state
+        it)."""
+        floors = FLOOR.of(self.report)
+        return floors.graded_floor if floors else None
 
     @property
     def coverage(self) -> tuple[int, int]:

@@ -16,6 +16,7 @@ import yaml
 from intellagent.artifacts import Dialog, Event
 from intellagent.cli import main
 from intellagent.llm import ScriptedLLM
+from intellagent.reports.sections import DUAL_CONTROL, TAU
 from intellagent.runner import RunResult
 from tests.conftest import load_benchmark
 
@@ -50,7 +51,7 @@ def test_the_gold_replay_passes_every_task_with_the_customer_acting_on_the_phone
     assert all(d.tau is not None and d.tau.reward == 1.0 and all(d.tau.assertions.values()) for d in dialogs)
     user_calls = {call.name for d in dialogs for m in d.transcript if m.role == "user" for call in m.tool_calls}
     assert {"toggle_roaming", "make_payment", "reboot_device", "grant_app_permission"} <= user_calls
-    score = gold_run.report.tau
+    score = TAU.of(gold_run.report)
     assert score is not None and (score.tasks, score.pass_k[0].value) == (20, 1.0)
 
 
@@ -58,7 +59,7 @@ def test_a_chatbot_that_does_nothing_fails_every_task(idle_run: RunResult) -> No
     dialogs = jsonl(idle_run.folder / "dialogs.jsonl", Dialog)
     assert [d.status for d in dialogs] == ["fail"] * 20
     assert all(d.reason.startswith("τ²-bench reward 0") for d in dialogs)
-    score = idle_run.report.tau
+    score = TAU.of(idle_run.report)
     assert score is not None and score.pass_k[0].value == 0.0
 
 
@@ -69,7 +70,7 @@ def test_solo_plays_with_the_chatbot_holding_the_phone_and_the_report_gives_the_
     chatbot_calls = {c.name for m in solo.transcript if m.role == "chatbot" for c in m.tool_calls}
     assert {"make_payment", "reboot_device", "resume_line"} <= chatbot_calls and solo.status == "pass"
     assert all(dialogs[f"T{n:03d}"].status == "pass" for n in (3, 8, 12))
-    gap = result.report.dual_control
+    gap = DUAL_CONTROL.of(result.report)
     assert gap is not None and (gap.gap_of, gap.gap) == ("tau", 0.0)
     assert gap.gap_low is not None and gap.gap_high is not None and gap.gap_low < 0.0 < gap.gap_high
 
@@ -124,4 +125,4 @@ def test_a_careless_model_in_every_role_still_ends_with_graded_dialogs(tmp_path:
     result = asyncio.run(arun(config, output=tmp_path / "run", script=ScriptedLLM().on(reply=careless_answers(seed=3))))
     dialogs = jsonl(tmp_path / "run/dialogs.jsonl", Dialog)
     assert len(dialogs) == 3 and all(d.tau is not None and d.status in ("pass", "fail") for d in dialogs)
-    assert result.report.tau is not None and result.report.tau.tasks == 3
+    assert TAU.of(result.report) is not None and TAU.of(result.report).tasks == 3

@@ -27,7 +27,8 @@ from intellagent.llm.careless import careless_answers
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.sections.tau_score import TAU, tau_lines
 from intellagent.runner import RunResult
-from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
+from intellagent.simulate.drafts import draft_fault
+from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn
 from intellagent.tau.scenarios import task_scenario
 from intellagent.tau.score import tau_score
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
@@ -243,10 +244,11 @@ def test_a_user_that_pastes_its_private_instruction_is_asked_again(tmp_path: Pat
 def test_a_paraphrase_of_the_instruction_is_no_copy() -> None:
     instruction = tasks()[0].instruction
     own_words = "I need a one way economy flight from New York to Seattle on May 20, not before 11am please."
-    assert redraft_reason(TaskUserTurn(message=own_words), agent_said=["Hi!"], private=instruction) is None
+    assert draft_fault(TaskUserTurn(message=own_words), agent_said=["Hi!"], private=instruction) is None
     pasted = TaskUserTurn(message="Hello! " + instruction[:200])
-    assert redraft_reason(pasted, agent_said=["Hi!"], private=instruction) == (
-        "copies your private instruction word for word")
+    fault = draft_fault(pasted, agent_said=["Hi!"], private=instruction)
+    assert fault is not None and fault.repeats
+    assert fault.problem == "copies your private instruction word for word"
 
 
 def test_a_careless_model_still_ends_with_graded_dialogs(tmp_path: Path) -> None:

@@ -86,6 +86,12 @@ def stop(verdict: str, reason: str, thought: str = "I can judge now.") -> dict[s
     return {"thought": thought, "decision": f"stop-{verdict}", "reason": reason, "message": ""}
 
 
+def stands(verdict: str, reason: str) -> list[dict[str, str]]:
+    """A stop the user keeps to while the agent still asks it something: the draft is drawn again twice (see
+    `simulate.drafts`), and then it is sent as it is."""
+    return [stop(verdict, reason)] * 3
+
+
 def reply(message: str, thought: str = "I answer the user.") -> dict[str, str]:
     """A chatbot step (JSON choice) that replies."""
     return {"thought": thought, "action": "reply", "message": message}

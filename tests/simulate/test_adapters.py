@@ -7,7 +7,7 @@ import time
 
 import pytest
 from langchain_core.tools import tool
-from scripted_dialogs import dialogs, event, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import dialogs, event, say, shop_config, simulate, stands, verdict
 
 from examples.chatbots.graph_desk import build as build_desk_graph
 from intellagent.chatbots import ChatbotReply, ChatbotSession
@@ -15,7 +15,7 @@ from intellagent.errors import UsageError
 
 
 def play(tmp_path, run_folder, script, *, chatbot_settings=None, user_says=("I want to cancel a flight.",), **options):
-    script.on(role="user", schema="UserTurn", replies=[*(say(text) for text in user_says), stop("success", "ok")])
+    script.on(role="user", schema="UserTurn", replies=[*(say(text) for text in user_says), *stands("success", "ok")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     config = shop_config(tmp_path, chatbot=chatbot_settings or {})
     folder = run_folder(config, [event()])

@@ -8,17 +8,18 @@ import pytest
 from scripted_dialogs import call, dialogs, event, play_shop, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.llm import HTTPError
-from intellagent.simulate.turns import UserTurn, redraft_reason
+from intellagent.simulate.drafts import draft_fault
+from intellagent.simulate.turns import UserTurn
 
 SECRET = "my-private-plan-7"
 
 
 def test_a_confirmed_success_passes(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("success", "it asked to confirm")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("success", "it cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play_shop(tmp_path, run_folder, script)
-    assert (dialog.status, dialog.reason, dialog.turns) == ("pass", "it asked to confirm", 2)
+    assert (dialog.status, dialog.reason, dialog.turns) == ("pass", "it cancelled", 2)
     assert [(c.verdict, c.confirmed, c.checked) for c in dialog.critiques] == [("success", True, True)]
 
 
@@ -42,7 +43,8 @@ def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run
             stop("success", "done"),
         ],
     )
-    script.on(role="chatbot", schema="ChatbotStep", replies=[reply("Shall I cancel A1?"), reply("Cancelled.")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[reply("A1 can be cancelled once you confirm."),
+                                                             reply("Cancelled.")])
     script.on(
         role="critique",
         schema="Critique",
@@ -58,7 +60,9 @@ def test_a_failure_overturned_by_the_critique_goes_on_and_can_pass(tmp_path, run
 
 
 def test_send_backs_are_bounded_then_the_verdict_stands_unchecked(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[stop("failure", "rude"), stop("failure", "still rude")])
+    script.on(role="user", schema="UserTurn", replies=[say("Where is A1?"), stop("failure", "rude"),
+                                                       stop("failure", "still rude")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("It is on its way."))
     script.on(role="critique", schema="Critique", reply=verdict(False, "It was polite."))
     (dialog,) = play_shop(tmp_path, run_folder, script)  # max_critiques: 1
     assert dialog.status == "fail" and dialog.reason == "still rude"
@@ -154,11 +158,13 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
 
 
 def test_a_stop_without_a_reason_is_asked_again(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[stop("success", ""), stop("success", "it helped")])
+    script.on(role="user", schema="UserTurn", replies=[say("Where is A1?"), stop("success", ""),
+                                                       stop("success", "it helped")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("It is on its way."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play_shop(tmp_path, run_folder, script)
-    assert dialog.status == "pass" and dialog.turns == 1
-    assert "give the reason" in script.calls(role="user")[1].last
+    assert dialog.status == "pass" and dialog.turns == 2
+    assert "give the reason" in script.calls(role="user")[2].last
 
 
 def test_a_chatbot_that_ends_the_dialog_gets_a_verdict_at_once(tmp_path, run_folder, script):
@@ -214,16 +220,15 @@ def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, 
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["Cancel my order.", "It is A1."]
     redraft = script.calls(role="user")[2]
     assert redraft.body["temperature"] > script.calls(role="user")[1].body["temperature"]
-    assert 'speaks as the agent ("I can\'t assist"), not as the customer' in redraft.last
+    assert 'speaks as the agent, not as the customer ("I\'m sorry, but I can\'t assist with that.")' in redraft.last
 
 
 @pytest.mark.parametrize(("message", "problem"), [
-    ("Hello! How can I help you today?", 'speaks as the agent ("How can I help")'),
-    ("If you have any other questions, feel free to ask.", 'speaks as the agent ("feel free to ask")'),
-    ("I'm sorry, but I don't have your user profile yet. Can you please provide it?",
-     'speaks as the agent ("I don\'t have your")'),
-    ("Can you please provide me with the reservation ID so I can update it?",
-     'speaks as the agent ("provide me with the reservation")'),
+    ("Hello! How can I help you today?", "speaks as the agent"),
+    ("If you have any other questions, feel free to ask.", "speaks as the agent"),
+    ("I'm sorry, but I don't have your user profile yet. Can you please provide it?", "speaks as the agent"),
+    ("Can you please provide me with the reservation ID so I can update it?", "speaks as the agent"),
+    ("The customer provides his reservation id.", "narrates instead of speaking as the customer"),
     ("I don't have my reservation id with me.", None),
     ("Hello! Welcome to our airline, what brings you here?", "repeats the agent's words"),  # its greeting
     ("I can't find my booking number anywhere.", None),
@@ -231,8 +236,21 @@ def test_a_user_message_in_the_agents_part_is_asked_again(tmp_path, run_folder, 
 ])
 def test_what_the_user_must_not_send(message, problem):
     said = ["Hello! Welcome to our airline, what brings you here?", "Sure. What is your user id?"]
-    found = redraft_reason(UserTurn(thought="", message=message, decision="continue", reason=""), agent_said=said)
-    assert found == problem or (problem is not None and found is not None and found.startswith(problem))
+    found = draft_fault(UserTurn(thought="", message=message, decision="continue", reason=""), agent_said=said)
+    assert (found is None) is (problem is None) and (found is None or found.problem.startswith(problem))
+
+
+@pytest.mark.parametrize(("agent", "user_said", "may_go_on", "problem"), [
+    ("Shall I cancel order A1? Please confirm.", ["Cancel A1."], True, "ends the conversation while the agent"),
+    ("One moment while I cancel it.", ["Cancel A1."], True, "ends the conversation while the agent"),
+    ("Order A1 is cancelled. Anything else?", ["Cancel A1."], True, None),
+    ("Shall I cancel order A1? Please confirm.", ["Cancel A1."], False, None),  # its last turn: it must stop
+    ("Hello! How can I help?", [], True, "ends the conversation before you said what you want"),
+])
+def test_a_stop_is_drawn_again_only_while_the_agent_is_still_on_the_request(agent, user_said, may_go_on, problem):
+    stopping = UserTurn(thought="", message="", decision="stop-failure", reason="it asked me to confirm")
+    found = draft_fault(stopping, agent_said=[agent], user_said=user_said, may_go_on=may_go_on)
+    assert (found is None) is (problem is None) and (found is None or found.problem.startswith(problem))
 
 
 def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcript(tmp_path, run_folder, script):
@@ -247,6 +265,19 @@ def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcrip
     assert [m.content for m in dialog.transcript][1:] == ["Cancel my order.", question]
 
 
+def test_a_user_that_keeps_narrating_is_sent_as_it_is_after_the_bound_and_the_audit_counts_it(
+        tmp_path, run_folder, script):
+    narrating = say("The customer asks to cancel order A1.")
+    script.on(role="user", schema="UserTurn", replies=[narrating, narrating, narrating, stop("success", "cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play_shop(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"goal_question": "no"}))
+    second, third = script.calls(role="user")[1:3]
+    assert "narrates instead of speaking as the customer" in second.last and "narrates" in third.last
+    assert [m.content for m in dialog.transcript if m.role == "user"] == ["The customer asks to cancel order A1."]
+    assert dialog.audit is not None and [f.kind for f in dialog.audit.faults] == ["narrated"]
+
+
 def test_a_critique_that_cannot_answer_leaves_the_verdict_unchecked(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), stop("failure", "cancelled unasked")])
     script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
@@ -259,9 +290,9 @@ def test_a_critique_that_cannot_answer_leaves_the_verdict_unchecked(tmp_path, ru
 def test_without_thoughts_the_user_is_asked_for_none_and_says_none(tmp_path, run_folder, script):
     script.on(role="user", schema="BriefUserTurn", replies=[
         {"message": "Cancel A1.", "decision": "continue", "reason": ""},
-        {"message": "", "decision": "stop-success", "reason": "it asked first"}])
+        {"message": "", "decision": "stop-success", "reason": "it cancelled"}])
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    script.on(role="chatbot", reply=reply("Shall I cancel A1?"))
+    script.on(role="chatbot", reply=reply("Order A1 is cancelled."))
     config = shop_config(tmp_path, simulate={"user_thoughts": "no"})
     folder = run_folder(config, [event()])
 

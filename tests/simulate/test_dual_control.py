@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel
-from scripted_dialogs import call, dialogs, reply, say, simulate, stop, verdict
+from scripted_dialogs import call, dialogs, reply, say, simulate, stands, stop, verdict
 
 from examples.chatbots.graph_desk import build as build_desk_graph
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
@@ -286,8 +286,8 @@ def tools_seen(kind: str, tmp_path: Path, script: ScriptedLLM, server: Any, cont
             seen[:] = listed_over_mcp(headers["X-IntellAgent-MCP"])
             return 200, completion("Noted.")
         chatbot = {"type": "openai", "model": "bot", "base_url": server(answer_openai) + "/v1"}
-    script.on(role="user", schema="UserStep", replies=[user_say("My card fails."), user_stop("failure", "no")])
-    script.on(role="user", schema="UserTurn", replies=[say("My card fails."), stop("failure", "no")])
+    script.on(role="user", schema="UserStep", replies=[user_say("My card fails."), *[user_stop("failure", "no")] * 3])
+    script.on(role="user", schema="UserTurn", replies=[say("My card fails."), *stands("failure", "no")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     config = wallet_config(tmp_path, dual_control=control)
     config = config.model_copy(update={"chatbot": config.chatbot.model_copy(update=chatbot)}) if chatbot else config

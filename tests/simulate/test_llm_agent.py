@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scripted_dialogs import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stop, verdict
+from scripted_dialogs import SHOP, call, dialogs, event, reply, say, shop_config, simulate, stands, stop, verdict
 
 from intellagent.chatbots import uses_native_tools
 from intellagent.environment import load_environment, worlds
@@ -102,7 +102,7 @@ def test_native_tool_calls_run_and_their_results_go_back_as_tool_messages(tmp_pa
 
 
 def test_arguments_that_are_not_json_are_answered_as_an_error_and_recorded(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), *stands("success", "ok")])
     script.on(role="chatbot", replies=[ToolCalls([("get_order", "order A1 please")]), "Which order?"])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     _, _, dialog = play(tmp_path, run_folder, script, chatbot=NATIVE)

@@ -14,7 +14,7 @@ from intellagent.simulate.trials import TRIAL_TEMPERATURE
 def test_each_event_gets_k_dialogs_with_their_own_ids_databases_and_user_seeds(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "ok")] * 3)
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    script.on(role="chatbot", reply=reply("Shall I cancel A1?"))
+    script.on(role="chatbot", reply=reply("Order A1 is cancelled."))
     config = shop_config(tmp_path, simulate={"trials": 3}, workers=1)
     folder = run_folder(config, [event("S001")])
 
@@ -57,7 +57,7 @@ def test_dialogs_that_reach_one_prompt_get_their_own_replies_when_the_user_sampl
     script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "ok"),
                                                        say("Cancel A1 too."), stop("success", "ok")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
-    script.on(role="chatbot", reply=reply("Shall I cancel A1?"))
+    script.on(role="chatbot", reply=reply("Order A1 is cancelled."))
     config = shop_config(tmp_path, workers=1)
     sampling_user = ModelSpec(provider="scripted", temperature=0.5)
     config = config.model_copy(update={"llm": config.llm.model_copy(update={"user": sampling_user})})

@@ -184,8 +184,8 @@ def test_a_violation_of_no_known_turn_is_never_excused():
 
 def test_the_judges_answer_on_the_goal_is_recorded_with_the_turn_it_names(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Cancel order A1."), say("And tell me a joke."),
-                                                      stop("success", "it asked first")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+                                                      stop("success", "it cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply=pursued(False, turn=3))
     (played,) = play_shop(tmp_path, run_folder, script)
@@ -195,9 +195,10 @@ def test_the_judges_answer_on_the_goal_is_recorded_with_the_turn_it_names(tmp_pa
 
 
 def test_a_judge_that_never_answers_leaves_the_programs_faults_standing(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[say("The customer asks to cancel order A1."),
-                                                      stop("success", "it asked first")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    narrating = say("The customer asks to cancel order A1.")  # drawn again twice before it is sent as it is
+    script.on(role="user", schema="UserTurn",
+              replies=[narrating, narrating, narrating, stop("success", "it cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply={"reason": "?", "pursued": False, "turn": None})
     (played,) = play_shop(tmp_path, run_folder, script)
@@ -207,9 +208,10 @@ def test_a_judge_that_never_answers_leaves_the_programs_faults_standing(tmp_path
 
 
 def test_switched_off_the_goal_question_is_not_asked_and_the_programs_faults_stand(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", replies=[say("The customer asks to cancel order A1."),
-                                                      stop("success", "it asked first")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    narrating = say("The customer asks to cancel order A1.")  # drawn again twice before it is sent as it is
+    script.on(role="user", schema="UserTurn",
+              replies=[narrating, narrating, narrating, stop("success", "it cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply=pursued(False, turn=1))
     config = shop_config(tmp_path)

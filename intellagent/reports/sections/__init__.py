@@ -24,6 +24,7 @@ from intellagent.reports.section import Section
 from intellagent.reports.sections.baseline_comparison import BASELINE
 from intellagent.reports.sections.dual_control import DUAL_CONTROL
 from intellagent.reports.sections.judge_agreement import AGREEMENT
+from intellagent.reports.sections.outcome_floor import FLOOR
 from intellagent.reports.sections.outcome_grade import OUTCOMES
 from intellagent.reports.sections.persona_figures import PERSONAS
 from intellagent.reports.sections.production_figures import PRODUCTION
@@ -37,6 +38,7 @@ from intellagent.reports.sections.trial_figures import TRIALS
 SECTIONS: tuple[Section[Any], ...] = (
     TAU,
     OUTCOMES,
+    FLOOR,
     DUAL_CONTROL,
     PERSONAS,
     BASELINE,

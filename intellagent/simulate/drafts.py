@@ -1,0 +1,84 @@
+"""A simulated user's message checked before it is sent: what the audit would find at fault in it, drawn again.
+
+The audit (`user_faults`) reads a finished dialog for its user's faults, and a dialog whose user was at fault is
+kept out of the chatbot's figures. Most of those faults can be told in one draft, before the chatbot ever sees it:
+a message that repeats the agent's words or the user's own, pastes its private instruction, narrates or speaks as
+the agent, and a stop while the agent is still on the request (it asked something, or said it is working on it)
+or before the user said what it wants. Such a draft is sent back with its fault named, a bounded number of times
+(the dialog graph's user node). Past the bound, a draft that only repeats what was said ends the dialog, its user
+unable to go on (sent, it could not move the conversation); any other is sent as it is, and the audit counts what
+got through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from intellagent.simulate.turns import TaskUserTurn, UserTurn
+from intellagent.simulate.user_faults import repeated, still_on_request, voice_fault
+
+COPIED_WORDS = 12
+"""Words in a row a message may share with the user's private instruction before it is pasting it: a τ-bench user
+names the same airports and dates, but not in the instruction's own sentences."""
+
+VOICE_WORDS = {"narrated": "narrates instead of speaking as the customer",
+               "spoke_as_agent": "speaks as the agent, not as the customer"}
+
+
+@dataclass(frozen=True)
+class DraftFault:
+    """What is wrong with a draft.
+
+    Attributes:
+        problem: in words addressed to the user, as its redraft note quotes them.
+        repeats: it only repeats what was said (the agent's words, the user's own, its private instruction).
+    """
+
+    problem: str
+    repeats: bool = False
+
+
+def draft_fault(turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (),
+                private: str = "", may_go_on: bool = True) -> DraftFault | None:
+    """What is wrong with a user's draft, or None.
+
+    Args:
+        turn: the draft.
+        agent_said: the agent's messages so far.
+        user_said: the messages the user sent so far.
+        private: what only the user knows, which its messages must not paste.
+        may_go_on: the conversation may go on past this turn (it is not the user's last, and the chatbot did not
+            end it): only then is a stop early.
+    """
+    if turn.stops:
+        early = _early(agent_said, user_said) if may_go_on else None
+        return DraftFault(early) if early else None
+    voice = voice_fault(turn.message)
+    if voice is not None:
+        kind, evidence = voice
+        return DraftFault(f'{VOICE_WORDS[kind]} ("{evidence}")')
+    again = repeated(turn.message, agent_said=agent_said, user_said=user_said)
+    if again is None and private and _runs(_words(turn.message)) & _runs(_words(private)):
+        again = "copies your private instruction word for word"
+    return DraftFault(again, repeats=True) if again is not None else None
+
+
+def _early(agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
+    """Why a stop comes too early, if it does."""
+    if not user_said:
+        return "ends the conversation before you said what you want"
+    pending = still_on_request(agent_said[-1]) if agent_said else None
+    if pending is not None:
+        return f'ends the conversation while the agent is still on your request ("{pending}"): answer it first'
+    return None
+
+
+def _runs(words: str) -> set[tuple[str, ...]]:
+    """Every run of `COPIED_WORDS` words in a row."""
+    tokens = words.split()
+    return {tuple(tokens[i:i + COPIED_WORDS]) for i in range(len(tokens) - COPIED_WORDS + 1)}
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
