@@ -56,7 +56,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.populate.background import BACKGROUND
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
-from intellagent.simulate.grading import OutcomeGrader
+from intellagent.simulate.graders import OutcomeGrader
 
 STAGES = ("populate", "simulate", "report")
 

@@ -6,7 +6,7 @@ the event's world, appended to dialogs.jsonl as it finishes with what it changed
 Each dialog is played by the run's executor (`DialogWork`: in this process, or in a Ray worker, see
 `intellagent.executors`) with the dialog player (`simulate.player`: its world, the dialog graph
 `graphs.dialog`, its checks, grade and audit), as what its task casts it as; this process records it.
-A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
+A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutant_chatbots`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, with
 `role: mutant` and the mutant's name, and mutants.json says how each was made.
 Where the user has tools of its own, `simulate.dual_control` says whether a dialog is played dual, solo
@@ -37,7 +37,7 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, played_ways
-from intellagent.simulate.mutants import calibration_mutants, mutant_events
+from intellagent.simulate.mutant_chatbots import calibration_mutants, mutant_events
 from intellagent.simulate.player import Casting, DialogPlayer
 from intellagent.simulate.trial_plan import TrialRounds
 from intellagent.stage import StageItems

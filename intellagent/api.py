@@ -24,7 +24,7 @@ from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
 from intellagent.pipeline import DESCRIBE, POPULATE, REPORT, SIMULATE, Stage
 from intellagent.runner import RunResult, execute
-from intellagent.simulate.mutants import Mutant
+from intellagent.simulate.mutant_chatbots import Mutant
 
 T = TypeVar("T")
 

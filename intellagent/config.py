@@ -28,7 +28,7 @@ from intellagent.artifacts.policies import Category
 from intellagent.bundled import bundled
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
-from intellagent.personas import DEFAULT_MIX, builtin_personas, own_personas, read_persona_file
+from intellagent.persona_files import DEFAULT_MIX, builtin_personas, own_personas, read_persona_file
 
 EXAMPLE_CONFIGS = bundled("configs")
 

@@ -66,7 +66,7 @@ class Sample:
 @dataclass(frozen=True)
 class Slot:
     """A requested scenario: its number, target level, one candidate sample per attempt, and the name of the
-    persona each candidate's user is given (none: not dealt yet; see `describe.personas`)."""
+    persona each candidate's user is given (none: not dealt yet; see `describe.persona_mix`)."""
 
     number: int
     target: int

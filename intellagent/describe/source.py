@@ -3,7 +3,7 @@
 By default they are sampled (`SampledScenarios`): policy sets drawn from the policy graph by weighted
 random walks that reach a target challenge level, a scenario written for each, and a world populated
 for each over the run's background world. τ-bench mode plays its published tasks instead
-(`intellagent.tau.scenarios`). Which a run uses is decided in one place, `intellagent.modes`.
+(`intellagent.tau.task_scenarios`). Which a run uses is decided in one place, `intellagent.modes`.
 
 Describe asks the source for its plan, then writes the scenarios round by round (a failed one may be
 tried again with another candidate, a repeated policy set waits for the scenarios planned before it);
@@ -22,9 +22,9 @@ from intellagent import text_limits
 from intellagent.artifacts import Event, Persona, PolicyCatalog, Scenario
 from intellagent.config import Config
 from intellagent.context import RunContext, log
-from intellagent.describe.personas import with_personas
+from intellagent.describe.persona_mix import with_personas
 from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
-from intellagent.describe.scenarios import (
+from intellagent.describe.scenario_writing import (
     AnotherScenario,
     RefineAnswer,
     describe_changes,

@@ -83,7 +83,7 @@ def build_chat_model(
         "http_socket_options": NO_SOCKET_OPTIONS,
     }
     if spec.provider == "local":
-        from intellagent.llm.local import local_server
+        from intellagent.llm.embedded import local_server
 
         server = local_server()
         client = local_client or local_http_client(resends=max_retries, slots=server.slots)
@@ -141,7 +141,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: 
         seed: the sampling seed.
         http_client: the HTTP client it sends through.
     """
-    from intellagent.llm.local import MODEL_NAME
+    from intellagent.llm.embedded import MODEL_NAME
 
     return ChatCompletions(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
@@ -167,7 +167,7 @@ def cache_identity(spec: ModelSpec, *, seed: int) -> dict[str, Any]:
     if spec.base_url:  # the endpoint identifies the answers; a key written into its URL must not be stored
         identity["base_url"] = without_credentials(spec.base_url)
     if spec.provider == "local":
-        from intellagent.llm.local import SHA256
+        from intellagent.llm.embedded import SHA256
 
         identity["model"] = SHA256
     return {**identity, "seed": seed}

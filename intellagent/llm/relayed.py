@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from intellagent.llm.accounting import Usage
 from intellagent.llm.client import LLM
 from intellagent.llm.roles import ModelsByRole
 from intellagent.llm.spec import ModelSpec
-from intellagent.llm.usage import Usage
 
 if TYPE_CHECKING:
     from intellagent.config import Config

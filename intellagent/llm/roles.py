@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 import httpx2
 from langchain_core.language_models import BaseChatModel
 
+from intellagent.llm.accounting import Usage
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.client import LLM, DirectLLM
 from intellagent.llm.factory import build_chat_model, cache_identity, local_http_client
 from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
 from intellagent.llm.spec import ModelSpec
-from intellagent.llm.usage import Usage
 
 if TYPE_CHECKING:
     from intellagent.config import Config
@@ -102,7 +102,7 @@ class RoleModels(ModelsByRole):
         """The one HTTP client of every role on the embedded model, made when the first of them is: the server's
         slots are shared out among all the run's requests, whichever role sends them."""
         if self._local_client is None:
-            from intellagent.llm.local import local_server
+            from intellagent.llm.embedded import local_server
 
             self._local_client = local_http_client(resends=self.config.llm_retries, slots=local_server().slots)
         return self._local_client

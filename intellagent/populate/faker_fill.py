@@ -39,6 +39,7 @@ from typing import Any
 
 from faker import Faker
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.json_shapes import draw_new, learn
 from intellagent.populate.people import BIRTH_DATES
 from intellagent.populate.shapes import (
@@ -50,7 +51,6 @@ from intellagent.populate.shapes import (
     imitate,
 )
 from intellagent.populate.tables import Column, ForeignKey, TableInfo
-from intellagent.populate.world import BackgroundWorld
 
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
 

@@ -46,20 +46,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from intellagent.artifacts import Dialog, DialogRole, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld, ForkingConversation
 from intellagent.checks import Check, Trace, run_checks
-from intellagent.checks.assertions import catalog_checks
+from intellagent.checks.compiled_checks import catalog_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.audit import audited, read_faults
-from intellagent.simulate.consent import agreements
+from intellagent.simulate.consent_reading import agreements
 from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
-from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
-from intellagent.simulate.mutants import mutant_dialog_id
+from intellagent.simulate.graders import Grader, OutcomeGrader, UserVerdict
+from intellagent.simulate.mutant_chatbots import mutant_dialog_id
 from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, goal_question
 from intellagent.simulate.trials import trial_id
+from intellagent.simulate.user_audit import audited, read_faults
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer

@@ -10,9 +10,9 @@ from conftest import catalog_of, configure, rules, run_describe, scenarios_of, s
 
 from intellagent.artifacts import PolicyCatalog
 from intellagent.config import Config, apply_overrides, load_config
-from intellagent.describe.personas import with_personas
+from intellagent.describe.persona_mix import with_personas
 from intellagent.describe.sampling import Sample, Slot
-from intellagent.personas import DEFAULT_MIX, builtin_personas
+from intellagent.persona_files import DEFAULT_MIX, builtin_personas
 from tests.conftest import ROOT
 
 # Every category some built-in attacks, and two no persona attacks.

@@ -12,7 +12,7 @@ from intellagent.artifacts import Assertion, Flow, Policy, PolicyCatalog
 from intellagent.config import Config
 from intellagent.describe.assertion_answers import assertions_schema
 from intellagent.describe.assertion_checks import problems
-from intellagent.describe.assertions import compiled
+from intellagent.describe.assertion_compiler import compiled
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment, load_environment
 from intellagent.llm.careless import draw

@@ -28,8 +28,8 @@ from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.sections.tau_score import TAU, tau_lines
 from intellagent.runner import RunResult
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn, redraft_reason
-from intellagent.tau.scenarios import task_scenario
 from intellagent.tau.score import tau_score
+from intellagent.tau.task_scenarios import task_scenario
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 

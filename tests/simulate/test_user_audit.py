@@ -16,9 +16,9 @@ from intellagent.config import load_config
 from intellagent.context import RunContext
 from intellagent.executors import LocalExecutor
 from intellagent.llm import RoleModels
-from intellagent.reports.user_faults import attributed
-from intellagent.simulate.audit import pursuit_schema
+from intellagent.reports.fault_attribution import attributed
 from intellagent.simulate.setting import goal_question
+from intellagent.simulate.user_audit import pursuit_schema
 from intellagent.simulate.user_faults import program_faults
 from intellagent.simulate.users import USER_ENDED, gave_up
 

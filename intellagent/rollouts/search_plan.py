@@ -18,10 +18,10 @@ from intellagent.chatbots import SamplingChatbot, check_sampling, select_chatbot
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.llm import Usage
-from intellagent.llm.usage import BudgetExhausted
+from intellagent.llm.accounting import BudgetExhausted
 from intellagent.rollouts.export import training_context
 from intellagent.rollouts.search import EventSearch, SearchSettings
-from intellagent.rollouts.training import TrainingContext, preference_pairs
+from intellagent.rollouts.training_data import TrainingContext, preference_pairs
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, own_way
 from intellagent.simulate.player import DialogPlayer, PlayDialog
