@@ -45,12 +45,12 @@ from intellagent.populate.people import BIRTH_DATES
 from intellagent.populate.shapes import (
     Derivation,
     birth_date_shape,
-    date_format_of,
     derives_from_row,
     hints,
     imitate,
 )
 from intellagent.populate.tables import Column, ForeignKey, TableInfo
+from intellagent.value_shapes import date_format_of
 
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
 
