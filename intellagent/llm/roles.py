@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import httpx2
 from langchain_core.language_models import BaseChatModel
@@ -15,14 +15,24 @@ from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
 from intellagent.llm.spec import ModelSpec
 
-if TYPE_CHECKING:
-    from intellagent.config import Config
+
+class ModelSettings(Protocol):
+    """What a run's models are built from: the run's config is one. The LLM layer names only what it reads of
+    it, so that the config, which holds model SPECs, stands on the LLM layer and not the other way round."""
+
+    seed: int
+    llm_retries: int
+    parse_retries: int
+
+    def role_spec(self, role: str) -> ModelSpec:
+        """The model configured for a framework role, or for `chatbot`."""
+        ...
 
 
 class ModelsByRole:
     """Every framework role's `LLM`, plus `chatbot` for the default chatbot under test, each built on first use."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: ModelSettings) -> None:
         self.config = config
         self._built: dict[str, LLM] = {}
         self._other: dict[tuple[str, str], LLM] = {}
@@ -56,7 +66,7 @@ class RoleModels(ModelsByRole):
 
     def __init__(
         self,
-        config: Config,
+        config: ModelSettings,
         *,
         cache: ResponseCache,
         usage: Usage,
