@@ -1,7 +1,8 @@
 """Rules as code: a domain's rules file, read, checked before it is trusted, and proposed by the compiler.
 
 - `rules_file`: the rules file (`environment.rules`, YAML) read into typed rules, and written;
-- `names`: a rule's names checked against the domain's tools, arguments, tables and columns;
+- a rule's names are checked against the domain's tools, arguments, tables and columns as a compiled
+  assertion's are (`describe.name_checks`);
 - `examples`: a rule run on the example dialogs it must pass and fail;
 - `citations`: the policy passage a rule cites, checked against the document, and the run's policies it
   enforces;

@@ -25,12 +25,12 @@ from pydantic import TypeAdapter
 
 from intellagent.artifacts import Assertion, PolicyCatalog, Rule, RulesFile
 from intellagent.artifacts.rules import Citation, Examples
+from intellagent.describe.name_checks import Names
 from intellagent.describe.passages import passage_text, rule_passage
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment
 from intellagent.files import write_atomic
 from intellagent.rules.citations import passage_id
-from intellagent.rules.names import Names
 from intellagent.rules.review import reviewed
 from intellagent.rules.rules_file import rules_text
 from intellagent.rules.synthesis import synthesized_examples
