@@ -50,6 +50,7 @@ from intellagent.describe.extraction import (
 from intellagent.describe.passage_coverage import covered
 from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
 from intellagent.describe.procedure_reading import flow_procedure
+from intellagent.describe.production_traffic import Traffic
 from intellagent.describe.programs import BatchResult, ProcedureResult, with_programs
 from intellagent.describe.source import ScenarioSource
 from intellagent.describe.vocabulary import Vocabulary
@@ -57,7 +58,6 @@ from intellagent.describe.workflows import reading
 from intellagent.llm import LLMError
 from intellagent.modes import scenario_source
 from intellagent.production.judgement import production_verdicts
-from intellagent.production.traffic import Traffic
 from intellagent.progress import StageProgress
 from intellagent.rules.proposed_rules import propose, proposed_path
 from intellagent.rules.review import Reviewed, in_force, reviewed

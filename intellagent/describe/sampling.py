@@ -12,7 +12,7 @@ probability proportional to the edge weight (weight 0 never), and stop once the 
 the visited policies add up to the target. A walk stuck at a dead end (no unvisited neighbour with
 weight > 0) restarts from a random unvisited policy.
 
-A graph shaped by production (`production.traffic`) gives each policy a `focus`: starts are drawn in
+A graph shaped by production (`describe.production_traffic`) gives each policy a `focus`: starts are drawn in
 proportion to it, and a step's weight is multiplied by it, so that the walks lean towards what real
 conversations exercise and break.
 

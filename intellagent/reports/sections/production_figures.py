@@ -22,8 +22,8 @@ from intellagent.artifacts.production_report import (
     ProductionPolicy,
 )
 from intellagent.artifacts.run_report import Rate
+from intellagent.describe.production_traffic import Traffic
 from intellagent.files import id_order
-from intellagent.production.traffic import Traffic
 from intellagent.reports.charts import policy_graph
 from intellagent.reports.coverage import share, strong_pairs
 from intellagent.reports.dialog_analysis import RATED, by_status
