@@ -35,6 +35,7 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
+from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, played_ways
 from intellagent.simulate.mutant_chatbots import calibration_mutants, mutant_events
@@ -111,7 +112,8 @@ class DialogWork:
     async def open(cls, ctx: RunContext, given: dict[str, Chatbot]) -> AsyncIterator[DialogWork]:
         """The work of the stage; `given` is the mutants' chatbots, by name."""
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
-        async with DialogPlayer.open(ctx, [chatbot, *given.values()], play=play_dialog) as player:
+        async with DialogPlayer.open(ctx, [chatbot, *given.values()], play=play_dialog, user_role=user_role,
+                                     grader=grader) as player:
             yield cls(chatbot=chatbot, mutants=given, player=player)
 
     async def do(self, task: DialogTask) -> Dialog:

@@ -44,6 +44,15 @@ class Grader(Protocol):
         ...
 
 
+class GraderOf(Protocol):
+    """What grades the dialogs of an event, given the run folder; `intellagent.modes.grader` is the one the stages
+    use."""
+
+    def __call__(self, event: Event, folder: RunFolder) -> Grader:
+        """The grader of `event`'s dialogs."""
+        ...
+
+
 class UserVerdict:
     """The status of a sampled scenario's dialog: the user's verdict stands."""
 

@@ -24,6 +24,7 @@ from intellagent.llm import Request, ScriptedLLM, Usage
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.dialog_models import dialog_seed
 from intellagent.llm.roles import RoleModels
+from intellagent.modes import grader, user_role
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way
@@ -259,7 +260,8 @@ async def with_player(folder: Path, config: Config, script: ScriptedLLM, body: A
                              executor=LocalExecutor())
             chatbot = select_chatbot(ctx)
             assert isinstance(chatbot, SamplingChatbot)
-            async with DialogPlayer.open(ctx, [chatbot], play=play_dialog) as player:
+            async with DialogPlayer.open(ctx, [chatbot], play=play_dialog, user_role=user_role,
+                                         grader=grader) as player:
                 return await body(player, ctx.folder.events.require()[0], chatbot.sampling(0.7))
     finally:
         cache.close()
