@@ -1,4 +1,5 @@
-"""The import graph of the library: no module takes part in a cycle, and the artifacts stand on nothing else.
+"""The import graph of the library: no module takes part in a cycle, no two folders import each other, a stage's
+graph imports no other stage's, and the artifacts stand on nothing else.
 
 Every import counts, wherever it is written: at the top of a module, inside a function, or under
 `TYPE_CHECKING` for annotations only; a cycle of annotations is a cycle of the design all the same.
@@ -95,3 +96,35 @@ def test_a_stages_graph_imports_no_other_stages_graph() -> None:
     crossing = sorted((module, target) for module, target in graph.edges if module in stages and target in stages)
 
     assert not crossing, f"a stage runs another only through the pipeline: {crossing}"
+
+
+def folder(module: str) -> str:
+    """The part of the library a module belongs to: its folder (`intellagent.reports.html` → `reports`,
+    `intellagent.graphs.report` → `graphs`), or itself for a module at the top (`intellagent.config` → `config`)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def two_way_ties(graph: nx.DiGraph) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each pair of folders that import each other, with the imports that tie them both ways."""
+    across: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module, target in graph.edges:
+        if folder(module) != folder(target):
+            across.setdefault((folder(module), folder(target)), []).append((module, target))
+    return {(one, other): sorted(edges + across[(other, one)]) for (one, other), edges in sorted(across.items())
+            if one < other and (other, one) in across}
+
+
+def test_no_two_folders_of_the_library_import_each_other() -> None:
+    ties = two_way_ties(import_graph())
+
+    shown = [f"{one} ↔ {other} ({', '.join(f'{a} → {b}' for a, b in edges)})" for (one, other), edges in ties.items()]
+    assert not ties, f"{len(ties)} two-way tie(s) between folders: " + "; ".join(shown)
+
+
+def test_a_tie_through_modules_that_are_not_in_a_cycle_is_found() -> None:
+    graph = nx.DiGraph([("intellagent.config", "intellagent.llm.spec"), ("intellagent.llm.roles", "intellagent.config"),
+                        ("intellagent.reports.html", "intellagent.artifacts.run_report")])
+
+    assert two_way_ties(graph) == {("config", "llm"): [("intellagent.config", "intellagent.llm.spec"),
+                                                       ("intellagent.llm.roles", "intellagent.config")]}
