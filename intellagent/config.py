@@ -201,7 +201,9 @@ class DescribeConfig(_Strict):
     """Settings of the describe stage (policies, graph, scenarios)."""
 
     challenge_range: tuple[int, int] = Field(
-        default=(3, 9), description="Lowest and highest total challenge score of a scenario's policies."
+        default=(3, 9),
+        description="Lowest and highest total challenge score of a scenario: its policies', and its persona's up to "
+                    "the highest."
     )
     edge_block_size: int = Field(
         default=1, ge=1, description="Policies scored against all others per graph call (calls grow as N/size)."

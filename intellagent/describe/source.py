@@ -152,7 +152,7 @@ class SampledScenarios:
         answer = await llm.answer(messages, AnotherScenario(schema, earlier) if earlier else schema,
                                   step="describe/scenario")
         scenario = Scenario(
-            **_identity(job, persona),
+            **_identity(job, persona, self._top),
             description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
             expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
             entitled=entitlement(answer),
@@ -163,7 +163,12 @@ class SampledScenarios:
 
     def failed(self, job: Attempt, reason: str) -> Scenario:
         """The slot's record, with the candidate set it was for."""
-        return Scenario(**_identity(job, self._persona(job)), status="error", error=reason)
+        return Scenario(**_identity(job, self._persona(job), self._top), status="error", error=reason)
+
+    @property
+    def _top(self) -> int:
+        """The highest challenge level the run asked for."""
+        return self.ctx.config.describe.challenge_range[1]
 
     def _persona(self, job: Attempt) -> Persona | None:
         """The persona dealt to the candidate set the scenario is written for."""
@@ -184,14 +189,15 @@ class SampledScenarios:
         return []
 
 
-def _identity(job: Attempt, persona: Persona | None) -> dict[str, Any]:
+def _identity(job: Attempt, persona: Persona | None, top: int) -> dict[str, Any]:
     """What a slot's record holds whether its scenario was written or not: the persona raises the challenge of
-    the policies by its own."""
+    the policies by its own, up to `top`, the highest level of `describe.challenge_range`: a harder user makes a
+    harder scenario, never one past the levels the run asked for (which the report's figures per level count)."""
     slot, attempt, _ = job
     sample = slot.candidates[attempt]
+    raised = min(persona.challenge if persona else 0, max(top - sample.challenge, 0))
     return {"id": scenario_id(slot), "policies": list(sample.policies), "target_challenge": slot.target,
-            "challenge": sample.challenge + (persona.challenge if persona else 0), "repeat": sample.repeat,
-            "persona": persona}
+            "challenge": sample.challenge + raised, "repeat": sample.repeat, "persona": persona}
 
 
 async def _refined(llm: LLM, document: str, scenario: Scenario) -> Scenario:

@@ -105,10 +105,18 @@ def test_the_same_seed_deals_the_same_personas(scripted_config, script, tmp_path
 
 
 def test_a_persona_raises_its_scenario_s_challenge_by_its_own_level(scripted_config, script, folder):
-    script_document(script, flows={"Keep the rules": rules(3, category="enforcement", challenge=2)})
-    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 2)), folder, script)
+    script_document(script, flows={"Keep the rules": rules(1, category="enforcement", challenge=2)})
+    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 5)), folder, script)
 
     assert [(s.challenge, s.target_challenge) for s in scenarios_of(folder)] == [(2 + 3, 2), (2 + 3, 2)]
+
+
+def test_a_persona_raises_its_scenario_s_challenge_no_higher_than_the_challenge_range(scripted_config, script,
+                                                                                       folder):
+    script_document(script, flows={"Keep the rules": rules(1, category="enforcement", challenge=2)})
+    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 3)), folder, script)
+
+    assert [(s.challenge, s.persona.challenge) for s in scenarios_of(folder)] == [(3, 3), (3, 3)]
 
 
 def test_the_main_job_s_example_deals_users_who_are_not_cooperative(script, folder):
