@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
 
 import intellagent
 from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, KtoExample, PreferencePair, SftExample
@@ -118,12 +117,42 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
     assert all(0.0 <= turn.reward <= 1.0 for turn in searched.turns)
 
 
-@pytest.mark.parametrize(("name", "model"), [("sft", SftExample), ("preferences", PreferencePair),
-                                             ("kto", KtoExample)])
-def test_the_careless_doubles_training_files_are_valid_or_empty(careless_search: Path, name: str,
-                                                                 model: type[BaseModel]) -> None:
-    for line in lines(careless_search, name):
-        model.model_validate(line)
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_the_training_files_hold_a_supervised_example_for_each_rewarded_path_and_nothing_else(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+    searched = tree(folder)
+
+    examples = [SftExample.model_validate(line) for line in lines(folder, "sft")]
+
+    assert [example.metadata.path for example in examples] == [turn.id for turn in searched.rewarded()]
+
+
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_every_preference_pair_sets_a_turn_on_a_rewarded_path_against_a_sibling_off_every_one(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+    searched = tree(folder)
+    on_rewarded_paths = {turn.id for leaf in searched.rewarded() for turn in searched.path(leaf.id)}
+    parent = {turn.id: turn.parent for turn in searched.turns}
+
+    pairs = [PreferencePair.model_validate(line) for line in lines(folder, "preferences")]
+
+    for pair in pairs:
+        assert pair.metadata.path in on_rewarded_paths and pair.metadata.rejected not in on_rewarded_paths
+        assert parent[pair.metadata.path] == parent[pair.metadata.rejected]
+
+
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_the_kto_file_holds_the_turns_of_the_pairs_unpaired_the_chosen_true_the_rejected_false(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+    pairs = [PreferencePair.model_validate(line) for line in lines(folder, "preferences")]
+
+    examples = [KtoExample.model_validate(line) for line in lines(folder, "kto")]
+
+    assert sorted((example.metadata.path, example.label) for example in examples) == sorted(
+        {(pair.metadata.path, True) for pair in pairs} | {(pair.metadata.rejected, False) for pair in pairs})
 
 
 @pytest.fixture(scope="module")
