@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import intellagent
-from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, KtoExample, PreferencePair, SftExample
+from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, PreferencePair, SftExample
 from intellagent.config import Config
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
@@ -30,6 +30,7 @@ from tests.rollouts.shop_rollouts import (
     script_of,
     tree,
 )
+from tests.rollouts.training_records import labelled_turns, misplaced, preferences, rewarded_paths, supervised, unpaired
 from tests.simulate.scripted_dialogs import call
 from tests.store import build_world, config
 
@@ -121,38 +122,31 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
 def test_the_training_files_hold_a_supervised_example_for_each_rewarded_path_and_nothing_else(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
-    searched = tree(folder)
 
-    examples = [SftExample.model_validate(line) for line in lines(folder, "sft")]
+    examples = supervised(folder)
 
-    assert [example.metadata.path for example in examples] == [turn.id for turn in searched.rewarded()]
+    assert [(example.metadata.event, example.metadata.path) for example in examples] == rewarded_paths([tree(folder)])
 
 
 @pytest.mark.parametrize("search", ["store_folder", "careless_search"])
 def test_every_preference_pair_sets_a_turn_on_a_rewarded_path_against_a_sibling_off_every_one(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
-    searched = tree(folder)
-    on_rewarded_paths = {turn.id for leaf in searched.rewarded() for turn in searched.path(leaf.id)}
-    parent = {turn.id: turn.parent for turn in searched.turns}
 
-    pairs = [PreferencePair.model_validate(line) for line in lines(folder, "preferences")]
+    pairs = preferences(folder)
 
-    for pair in pairs:
-        assert pair.metadata.path in on_rewarded_paths and pair.metadata.rejected not in on_rewarded_paths
-        assert parent[pair.metadata.path] == parent[pair.metadata.rejected]
+    assert misplaced(pairs, [tree(folder)]) == []
 
 
 @pytest.mark.parametrize("search", ["store_folder", "careless_search"])
 def test_the_kto_file_holds_the_turns_of_the_pairs_unpaired_the_chosen_true_the_rejected_false(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
-    pairs = [PreferencePair.model_validate(line) for line in lines(folder, "preferences")]
 
-    examples = [KtoExample.model_validate(line) for line in lines(folder, "kto")]
+    examples = unpaired(folder)
 
-    assert sorted((example.metadata.path, example.label) for example in examples) == sorted(
-        {(pair.metadata.path, True) for pair in pairs} | {(pair.metadata.rejected, False) for pair in pairs})
+    assert sorted((example.metadata.event, example.metadata.path, example.label) for example in examples) == (
+        labelled_turns(preferences(folder)))
 
 
 @pytest.fixture(scope="module")
