@@ -18,7 +18,6 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import httpx2
 from langchain_core.language_models import BaseChatModel
 
@@ -41,7 +40,7 @@ LOCAL_CONNECT_TIMEOUT = 10.0
 
 # Seconds an idle connection to the embedded server is kept for the next request. llama.cpp's HTTP
 # server closes a connection idle for 5 seconds (cpp-httplib's keep-alive timeout); a client that kept
-# it as long (httpx's default is also 5) would now and then send a request on a connection the server
+# it as long (httpx2's default is also 5) would now and then send a request on a connection the server
 # was closing at that moment. A new connection on 127.0.0.1 costs a fraction of a millisecond.
 LOCAL_KEEPALIVE_EXPIRY = 1.0
 
@@ -153,7 +152,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: 
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
         # The wait for a free slot (`pool`) is not timed.
-        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
+        timeout=httpx2.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
         extra_body={"return_progress": True},
         # That read timeout is the only bound: langchain-openai's own wait per chunk (120 s) would cut short a
         # long prompt on a busy machine, whose batches can each take longer than that to read.
