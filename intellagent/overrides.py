@@ -133,11 +133,6 @@ OVERRIDES: tuple[Override, ...] = (
 """Every override, in the order --help lists them."""
 
 
-def declared(name: str) -> Override:
-    """The override called `name`."""
-    return next(override for override in OVERRIDES if override.name == name)
-
-
 def add_flags(parser: argparse.ArgumentParser) -> None:
     """The command line's flag of every override, in a group of its own in --help, each naming the config key it
     replaces."""
