@@ -37,7 +37,7 @@ from intellagent.artifacts import (
     Violation,
 )
 from intellagent.config import load_config
-from intellagent.reports.analysis import dialog_digest
+from intellagent.reports.dialog_analysis import dialog_digest
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 

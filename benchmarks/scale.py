@@ -48,7 +48,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import intellagent.graphs.populate as populate_graph
-
 from intellagent.artifacts import RunInfo
 from intellagent.config import Config, ExecutorConfig, apply_overrides, load_config
 from intellagent.llm import LLM, ScriptedLLM
@@ -56,7 +55,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.populate.background import BACKGROUND
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
-from intellagent.simulate.grading import OutcomeGrader
+from intellagent.simulate.graders import OutcomeGrader
 
 STAGES = ("populate", "simulate", "report")
 

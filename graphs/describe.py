@@ -38,9 +38,8 @@ from intellagent.artifacts import Flow, PolicyCatalog, Scenario
 from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe import Described
-from intellagent.describe.assertions import batches, compiled_batch
+from intellagent.describe.assertion_compiler import batches, compiled_batch
 from intellagent.describe.check_map import mapped_checks
-from intellagent.describe.coverage import covered
 from intellagent.describe.extraction import (
     PolicyAnswer,
     extracted_flows,
@@ -48,8 +47,10 @@ from intellagent.describe.extraction import (
     policy_catalog,
     task_description,
 )
+from intellagent.describe.passage_coverage import covered
 from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
-from intellagent.describe.procedures import flow_procedure
+from intellagent.describe.procedure_reading import flow_procedure
+from intellagent.describe.production_traffic import Traffic
 from intellagent.describe.programs import BatchResult, ProcedureResult, with_programs
 from intellagent.describe.source import ScenarioSource
 from intellagent.describe.vocabulary import Vocabulary
@@ -57,11 +58,10 @@ from intellagent.describe.workflows import reading
 from intellagent.llm import LLMError
 from intellagent.modes import scenario_source
 from intellagent.production.judgement import production_verdicts
-from intellagent.production.traffic import Traffic
 from intellagent.progress import StageProgress
-from intellagent.rules.files import read_rules
-from intellagent.rules.proposal import propose, proposed_path
+from intellagent.rules.proposed_rules import propose, proposed_path
 from intellagent.rules.review import Reviewed, in_force, reviewed
+from intellagent.rules.rules_file import read_rules
 from intellagent.run_folder import RunFolder
 from intellagent.stage import StageItems
 

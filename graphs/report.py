@@ -27,7 +27,7 @@ from langgraph.types import Send
 
 from intellagent.artifacts import Analysis, Dialog, Report
 from intellagent.context import ItemWork, RunContext
-from intellagent.reports.analysis import failed
+from intellagent.reports.dialog_analysis import failed
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
 from intellagent.reports.judging import AnalysisWork, to_judge
 from intellagent.reports.publishing import finished_report, write_reports

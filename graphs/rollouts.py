@@ -5,10 +5,10 @@ the event's expected outcome, its rewarded paths exported as training data.
     search ──route_after_search──→ search (events left, budget left) | export
     export → END
 
-Each event is searched in turn (`rollouts.events.Searches`, its candidates played side by side by the dialog
+Each event is searched in turn (`rollouts.search_plan.Searches`, its candidates played side by side by the dialog
 player), its tree kept in rollouts/<event>.json and its record appended to rollouts.jsonl as it ends. Once the
 searches end, or the budget stops them, the training files are written anew from every tree
-(`rollouts.export`). A resumed stage searches only the events not recorded as finished (see `rollouts.events`).
+(`rollouts.export`). A resumed stage searches only the events not recorded as finished (see `rollouts.search_plan`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from langgraph.runtime import Runtime
 
 from intellagent.artifacts import Event, Rollout
 from intellagent.context import RunContext
-from intellagent.rollouts.events import Searches, search_settings, still_to_search
 from intellagent.rollouts.export import write_training
+from intellagent.rollouts.search_plan import Searches, search_settings, still_to_search
 from intellagent.stage import StageItems
 
 from .dialog import play_dialog

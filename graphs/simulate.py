@@ -6,7 +6,7 @@ the event's world, appended to dialogs.jsonl as it finishes with what it changed
 Each dialog is played by the run's executor (`DialogWork`: in this process, or in a Ray worker, see
 `intellagent.executors`) with the dialog player (`simulate.player`: its world, the dialog graph
 `graphs.dialog`, its checks, grade and audit), as what its task casts it as; this process records it.
-A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutants`), each on a
+A calibrated run (`calibrate`) also plays the chatbot's mutants (see `simulate.mutant_chatbots`), each on a
 few events whose scenario samples the rule it breaks; their dialogs are in dialogs.jsonl too, with
 `role: mutant` and the mutant's name, and mutants.json says how each was made.
 Where the user has tools of its own, `simulate.dual_control` says whether a dialog is played dual, solo
@@ -35,9 +35,10 @@ from intellagent.artifacts import Dialog, Event
 from intellagent.chatbots import Chatbot, select_chatbot
 from intellagent.context import ItemWork, RunContext
 from intellagent.environment import worlds
+from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, played_ways
-from intellagent.simulate.mutants import calibration_mutants, mutant_events
+from intellagent.simulate.mutant_chatbots import calibration_mutants, mutant_events
 from intellagent.simulate.player import Casting, DialogPlayer
 from intellagent.simulate.trial_plan import TrialRounds
 from intellagent.stage import StageItems
@@ -111,7 +112,8 @@ class DialogWork:
     async def open(cls, ctx: RunContext, given: dict[str, Chatbot]) -> AsyncIterator[DialogWork]:
         """The work of the stage; `given` is the mutants' chatbots, by name."""
         chatbot = select_chatbot(ctx)  # a bad target fails here, before any LLM call
-        async with DialogPlayer.open(ctx, [chatbot, *given.values()], play=play_dialog) as player:
+        async with DialogPlayer.open(ctx, [chatbot, *given.values()], play=play_dialog, user_role=user_role,
+                                     grader=grader) as player:
             yield cls(chatbot=chatbot, mutants=given, player=player)
 
     async def do(self, task: DialogTask) -> Dialog:

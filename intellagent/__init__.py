@@ -14,8 +14,8 @@ __all__ = ["Config", "Mutant", "Report", "aevaluate", "afreeze", "evaluate", "fr
 _EXPORTS = {
     "Config": "intellagent.config",
     "load_config": "intellagent.config",
-    "Mutant": "intellagent.simulate.mutants",
-    "Report": "intellagent.artifacts.report",
+    "Mutant": "intellagent.simulate.mutant_chatbots",
+    "Report": "intellagent.artifacts.run_report",
     "aevaluate": "intellagent.api",
     "afreeze": "intellagent.api",
     "evaluate": "intellagent.api",

@@ -22,13 +22,15 @@ from intellagent.config import ConfigSource, apply_overrides, load_config, scena
 from intellagent.describe import Described
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM
+from intellagent.overrides import documented
 from intellagent.pipeline import DESCRIBE, POPULATE, REPORT, SIMULATE, Stage
 from intellagent.runner import RunResult, execute
-from intellagent.simulate.mutants import Mutant
+from intellagent.simulate.mutant_chatbots import Mutant
 
 T = TypeVar("T")
 
 
+@documented
 async def arun(
     config: ConfigSource,
     *,
@@ -62,10 +64,8 @@ async def arun(
         progress: show the live progress bars.
         script: the scripted test double, for configs whose provider is `scripted`.
         label: what to call the run in run.json and in the run viewer (a build number, a branch).
-        **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
-            `fail_under`, `baseline`, `min_category`, `min_policy`, `min_persona`, `gate_on`, `trials`, `calibrate`,
-            `min_detection`, `min_outcome`, `tau_tasks`, `executor`, `rollouts`, `transcripts` (a JSONL file of
-            production conversations) — as in `apply_overrides`.
+        **overrides: settings of the config to replace, by name, each listed below (None, the default, keeps
+            the config's own); `intellagent.overrides.OVERRIDES` declares them, for the command line too.
     """
     frozen, tau_data = scenario_source(scenarios_from)
     settings = apply_overrides(load_config(config), tau_data=tau_data, **overrides)

@@ -3,8 +3,10 @@
 A checkout keeps them at the top level, beside `intellagent/`, where a newcomer sees the architecture;
 the wheel maps them inside the package (pyproject.toml), so that installing IntellAgent adds one
 top-level package to site-packages and shadows no module of the user's. Code imports the Python ones
-as `intellagent.graphs` and `intellagent.db_schemas` in both (an editable install maps those names onto
-the checkout's folders) and finds the files of the others with `bundled`.
+as `intellagent.graphs` and `intellagent.db_schemas` in both, and finds the files of the others with `bundled`.
+The stages are imported by the library itself (the pipeline), so in a checkout too their name is their path:
+intellagent/graphs is a link to graphs/, which a tool that reads imports follows as Python does. The example
+domains are loaded by name from a config, and an editable install maps `intellagent.db_schemas` onto db_schemas/.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from intellagent.artifacts import FROZEN_STAGES, STAGES
 from intellagent.config import apply_overrides, load_config, scenario_source
 from intellagent.errors import IntellAgentError, RunAborted, UsageError
 from intellagent.llm.spec import without_credentials
+from intellagent.overrides import add_flags, given
 
 EPILOG = """\
 model SPECs:
@@ -50,16 +51,6 @@ def _version() -> str:
         return "(not installed)"
 
 
-def trial_count(value: str) -> int | str:
-    """--trials: a number of trials per event, or `auto`."""
-    if value == "auto":
-        return value
-    try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is neither a number of trials nor auto") from None
-
-
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `run.py` (and of the installed `intellagent` command)."""
     p = _Parser(
@@ -71,53 +62,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="CONFIG",
                    help="a config file, or the name of an example config in configs/ (required to run)")
     p.add_argument("--output", type=Path, metavar="DIR", help="run folder (default: results/<config name>)")
-    p.add_argument("--llm", metavar="SPEC", help="model of every framework role")
-    p.add_argument("--chatbot-llm", metavar="SPEC", help="model of the chatbot under test (llm_agent)")
-    p.add_argument("--samples", type=int, metavar="N", help="scenarios to generate and dialogs to run")
-    p.add_argument("--seed", type=int, metavar="N", help="seed of every random choice")
-    p.add_argument("--workers", type=int, metavar="N", help="items processed concurrently")
-    p.add_argument("--executor", choices=("local", "ray"),
-                   help="where the items of populate, simulate and report run: in this process (local), or as Ray "
-                        "tasks (ray; pip install 'intellagent[ray]'; executor.address joins a running cluster)")
-    p.add_argument("--max-cost", type=float, metavar="USD", help="stop starting LLM calls past this cost (exit 3)")
     p.add_argument("--replay", action="store_true",
                    help="answer every LLM call from the run's cache; a call it cannot answer is an error")
     p.add_argument("--fresh", action="store_true",
                    help="replace an earlier run in DIR instead of resuming it (its recorded LLM calls are kept)")
-    p.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 if the pass rate (0-1) is below RATE")
-    p.add_argument("--trials", type=trial_count, metavar="K|auto",
-                   help="play every event K times, each with its own seed for the user; reports pass^k and the "
-                        "flip rate (auto: one or two each, more only where the verdicts flipped or straddle a "
-                        "gate threshold, up to simulate.trials_budget dialogs)")
-    p.add_argument("--calibrate", action="store_true", default=None,
-                   help="also play mutants of the chatbot that each break one rule on purpose, and report how many "
-                        "the run caught (automatic for the llm_agent chatbot; see calibrate: in the config)")
-    p.add_argument("--min-detection", type=float, metavar="RATE",
-                   help="exit 1 if the share of mutants caught (0-1) is below RATE (with --calibrate)")
-    p.add_argument("--min-outcome", type=float, metavar="RATE",
-                   help="exit 1 if the outcome pass rate (0-1) is below RATE: the share of graded dialogs that left "
-                        "the world as the event's verified expected outcome does and said every expected output")
-    p.add_argument("--gate-on", choices=("point", "lower_bound"),
-                   help="compare --fail-under, --min-outcome and the minimums with the rate (point) or the low end "
-                        "of its 95%% interval (lower_bound)")
-    p.add_argument("--rollouts", action="store_true", default=None,
-                   help="after simulate, search the chatbot's turns on every graded event (beam search rewarded by "
-                        "the expected outcome) and write training data: training/sft.jsonl, preferences.jsonl, "
-                        "kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)")
-    p.add_argument("--baseline", type=Path, metavar="DIR",
-                   help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
                    help="reuse the scenarios and databases of a frozen test set (a run where describe and "
                         "populate ran, or a run's regression/) and record this run's LLM calls in its cache; runs "
                         "simulate and report (and production, with --transcripts). "
                         "tau:DIR plays the tasks of a τ-bench task set instead and grades them as τ-bench does")
-    p.add_argument("--tasks", metavar="LIST",
-                   help="with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. 0-9,12 "
-                        "(default: all)")
-    p.add_argument("--transcripts", type=Path, metavar="FILE",
-                   help="also judge the chatbot's real conversations (JSONL: chat messages, LangSmith runs or the "
-                        "plain format), report production beside the tests, and keep the failing ones as "
-                        "regression scenarios (regression/)")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
     p.add_argument("--world", type=Path, metavar="DELTA",
@@ -127,6 +80,7 @@ def parser() -> argparse.ArgumentParser:
                    help="what to call the run in run.json and in the run viewer (a build number, a branch)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    add_flags(p)
     return p
 
 
@@ -238,27 +192,10 @@ def _run(args: argparse.Namespace) -> int:
 
     frozen, tau_data = scenario_source(args.scenarios_from)
     named = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else None
-    config = apply_overrides(
-        load_config(args.config),
-        llm=args.llm,
-        chatbot_llm=args.chatbot_llm,
-        samples=args.samples,
-        seed=args.seed,
-        workers=args.workers,
-        max_cost=args.max_cost,
-        fail_under=args.fail_under,
-        baseline=args.baseline,
-        gate_on=args.gate_on,
-        trials=args.trials,
-        calibrate=args.calibrate,
-        min_detection=args.min_detection,
-        min_outcome=args.min_outcome,
-        tau_data=tau_data,
-        tau_tasks=args.tasks,
-        executor=args.executor,
-        transcripts=args.transcripts,
-        rollouts=args.rollouts or ("rollouts" in named if named else None) or None,  # --stages rollouts asks for them
-    )
+    settings = given(args)
+    if named is not None and "rollouts" in named:  # --stages rollouts asks for them
+        settings["rollouts"] = True
+    config = apply_overrides(load_config(args.config), tau_data=tau_data, **settings)
     default_stages = FROZEN_STAGES if frozen else STAGES
     stages = named if named is not None else default_stages
     result = run(

@@ -23,12 +23,13 @@ from pydantic import (
     model_validator,
 )
 
+from intellagent import overrides
 from intellagent.artifacts import Persona
 from intellagent.artifacts.policies import Category
 from intellagent.bundled import bundled
 from intellagent.errors import UsageError
 from intellagent.llm.spec import ModelSpec, parse_spec
-from intellagent.personas import DEFAULT_MIX, builtin_personas, own_personas, read_persona_file
+from intellagent.persona_files import DEFAULT_MIX, builtin_personas, own_personas, read_persona_file
 
 EXAMPLE_CONFIGS = bundled("configs")
 
@@ -200,7 +201,9 @@ class DescribeConfig(_Strict):
     """Settings of the describe stage (policies, graph, scenarios)."""
 
     challenge_range: tuple[int, int] = Field(
-        default=(3, 9), description="Lowest and highest total challenge score of a scenario's policies."
+        default=(3, 9),
+        description="Lowest and highest total challenge score of a scenario: its policies', and its persona's up to "
+                    "the highest."
     )
     edge_block_size: int = Field(
         default=1, ge=1, description="Policies scored against all others per graph call (calls grow as N/size)."
@@ -728,93 +731,27 @@ def _first_problem(exc: ValidationError) -> str:
     return f"`{key}`: {message} (got {error.get('input')!r})"
 
 
-def apply_overrides(
-    config: Config,
-    *,
-    llm: str | None = None,
-    chatbot_llm: str | None = None,
-    samples: int | None = None,
-    seed: int | None = None,
-    workers: int | None = None,
-    max_cost: float | None = None,
-    fail_under: float | None = None,
-    baseline: Path | None = None,
-    min_category: dict[str, float] | None = None,
-    min_policy: dict[str, float] | None = None,
-    min_persona: dict[str, float] | None = None,
-    gate_on: str | None = None,
-    trials: int | Literal["auto"] | None = None,
-    calibrate: bool | None = None,
-    min_detection: float | None = None,
-    min_outcome: float | None = None,
-    tau_data: Path | None = None,
-    tau_tasks: str | None = None,
-    executor: str | None = None,
-    transcripts: Path | None = None,
-    rollouts: bool | None = None,
-) -> Config:
-    """A copy of `config` with command-line (or API) overrides applied and re-validated.
+def apply_overrides(config: Config, **values: Any) -> Config:
+    """A copy of `config` with the command line's (or the API's) overrides applied and re-validated.
 
     Args:
-        llm: a SPEC for every framework role (per-role settings are replaced).
-        chatbot_llm: a SPEC for the chatbot under test (the `llm_agent` adapter).
-        samples, seed, workers: replace the config's values.
-        max_cost: the budget in USD.
-        fail_under: the overall pass rate under which the run exits 1.
-        baseline: an earlier run folder to compare against.
-        min_category, min_policy, min_persona: minimum pass rates per category / policy id / persona of the
-            users (`adversarial`: every adversarial persona's users together); the gate fails below.
-        gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
-        trials: dialogs per event, or `auto` (`simulate.trials`).
-        calibrate: play the chatbot's mutants beside it (`calibrate.enabled`).
-        min_detection: the share of mutants caught under which the run exits 1.
-        min_outcome: the outcome pass rate under which the run exits 1.
-        tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
-        tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
-        executor: where the items run: `local` or `ray` (`executor.type`).
-        transcripts: a JSONL file of production conversations (`transcripts.path`).
-        rollouts: search the chatbot's turns and export training data (`rollouts.enabled`).
+        config: the config to change.
+        **values: a value per override, by its name (`intellagent.overrides.OVERRIDES` declares each, with the
+            config key it replaces); None leaves the config's own setting.
     """
+    known = {override.name: override for override in overrides.OVERRIDES}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise UsageError(f"unknown setting {', '.join(unknown)}; the settings a run may be given are "
+                         f"{', '.join(known)}")
     data = config.model_dump(by_alias=True, exclude_none=True)
-    if llm is not None:
-        data["llm"] = {"default": parse_spec(llm)}
-    if chatbot_llm is not None:
-        data["chatbot"]["llm"] = parse_spec(chatbot_llm)
-    for key, value in (("samples", samples), ("seed", seed), ("workers", workers)):
+    for name, value in values.items():
         if value is not None:
-            data[key] = value
-    if max_cost is not None:
-        data["budget"]["max_cost_usd"] = max_cost
-    if fail_under is not None:
-        data["report"]["fail_under"] = fail_under
-    if baseline is not None:
-        data["report"]["baseline"] = Path(baseline).resolve()
-    if min_category is not None:
-        data["report"]["min_category"] = min_category
-    if min_policy is not None:
-        data["report"]["min_policy"] = min_policy
-    if min_persona is not None:
-        data["report"]["min_persona"] = min_persona
-    if gate_on is not None:
-        data["report"]["gate_on"] = gate_on
-    if trials is not None:
-        data["simulate"]["trials"] = trials
-    if calibrate is not None:
-        data["calibrate"]["enabled"] = calibrate
-    if min_detection is not None:
-        data["report"]["min_detection"] = min_detection
-    if min_outcome is not None:
-        data["report"]["min_outcome"] = min_outcome
-    if tau_data is not None:
-        data["tau"]["data"] = Path(tau_data).resolve()
-    if tau_tasks is not None:
-        data["tau"]["tasks"] = tau_tasks
-    if executor is not None:
-        data["executor"]["type"] = executor
-    if transcripts is not None:
-        data["transcripts"]["path"] = Path(transcripts).resolve()
-    if rollouts is not None:
-        data["rollouts"]["enabled"] = rollouts
+            *sections, last = known[name].key.split(".")
+            place = data
+            for section in sections:
+                place = place.setdefault(section, {})
+            place[last] = known[name].config_value(value)
     try:
         return Config.model_validate(data)
     except ValidationError as exc:

@@ -87,7 +87,7 @@ class RunContext:
     Attributes:
         chatbot: a chatbot object given through the Python API (a callable, a compiled LangGraph
             graph or an adapter); None means the config's `chatbot:` decides.
-        mutants: calibration mutants given through the Python API, by name (`simulate.mutants.Mutant`).
+        mutants: calibration mutants given through the Python API, by name (`simulate.mutant_chatbots.Mutant`).
         executor: where the stages' items run (see `intellagent.executors`).
     """
 

@@ -8,7 +8,7 @@ parts the stages ask for, so that each stage reads the same in both modes:
   their events in;
 - the user role (`user_role`): what the simulated user is told, how it answers, and what its stop means;
 - the grader (`grader`): what a played dialog's status follows. Every dialog whose event has an expected
-  outcome is also graded against it the same way in both modes (`simulate.grading.OutcomeGrader`).
+  outcome is also graded against it the same way in both modes (`simulate.graders.OutcomeGrader`).
 
 The source is the run's, from its config. The user role and the grader are chosen per event: a
 published task's event carries its task, so a frozen set of tasks is played and graded as such under
@@ -27,10 +27,10 @@ from intellagent.describe.source import SampledScenarios, ScenarioSource
 from intellagent.environment import Tool
 from intellagent.llm import LLM
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
+from intellagent.simulate.graders import Grader, OutcomeGrader, UserVerdict
 from intellagent.simulate.users import ScenarioUser, UserRole
-from intellagent.tau.grading import TauGrader
-from intellagent.tau.scenarios import TaskScenarios
+from intellagent.tau.task_grading import TauGrader
+from intellagent.tau.task_scenarios import TaskScenarios
 from intellagent.tau.user import TaskUser
 
 

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from intellagent.llm.usage import Usage
+from intellagent.llm.accounting import Usage
 
 
 class _UsageColumn(ProgressColumn):

@@ -30,7 +30,7 @@ from intellagent.errors import IntellAgentError, RunAborted
 # pytest loads this plugin in every project where IntellAgent is installed: the rest of the package
 # (models, LangChain, the reports) is imported by the first test that uses the fixture, not at start-up.
 if TYPE_CHECKING:
-    from intellagent.artifacts.report import Report
+    from intellagent.artifacts.run_report import Report
     from intellagent.config import ConfigSource
     from intellagent.llm import ScriptedLLM
 

@@ -5,7 +5,9 @@ A page asks for a table with a marker on a line of its own:
 - `<!-- reference: config -->`: every configuration key, section by section, from the config models
   (`intellagent.config.Config` and the models under it): its type, default, bounds and description;
 - `<!-- reference: options -->`: every option of the command line, from its argparse parser
-  (`intellagent.cli.parser`), with its help.
+  (`intellagent.cli.parser`), with its help;
+- `<!-- reference: overrides -->`: every keyword of the Python API that overrides the config, from the overrides'
+  declaration (`intellagent.overrides.OVERRIDES`): what it takes, the config key it replaces, what it does.
 
 So the tables cannot drift from the code. A key without a description, or a marker no table answers,
 is a warning, which `mkdocs build --strict` (the test suite's build) turns into a failure.
@@ -29,6 +31,7 @@ from pydantic.fields import FieldInfo
 from intellagent.cli import parser as command_line
 from intellagent.config import Config
 from intellagent.llm.spec import ModelSpec
+from intellagent.overrides import OVERRIDES, Override
 
 log = logging.getLogger("mkdocs.hooks.reference")  # under mkdocs: a warning fails a strict build
 
@@ -225,4 +228,23 @@ def option_text(action: argparse.Action) -> str:
     return ", ".join(f"`{option}{value}`" for option in action.option_strings)
 
 
-TABLES = {"config": config_tables, "options": option_table}
+# --- the Python API's overrides -----------------------------------------------------------------------------
+
+def override_table() -> str:
+    """Every keyword of the Python API that overrides the config, in the declaration's order."""
+    rows = ["| keyword | takes | replaces | what it does |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{override.name}` | {_cell(_takes(override))} | `{override.key}` | {_cell(override.help)} |"
+             for override in OVERRIDES if override.api]
+    return "\n".join(rows) + "\n"
+
+
+def _takes(override: Override) -> str:
+    """What an override's keyword takes, in a few words: one of its choices, True, or its flag's value."""
+    if override.choices:
+        return " or ".join(f"`{choice}`" for choice in override.choices)
+    if override.switch:
+        return "`True`"
+    return override.metavar or ("a mapping of names to rates" if override.type == dict[str, float] else "a value")
+
+
+TABLES = {"config": config_tables, "options": option_table, "overrides": override_table}

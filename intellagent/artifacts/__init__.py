@@ -47,10 +47,10 @@ from intellagent.artifacts.policies import (
     PolicyCatalog,
 )
 from intellagent.artifacts.procedures import STEP_KINDS, SopEdge, SopGraph, SopStep, StepKind
-from intellagent.artifacts.report import Report
-from intellagent.artifacts.rollouts import Rollout, RolloutStatus, RolloutTree, RolloutTurn
+from intellagent.artifacts.rollout_trees import Rollout, RolloutStatus, RolloutTree, RolloutTurn
 from intellagent.artifacts.rules import Rule, RuleInForce, RulesFile
 from intellagent.artifacts.run_info import FROZEN_STAGES, STAGES, RunInfo, RunStatus, StageInfo
+from intellagent.artifacts.run_report import Report
 from intellagent.artifacts.scenarios import Entitlement, Scenario
 from intellagent.artifacts.tau import TauAction, TauGrade, TauTask
 from intellagent.artifacts.training import KtoExample, PreferencePair, SftExample

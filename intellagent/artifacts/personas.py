@@ -2,7 +2,7 @@
 
 A persona is data, recorded whole in scenarios.jsonl, events.jsonl and dialogs.jsonl, so that a run
 folder says how each user behaved without the config that chose it. The built-in personas are YAML
-files under prompts/simulate/personas/ (see `intellagent.personas`).
+files under prompts/simulate/personas/ (see `intellagent.persona_files`).
 """
 
 from __future__ import annotations

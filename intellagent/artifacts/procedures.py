@@ -6,7 +6,7 @@ the user something, or hand the user over to a person. An edge says that its fir
 second, under the condition a rule states, if it states one. The steps a program can see in a dialog (the
 calls, the handovers, the user's yes) are what a dialog is read against: a missing step, a wrong order,
 an extra step. A step marked `required` enters the verdict: missing it, or taking it too late, breaks the
-procedure (see `checks.procedures`).
+procedure (see `checks.procedure_steps`).
 """
 
 from __future__ import annotations

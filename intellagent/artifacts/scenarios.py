@@ -26,7 +26,8 @@ class Scenario(BaseModel):
     error: str | None = None
     policies: list[str] = Field(description="Ids of the sampled policies.")
     target_challenge: int = Field(description="The challenge level this sample was drawn for.")
-    challenge: int = Field(description="Sum of the sampled policies' challenge scores and the persona's.")
+    challenge: int = Field(description="Sum of the sampled policies' challenge scores and the persona's, the "
+                           "persona's counted up to the top of describe.challenge_range.")
     repeat: int = Field(
         default=0,
         description="0 for the first scenario planned for its policy set; n for the n-th planned after it when "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-import httpx
+import httpx2
 
 from intellagent.chatbots.protocol import (
     MCP_HEADER,
@@ -45,7 +45,7 @@ class HTTPChatbot:
 
     def __init__(self, *, url: str, timeout: float, api_key_env: str | None = None) -> None:
         self.url = url
-        self.label = str(httpx.URL(url).copy_with(userinfo=b""))  # never quote credentials in an error
+        self.label = str(httpx2.URL(url).copy_with(userinfo=b""))  # never quote credentials in an error
         self.timeout = timeout
         self.headers = {}
         if api_key_env:
@@ -73,11 +73,11 @@ class _HTTPConversation:
         if self.session.mcp_url:
             body["mcp_url"] = self.session.mcp_url
         try:
-            async with httpx.AsyncClient(timeout=chatbot.timeout) as client:
+            async with httpx2.AsyncClient(timeout=chatbot.timeout) as client:
                 response = await client.post(chatbot.url, json=body, headers=self.headers)
-        except httpx.TimeoutException:
+        except httpx2.TimeoutException:
             raise ChatbotError(f"{chatbot.label} gave no reply within {chatbot.timeout:g}s (chatbot.timeout)") from None
-        except httpx.HTTPError as error:
+        except httpx2.HTTPError as error:
             raise ChatbotError(f"{chatbot.label} could not be reached: {type(error).__name__}: {error}") from None
         if response.is_error:
             raise ChatbotError(f"{chatbot.label} answered HTTP {response.status_code}: {response.text[:SHOWN_BODY]}")

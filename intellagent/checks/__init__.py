@@ -9,9 +9,9 @@ it says is done was made, and work it announces comes with a tool call in that t
 domain adds its own in a `checks` module (`@check` and `Check` are defined with the rest of what a domain
 defines, in `intellagent.environment.checks`). Describe maps every check to the policies it enforces;
 the report stage sets their findings beside the LLM judge's verdict. The rules language runs as checks
-too (`assertions`): a domain's rules file and the assertions describe compiles, over the values its terms
+too (`compiled_checks`): a domain's rules file and the assertions describe compiles, over the values its terms
 reach (`terms`), the user's yes (`consent`), a row's details (`disclosure`) and a procedure's steps
-(`procedures`).
+(`procedure_steps`).
 """
 
 from intellagent.checks.running import check_trace, every_check, run_checks

@@ -81,14 +81,23 @@ class Grounds:
     def ungrounded(self, message: str, world: WorldFacts = NO_WORLD) -> list[str]:
         """The facts `message` states that no source holds, each once, in the order found; `world` tells the
         facts of the world among its words."""
-        named = WORD_ID.findall(message) + (world.ids.findall(message) if world.ids else [])
         unknown = [token for token in _DATE.findall(message) if token not in self.text]
-        unknown += [token for token in named
+        unknown += [token for token in _ids(message, world)
                     if token not in self.text and _ALNUM.sub("", token) not in self.letters_and_digits]
         unknown += [word for word in CODE.findall(message) if word in world.codes and word not in self.text]
         stated = _AMOUNT.findall(message)
         unknown += [f"${amount}" for amount in stated if _cents(amount) not in self.amounts] if stated else []
         return list(dict.fromkeys(unknown))
+
+
+def stated_facts(text: str, world: WorldFacts = NO_WORLD) -> list[str]:
+    """The dates, ids and dollar amounts `text` states, each once, read as `Grounds.ungrounded` reads a message."""
+    return list(dict.fromkeys([*_DATE.findall(text), *_ids(text, world), *(f"${a}" for a in _AMOUNT.findall(text))]))
+
+
+def _ids(text: str, world: WorldFacts) -> list[str]:
+    """The words of `text` shaped like ids: of letters and digits, or like the world's own."""
+    return WORD_ID.findall(text) + (world.ids.findall(text) if world.ids else [])
 
 
 def _cents(amount: str) -> float:

@@ -4,7 +4,7 @@ whatever it looks like ('1234567890', '#W1234567', 'gift_card_7815826').
 A column identifies rows when the schema says so (a primary key, a foreign key, a unique column) or when
 its text values do (every one distinct, over at least `MIN_ROWS` rows: a tracking number the schema does
 not declare unique). The shapes of its values are learnt as populate learns the shape of an id it imitates
-(`populate.shapes.id_pattern`): 'item 1234567890' is then an item id of ten digits, where a quantity, a
+(`value_shapes.id_pattern`): 'item 1234567890' is then an item id of ten digits, where a quantity, a
 price or a year is no identifier's shape. Learnt once per world file, by SQLite.
 """
 
@@ -22,6 +22,7 @@ from sqlalchemy import Integer, String, column, distinct, func, select, table
 from sqlmodel import AutoString, SQLModel
 
 from intellagent.environment.database import connect
+from intellagent.value_shapes import date_format_of, id_pattern
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
@@ -106,9 +107,6 @@ def _shapes(values: Iterable[Any]) -> set[str]:
     """The identifier shapes of a column's `values` that `WORD_ID` does not find already (random codes such as
     '4WQ150' come in dozens of letter and digit orders, and each would be a shape), each held by at least
     `MIN_SHARE` of them; none for a column of dates."""
-    # Imported here: the populate package imports the environment, which imports the checks.
-    from intellagent.populate.shapes import date_format_of, id_pattern
-
     texts = [str(value) for value in values]
     if date_format_of(texts):  # a column of moments, every value of which would be parsed in vain
         return set()

@@ -61,7 +61,7 @@ def run_checks(
         database: the dialog's database, as the chatbot left it.
         written: the tables the dialog wrote to, when already known (none: the checks need not read the
             dialog's database again); by default the checks find them out.
-        compiled: the run's rules and compiled assertions, as checks (`checks.assertions`), run after the
+        compiled: the run's rules and compiled assertions, as checks (`checks.compiled_checks`), run after the
             domain's.
         claims: the false claims the user made (its persona's), which ground nothing the chatbot says.
         agreed: a model's reading of the user's answers where one was asked (see `Trace.agreed`).

@@ -1,6 +1,6 @@
 """The describe stage's logic: policies from a document (`extraction`, checked by `evidence`), the checks
 they are enforced by (`check_map`), the policy graph, and the scenarios: where they come from
-(`source`), sampled policy sets (`sampling`) and the answers that write them (`scenarios`)."""
+(`source`), sampled policy sets (`sampling`) and the answers that write them (`scenario_writing`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The schema is built once per batch from the run's vocabulary: tools, `tool.argument` and `table.column`
 names, and the batch's policy ids, each an enum listed once in the schema's `$defs`. An argument named
 for another tool than the call's, or a column of another table than its key's, fits the schema and is
-refused when the answer is compiled (`describe.assertions`).
+refused when the answer is compiled (`describe.assertion_compiler`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ own words bear it out.
 
 The answer's schema already keeps every name among the domain's; what it cannot say is checked here:
 
-- **Types**, as every rule's (`rules.names`): an argument belongs to the tool called, a key and a column to
+- **Types**, as every rule's (`describe.name_checks`): an argument belongs to the tool called, a key and a column to
   one table; an order compares numbers, `within_days` a date, a value fits its column; a JSON column is
   never compared; a length is a list's, a confirmation is wanted before a tool that changes the world.
 - **Evidence.** A model that cannot place a rule still answers in the right shape, so an assertion is kept
@@ -29,9 +29,9 @@ from intellagent.artifacts import (
     PreconditionAssertion,
 )
 from intellagent.checks.values import number, plain
+from intellagent.describe.name_checks import Names
 from intellagent.describe.passages import stems
 from intellagent.describe.vocabulary import Name, Vocabulary
-from intellagent.rules.names import Names
 
 DESCRIBED_TOOL = 3
 """Words of a tool's description the policy must share when it does not name the tool: `refuel_data` for a rule

@@ -1,8 +1,8 @@
 """What a program can check of the policies, put into the catalog: each flow's procedure, the compiled assertions
 and the rules file's rules.
 
-Describe reads each flow's procedure (`procedures`, one call per flow) and compiles the policies into
-assertions (`assertions`, one call per batch), side by side, and reads the domain's rules file with no call
+Describe reads each flow's procedure (`procedure_reading`, one call per flow) and compiles the policies into
+assertions (`assertion_compiler`, one call per batch), side by side, and reads the domain's rules file with no call
 (`rules.review`); this module puts their results into the catalog. Each enters the catalog's check map by
 construction, with no call: a compiled assertion as the check `compiled <id>` enforcing the policy it was
 compiled from, a rule as `rule <id>` enforcing the policies its citation maps it to, a procedure with
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from intellagent.artifacts import Assertion, PolicyCatalog, SopGraph
 from intellagent.artifacts.rules import RefusedRule, RuleInForce
-from intellagent.checks.assertions import PROCEDURE
+from intellagent.checks.compiled_checks import PROCEDURE
 
 
 @dataclass(frozen=True)

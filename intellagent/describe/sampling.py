@@ -12,7 +12,7 @@ probability proportional to the edge weight (weight 0 never), and stop once the 
 the visited policies add up to the target. A walk stuck at a dead end (no unvisited neighbour with
 weight > 0) restarts from a random unvisited policy.
 
-A graph shaped by production (`production.traffic`) gives each policy a `focus`: starts are drawn in
+A graph shaped by production (`describe.production_traffic`) gives each policy a `focus`: starts are drawn in
 proportion to it, and a step's weight is multiplied by it, so that the walks lean towards what real
 conversations exercise and break.
 
@@ -66,7 +66,7 @@ class Sample:
 @dataclass(frozen=True)
 class Slot:
     """A requested scenario: its number, target level, one candidate sample per attempt, and the name of the
-    persona each candidate's user is given (none: not dealt yet; see `describe.personas`)."""
+    persona each candidate's user is given (none: not dealt yet; see `describe.persona_mix`)."""
 
     number: int
     target: int

@@ -3,7 +3,7 @@
 By default they are sampled (`SampledScenarios`): policy sets drawn from the policy graph by weighted
 random walks that reach a target challenge level, a scenario written for each, and a world populated
 for each over the run's background world. τ-bench mode plays its published tasks instead
-(`intellagent.tau.scenarios`). Which a run uses is decided in one place, `intellagent.modes`.
+(`intellagent.tau.task_scenarios`). Which a run uses is decided in one place, `intellagent.modes`.
 
 Describe asks the source for its plan, then writes the scenarios round by round (a failed one may be
 tried again with another candidate, a repeated policy set waits for the scenarios planned before it);
@@ -22,9 +22,9 @@ from intellagent import text_limits
 from intellagent.artifacts import Event, Persona, PolicyCatalog, Scenario
 from intellagent.config import Config
 from intellagent.context import RunContext, log
-from intellagent.describe.personas import with_personas
+from intellagent.describe.persona_mix import with_personas
 from intellagent.describe.sampling import Slot, challenge_levels, plan_samples
-from intellagent.describe.scenarios import (
+from intellagent.describe.scenario_writing import (
     AnotherScenario,
     RefineAnswer,
     describe_changes,
@@ -152,7 +152,7 @@ class SampledScenarios:
         answer = await llm.answer(messages, AnotherScenario(schema, earlier) if earlier else schema,
                                   step="describe/scenario")
         scenario = Scenario(
-            **_identity(job, persona),
+            **_identity(job, persona, self._top),
             description=text_limits.trimmed(answer.description, text_limits.SCENARIO),
             expected_behaviour=text_limits.trimmed(answer.expected_behaviour, text_limits.SCENARIO),
             entitled=entitlement(answer),
@@ -163,7 +163,12 @@ class SampledScenarios:
 
     def failed(self, job: Attempt, reason: str) -> Scenario:
         """The slot's record, with the candidate set it was for."""
-        return Scenario(**_identity(job, self._persona(job)), status="error", error=reason)
+        return Scenario(**_identity(job, self._persona(job), self._top), status="error", error=reason)
+
+    @property
+    def _top(self) -> int:
+        """The highest challenge level the run asked for."""
+        return self.ctx.config.describe.challenge_range[1]
 
     def _persona(self, job: Attempt) -> Persona | None:
         """The persona dealt to the candidate set the scenario is written for."""
@@ -184,14 +189,15 @@ class SampledScenarios:
         return []
 
 
-def _identity(job: Attempt, persona: Persona | None) -> dict[str, Any]:
+def _identity(job: Attempt, persona: Persona | None, top: int) -> dict[str, Any]:
     """What a slot's record holds whether its scenario was written or not: the persona raises the challenge of
-    the policies by its own."""
+    the policies by its own, up to `top`, the highest level of `describe.challenge_range`: a harder user makes a
+    harder scenario, never one past the levels the run asked for (which the report's figures per level count)."""
     slot, attempt, _ = job
     sample = slot.candidates[attempt]
+    raised = min(persona.challenge if persona else 0, max(top - sample.challenge, 0))
     return {"id": scenario_id(slot), "policies": list(sample.policies), "target_challenge": slot.target,
-            "challenge": sample.challenge + (persona.challenge if persona else 0), "repeat": sample.repeat,
-            "persona": persona}
+            "challenge": sample.challenge + raised, "repeat": sample.repeat, "persona": persona}
 
 
 async def _refined(llm: LLM, document: str, scenario: Scenario) -> Scenario:

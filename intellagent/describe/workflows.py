@@ -10,7 +10,7 @@ which answer. The chatbot still gets the document exactly as given.
 
 A DOT chart is parsed by pydot: a node's `label` is its text (its id when it has none), a `diamond` node is
 a question, an edge's `label` is its answer, and a node's other attributes are kept, which a procedure may use
-(`tool=`, `required=true`: see `rules.procedures`); default `node`/`edge` statements, attributes of the graph
+(`tool=`, `required=true`: see `rules.chart_procedures`); default `node`/`edge` statements, attributes of the graph
 and subgraph boundaries are layout, and are skipped (the nodes and edges inside a subgraph are kept).
 
 The parser reads Mermaid's flowchart subset: `flowchart`/`graph` headers, nodes of any shape

@@ -8,6 +8,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from intellagent.llm.accounting import BudgetExhausted, Tally, Usage, UsageReport
     from intellagent.llm.cache import ResponseCache
     from intellagent.llm.client import (
         LLM,
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from intellagent.llm.roles import RoleModels
     from intellagent.llm.scripted import HTTPError, Request, ScriptedLLM, ToolCalls
     from intellagent.llm.spec import ModelSpec, parse_spec
-    from intellagent.llm.usage import BudgetExhausted, Tally, Usage, UsageReport
 
 __all__ = [
     "LLM",
@@ -54,7 +54,7 @@ _EXPORTS = {
     "RoleModels": "roles",
     "HTTPError": "scripted", "Request": "scripted", "ScriptedLLM": "scripted", "ToolCalls": "scripted",
     "ModelSpec": "spec", "parse_spec": "spec",
-    "BudgetExhausted": "usage", "Tally": "usage", "Usage": "usage", "UsageReport": "usage",
+    "BudgetExhausted": "accounting", "Tally": "accounting", "Usage": "accounting", "UsageReport": "accounting",
 }
 
 

@@ -24,13 +24,13 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import ValidationError
 
 from intellagent.errors import IntellAgentError, RunAborted
+from intellagent.llm.accounting import Usage, price_per_token, price_provider
 from intellagent.llm.cache import ResponseCache, request_key
 from intellagent.llm.factory import answer_cap
 from intellagent.llm.providers import provider_answer, speaks_chat_completions
 from intellagent.llm.rate_limit import RateLimiter, estimated_tokens
 from intellagent.llm.spec import ModelSpec
 from intellagent.llm.token_bound import token_bound
-from intellagent.llm.usage import Usage, price_per_token, price_provider
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 import zlib
 
+from intellagent.llm.accounting import Usage
 from intellagent.llm.client import LLM
-from intellagent.llm.usage import Usage
 
 SEED_SPREAD = 1_000_000
 

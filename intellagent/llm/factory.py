@@ -18,7 +18,6 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import httpx2
 from langchain_core.language_models import BaseChatModel
 
@@ -41,7 +40,7 @@ LOCAL_CONNECT_TIMEOUT = 10.0
 
 # Seconds an idle connection to the embedded server is kept for the next request. llama.cpp's HTTP
 # server closes a connection idle for 5 seconds (cpp-httplib's keep-alive timeout); a client that kept
-# it as long (httpx's default is also 5) would now and then send a request on a connection the server
+# it as long (httpx2's default is also 5) would now and then send a request on a connection the server
 # was closing at that moment. A new connection on 127.0.0.1 costs a fraction of a millisecond.
 LOCAL_KEEPALIVE_EXPIRY = 1.0
 
@@ -83,7 +82,7 @@ def build_chat_model(
         "http_socket_options": NO_SOCKET_OPTIONS,
     }
     if spec.provider == "local":
-        from intellagent.llm.local import local_server
+        from intellagent.llm.embedded import local_server
 
         server = local_server()
         client = local_client or local_http_client(resends=max_retries, slots=server.slots)
@@ -141,7 +140,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: 
         seed: the sampling seed.
         http_client: the HTTP client it sends through.
     """
-    from intellagent.llm.local import MODEL_NAME
+    from intellagent.llm.embedded import MODEL_NAME
 
     return ChatCompletions(
         model=MODEL_NAME, base_url=base_url, api_key="local", temperature=spec.temperature,
@@ -153,7 +152,7 @@ def local_chat_model(spec: ModelSpec, *, base_url: str, seed: int, http_client: 
         # Streamed, a read timeout is the longest wait for the next token, not for the whole answer; the
         # server also reports its progress through a long prompt, batch by batch, before the first token.
         # The wait for a free slot (`pool`) is not timed.
-        timeout=httpx.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
+        timeout=httpx2.Timeout(spec.timeout, connect=LOCAL_CONNECT_TIMEOUT, pool=None),
         extra_body={"return_progress": True},
         # That read timeout is the only bound: langchain-openai's own wait per chunk (120 s) would cut short a
         # long prompt on a busy machine, whose batches can each take longer than that to read.
@@ -167,7 +166,7 @@ def cache_identity(spec: ModelSpec, *, seed: int) -> dict[str, Any]:
     if spec.base_url:  # the endpoint identifies the answers; a key written into its URL must not be stored
         identity["base_url"] = without_credentials(spec.base_url)
     if spec.provider == "local":
-        from intellagent.llm.local import SHA256
+        from intellagent.llm.embedded import SHA256
 
         identity["model"] = SHA256
     return {**identity, "seed": seed}

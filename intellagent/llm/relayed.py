@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from intellagent.llm.accounting import Usage
 from intellagent.llm.client import LLM
-from intellagent.llm.roles import ModelsByRole
+from intellagent.llm.roles import ModelsByRole, ModelSettings
 from intellagent.llm.spec import ModelSpec
-from intellagent.llm.usage import Usage
-
-if TYPE_CHECKING:
-    from intellagent.config import Config
 
 
 @dataclass(frozen=True)
@@ -61,7 +58,7 @@ class RelayedLLM(LLM):
 class RelayedModels(ModelsByRole):
     """A worker's models: the same roles and SPECs as the run's, each a `RelayedLLM`."""
 
-    def __init__(self, config: Config, *, ask: Ask, usage: Usage) -> None:
+    def __init__(self, config: ModelSettings, *, ask: Ask, usage: Usage) -> None:
         super().__init__(config)
         self.usage = usage
         self._ask = ask

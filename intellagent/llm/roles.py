@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import httpx2
 from langchain_core.language_models import BaseChatModel
 
+from intellagent.llm.accounting import Usage
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.client import LLM, DirectLLM
 from intellagent.llm.factory import build_chat_model, cache_identity, local_http_client
 from intellagent.llm.rate_limit import RateLimiter
 from intellagent.llm.scripted import ScriptedLLM
 from intellagent.llm.spec import ModelSpec
-from intellagent.llm.usage import Usage
 
-if TYPE_CHECKING:
-    from intellagent.config import Config
+
+class ModelSettings(Protocol):
+    """What a run's models are built from: the run's config is one. The LLM layer names only what it reads of
+    it, so that the config, which holds model SPECs, stands on the LLM layer and not the other way round."""
+
+    seed: int
+    llm_retries: int
+    parse_retries: int
+
+    def role_spec(self, role: str) -> ModelSpec:
+        """The model configured for a framework role, or for `chatbot`."""
+        ...
 
 
 class ModelsByRole:
     """Every framework role's `LLM`, plus `chatbot` for the default chatbot under test, each built on first use."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: ModelSettings) -> None:
         self.config = config
         self._built: dict[str, LLM] = {}
         self._other: dict[tuple[str, str], LLM] = {}
@@ -56,7 +66,7 @@ class RoleModels(ModelsByRole):
 
     def __init__(
         self,
-        config: Config,
+        config: ModelSettings,
         *,
         cache: ResponseCache,
         usage: Usage,
@@ -102,7 +112,7 @@ class RoleModels(ModelsByRole):
         """The one HTTP client of every role on the embedded model, made when the first of them is: the server's
         slots are shared out among all the run's requests, whichever role sends them."""
         if self._local_client is None:
-            from intellagent.llm.local import local_server
+            from intellagent.llm.embedded import local_server
 
             self._local_client = local_http_client(resends=self.config.llm_retries, slots=local_server().slots)
         return self._local_client

@@ -8,6 +8,13 @@ and inserts them, in an attempt on the `scratch` copy of the background world; `
 scenario concrete.
 """
 
+from intellagent.populate.background_world import (
+    BackgroundWorld,
+    describe_counts,
+    describe_samples,
+    describe_tables,
+    example_names,
+)
 from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
@@ -16,13 +23,6 @@ from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemb
 from intellagent.populate.scratch import ScratchWorld
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
-from intellagent.populate.world import (
-    BackgroundWorld,
-    describe_counts,
-    describe_samples,
-    describe_tables,
-    example_names,
-)
 
 __all__ = [
     "AssembledRow",

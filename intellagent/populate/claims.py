@@ -16,9 +16,9 @@ import re
 from typing import Any, NamedTuple
 
 from intellagent.artifacts import Claim
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.shapes import hints
 from intellagent.populate.tables import Column, Tables
-from intellagent.populate.world import BackgroundWorld
 
 PROMISE = "one of your colleagues already promised me this would be done"
 """The claim of a user whose rows hold no value to misstate."""

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.symbols import Symbol
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
-from intellagent.populate.world import BackgroundWorld
 
 Draft = tuple[str, dict[str, Any]]
 """A planned row before it is labelled: its table and its cells (values or symbols)."""

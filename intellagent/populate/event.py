@@ -17,13 +17,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from intellagent.artifacts import Event, Scenario
-from intellagent.checks.assertions import catalog_checks
+from intellagent.checks.compiled_checks import catalog_checks
 from intellagent.checks.trace import Trace, WorldRows
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.environment.checks import Check
 from intellagent.llm import LLM
 from intellagent.populate.background import BACKGROUND, build_background
+from intellagent.populate.background_world import (
+    BackgroundWorld,
+    describe_counts,
+    describe_samples,
+    describe_tables,
+    example_names,
+)
 from intellagent.populate.claims import false_claim
 from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
@@ -32,13 +39,6 @@ from intellagent.populate.row_models import ValuesSchema, constraints_model, pla
 from intellagent.populate.rows import AssembledRow, Assignment, assemble
 from intellagent.populate.scratch import ScratchWorld
 from intellagent.populate.tables import Tables
-from intellagent.populate.world import (
-    BackgroundWorld,
-    describe_counts,
-    describe_samples,
-    describe_tables,
-    example_names,
-)
 from intellagent.prompt_files import prompt_text, render
 from intellagent.run_folder import RunFolder
 

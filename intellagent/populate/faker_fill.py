@@ -39,18 +39,18 @@ from typing import Any
 
 from faker import Faker
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.json_shapes import draw_new, learn
 from intellagent.populate.people import BIRTH_DATES
 from intellagent.populate.shapes import (
     Derivation,
     birth_date_shape,
-    date_format_of,
     derives_from_row,
     hints,
     imitate,
 )
 from intellagent.populate.tables import Column, ForeignKey, TableInfo
-from intellagent.populate.world import BackgroundWorld
+from intellagent.value_shapes import date_format_of
 
 ORDINALS = {"position", "index", "idx", "order", "rank", "seq", "sequence"}
 

@@ -20,7 +20,8 @@ from typing import Any
 from faker import Faker
 
 from intellagent.populate.people import faker_provider
-from intellagent.populate.shapes import CATEGORICAL_MAX, DateShape, choices_of, date_format_of, date_shape, imitate
+from intellagent.populate.shapes import CATEGORICAL_MAX, DateShape, choices_of, date_shape, imitate
+from intellagent.value_shapes import date_format_of
 
 ATTEMPTS = 10
 """Draws made for a value that differs from every value seen."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.tables import ForeignKey, TableInfo, Tables
-from intellagent.populate.world import BackgroundWorld
 
 Referred = tuple[str, dict[str, Any]]
 """A row a new row refers to: its table's name and its values."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.completion import (
     add_missing_parts,
     add_named_owners,
@@ -17,7 +18,6 @@ from intellagent.populate.completion import (
 from intellagent.populate.row_models import given
 from intellagent.populate.symbols import Symbol, looks_like_symbol
 from intellagent.populate.tables import Column, Tables
-from intellagent.populate.world import BackgroundWorld
 
 
 @dataclass

@@ -23,9 +23,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.lineage import Lineage, Referred
 from intellagent.populate.tables import ForeignKey, TableInfo, Tables
-from intellagent.populate.world import BackgroundWorld
 
 
 def resolve_references(

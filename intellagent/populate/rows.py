@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.faker_fill import ValueFiller
 from intellagent.populate.plan import Plan, PlannedRow
 from intellagent.populate.references import resolve_references
 from intellagent.populate.row_models import ValuesAnswer
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
-from intellagent.populate.world import BackgroundWorld
 
 
 @dataclass

@@ -16,26 +16,15 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from functools import lru_cache
 from math import gcd
 from typing import Any
 
-_RUN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
+from intellagent.value_shapes import RUNS, parsed
+
 _QUOTED = re.compile(r"'([^']+)'")
-_FORMATS = (
-    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%SZ",
-    "%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%H:%M:%S", "%H:%M",
-)
-"""The date and time formats recognised in data, most specific first (a value must match one whole)."""
 _DAY = 24 * 3600
 CATEGORICAL_MAX = 25
 """Values with at most this many distinct ones, each seen twice on average, are a set of choices."""
-_NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?")
-_DATE_LIKE = re.compile(r"[0-9TZ:/. +-]+")  # the characters of `_FORMATS`' values: only such text may be a date
-MIN_ID_DIGITS = 3
-"""Digits an identifier with letters or separators holds at least ('HAT001', '#W1234567')."""
-MIN_BARE_ID_DIGITS = 6
-"""Digits an identifier made of digits only holds at least: shorter numbers are quantities, prices, years."""
 _FORMAT_TOKENS = (("YYYY", "%Y"), ("HH:MM", "%H:%M"), ("MM", "%m"), ("DD", "%d"), ("SS", "%S"))
 
 
@@ -83,7 +72,7 @@ def date_shape(values: Sequence[Any], form: str) -> DateShape | None:
     # Each distinct value parsed once: a background world repeats a few dates thousands of times, and the
     # shape (extremes, step) is the same over the distinct values.
     distinct = {value for value in values if isinstance(value, str)}
-    moments = [moment for value in distinct if (moment := _parsed(value, form)) is not None]
+    moments = [moment for value in distinct if (moment := parsed(value, form)) is not None]
     if not moments:
         return None
     seconds = [moment.hour * 3600 + moment.minute * 60 + moment.second for moment in moments]
@@ -130,14 +119,6 @@ def choices_of(values: Sequence[Any]) -> list[Any]:
     return distinct if len(distinct) <= CATEGORICAL_MAX and len(values) >= 2 * len(distinct) else []
 
 
-def date_format_of(values: Sequence[Any]) -> str | None:
-    """The one date/time format every value (of the first twenty) is written in, if any."""
-    sample = [value for value in values[:20] if isinstance(value, str)]
-    if not sample or len(sample) < min(len(values), 20):
-        return None
-    return next((candidate for candidate in _FORMATS if all(candidate in _formats(value) for value in sample)), None)
-
-
 def birth_date_shape(form: str = "%Y-%m-%d") -> DateShape:
     """Birth dates of adults, fixed (never counted back from today, so a seed always gives the same date)."""
     return DateShape(form, datetime(1945, 1, 1), datetime(2005, 12, 31), 0, 0, _DAY)
@@ -154,7 +135,7 @@ def imitate(value: str, rng: random.Random, *, derivation: Derivation | None = N
         letters: redraw letter runs too (for keys made of letters only, which digits cannot vary).
     """
     parts = []
-    for run in _RUN.findall(value):
+    for run in RUNS.findall(value):
         if run.isdigit():
             parts.append(_digits(len(run), rng, keep_leading=run[0] != "0"))
         elif run.isalpha():
@@ -165,36 +146,9 @@ def imitate(value: str, rng: random.Random, *, derivation: Derivation | None = N
     return "".join(parts)
 
 
-def id_pattern(value: str) -> str | None:
-    """The shape of an identifier as a regular expression, or None when `value` has no identifier's shape.
-
-    The parts `imitate` redraws are generalised: a digit run keeps its length, a letter run its case but not its
-    length (ids are built from names of every length); separators stay. So 'gift_card_7815826' gives
-    `[a-z]+_[a-z]+_[0-9]{7}` and '#W1234567' gives `#[A-Z]+[0-9]{7}` (escaped). An identifier is one word that holds at
-    least `MIN_ID_DIGITS` digits, or `MIN_BARE_ID_DIGITS` when it is made of digits only (a shorter number
-    is as likely a quantity, a price or a year), and is no date, time of day or decimal number.
-    """
-    digits = sum(ch.isdigit() for ch in value)
-    if value.isdigit():
-        return f"[0-9]{{{len(value)}}}" if len(value) >= MIN_BARE_ID_DIGITS else None
-    if digits < MIN_ID_DIGITS or not value.isprintable() or any(ch.isspace() for ch in value):
-        return None
-    if _NUMERIC.fullmatch(value) or (_DATE_LIKE.fullmatch(value) and (":" in value or _formats(value))):
-        return None  # a number, a date, or a time of day ('01:30:00+1' is the next day's)
-    parts = []
-    for run in _RUN.findall(value):
-        if run.isdigit():
-            parts.append(f"[0-9]{{{len(run)}}}")
-        elif run.isalpha():
-            parts.append("[A-Z]+" if run.isupper() else "[a-z]+" if run.islower() else "[A-Za-z]+")
-        else:
-            parts.append(re.escape(run))
-    return "".join(parts)
-
-
 def derives_from_row(value: str, derivation: Derivation) -> bool:
     """Whether some letter run of `value` comes from another column of its template row."""
-    return any(_derived(run, derivation) is not None for run in _RUN.findall(value) if run.isalpha())
+    return any(_derived(run, derivation) is not None for run in RUNS.findall(value) if run.isalpha())
 
 
 def _derived(run: str, derivation: Derivation) -> str | None:
@@ -227,16 +181,3 @@ def _strftime(token: str) -> str:
     for ours, theirs in _FORMAT_TOKENS:
         token = token.replace(ours, theirs)
     return token
-
-
-@lru_cache(maxsize=4096)  # every event asks again of the same background values; a failed parse is costly
-def _formats(value: str) -> frozenset[str]:
-    """The formats of `_FORMATS` that `value` is written in."""
-    return frozenset(form for form in _FORMATS if _parsed(value, form) is not None)
-
-
-def _parsed(value: str, form: str) -> datetime | None:
-    try:
-        return datetime.strptime(value, form)
-    except ValueError:
-        return None

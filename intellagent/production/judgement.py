@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 
 from intellagent.artifacts import Analysis, Dialog
-from intellagent.checks.assertions import catalog_checks
+from intellagent.checks.compiled_checks import catalog_checks
 from intellagent.context import ItemWork, RunContext
 from intellagent.production.transcripts import production_dialogs
-from intellagent.reports.analysis import failed
+from intellagent.reports.dialog_analysis import failed
 from intellagent.reports.judging import AnalysisWork, to_judge
 from intellagent.stage import StageItems
 

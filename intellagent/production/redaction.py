@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from intellagent.artifacts import Message, ToolCall
 from intellagent.config import Redaction
+
+_MASK = re.compile(r"\[redacted-\d+\]")
+"""A value's mask, as `Masks` writes it."""
 
 
 class Masks:
@@ -37,11 +40,11 @@ class Masks:
         self._finder = None
 
     def text(self, text: str) -> str:
-        """`text` with every marked value and every match of a pattern masked."""
+        """`text` with every marked value and every match of a pattern masked; a mask already in it is left whole."""
         for pattern in self.patterns:
-            text = pattern.sub(lambda match: self._mask(match.group(0)), text)
+            text = _between_masks(pattern, text, lambda match: self._mask(match.group(0)))
         finder = self._values()
-        return finder.sub(lambda match: self.masks[match.group(0)], text) if finder is not None else text
+        return _between_masks(finder, text, lambda match: self.masks[match.group(0)]) if finder is not None else text
 
     def value(self, value: Any, key: str = "") -> Any:
         """A JSON value with the marked keys' values masked and every string's text masked."""
@@ -64,6 +67,14 @@ class Masks:
             ordered = sorted(self.masks, key=len, reverse=True)  # a longer value before a part of it
             self._finder = re.compile("|".join(rf"(?<!\w){re.escape(value)}(?!\w)" for value in ordered))
         return self._finder
+
+
+def _between_masks(pattern: re.Pattern[str], text: str, mask: Callable[[re.Match[str]], str]) -> str:
+    """`text` with each match of `pattern` replaced by its `mask`, but not within the masks already in it: a pattern of
+    digits, or a marked value of 3, would otherwise mask a mask's number again (`[redacted-[redacted-2]]`)."""
+    pieces, masks = _MASK.split(text), _MASK.findall(text)
+    return "".join(pattern.sub(mask, piece) + (masks[index] if index < len(masks) else "")
+                   for index, piece in enumerate(pieces))
 
 
 def redacted(messages: list[Message], redaction: Redaction) -> list[Message]:

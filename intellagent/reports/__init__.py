@@ -1,7 +1,7 @@
 """The report stage's domain: dialog analysis, the report's core figures and its sections (`reports.sections`),
 the quality gate, and the writers of report.json, report.html and junit.xml."""
 
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.reports.gate import evaluate_gate
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import RunArtifacts, load_artifacts

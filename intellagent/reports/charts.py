@@ -15,8 +15,8 @@ from html import escape
 import networkx as nx
 
 from intellagent.artifacts import SopGraph
-from intellagent.artifacts.production import ProductionFigures, ProductionPolicy
-from intellagent.artifacts.report import (
+from intellagent.artifacts.production_report import ProductionFigures, ProductionPolicy
+from intellagent.artifacts.run_report import (
     GroupCoverage,
     GroupResult,
     LevelResult,

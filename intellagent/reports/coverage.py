@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, Analysis, PolicyCatalog
-from intellagent.artifacts.report import Coverage, GroupCoverage, PairCoverage, PolicyPair
+from intellagent.artifacts.run_report import Coverage, GroupCoverage, PairCoverage, PolicyPair
 
 
 def share(part: int, whole: int) -> float | None:

@@ -8,7 +8,7 @@ without bias, and a curve's point is the mean over the events with at least k tr
 from __future__ import annotations
 
 from intellagent.artifacts.rates import pass_hat_k
-from intellagent.artifacts.report import LevelResult, PassK, Rate
+from intellagent.artifacts.run_report import LevelResult, PassK, Rate
 
 
 def rate_by_level(results: list[tuple[int, bool]]) -> list[LevelResult]:

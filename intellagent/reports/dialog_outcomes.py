@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from intellagent.artifacts import Dialog, Event, OutcomeGrade
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
-from intellagent.artifacts.report import DialogOutcome
+from intellagent.artifacts.run_report import DialogOutcome
 from intellagent.reports.outcome_verdicts import outcome_speaks
 
 KEPT_OUT = "its simulated user was at fault before the chatbot broke a rule (user_fault)"

@@ -7,7 +7,7 @@ enters, `min_persona`, `min_pass_k`, `min_detection`, the baseline's significant
 
 from __future__ import annotations
 
-from intellagent.artifacts.report import Gate, Rate, Report
+from intellagent.artifacts.run_report import Gate, Rate, Report
 from intellagent.config import ReportConfig
 from intellagent.reports import sections
 from intellagent.reports.minimums import shortfall

@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from intellagent.artifacts import CATEGORY_LABELS, Analysis
-from intellagent.artifacts.report import Coverage, PolicyResult, Report
+from intellagent.artifacts.run_report import Coverage, PolicyResult, Report
 from intellagent.reports import sections
 from intellagent.reports.charts import (
     coverage_bars,

@@ -2,7 +2,7 @@
 
 A dialog's analysis is kept from an earlier invocation while the dialog is unchanged (its digest) and the
 analysis did not fail; a dialog with nothing to judge (`judgeable`) is recorded under its own status at
-no call. Either way, a dialog whose simulated user was at fault first is set apart (`user_faults`). Each
+no call. Either way, a dialog whose simulated user was at fault first is set apart (`fault_attribution`). Each
 analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray worker, see
 `intellagent.executors`).
 """
@@ -18,8 +18,8 @@ from intellagent.artifacts import Analysis, Dialog, ExpectedOutcome, PolicyCatal
 from intellagent.context import RunContext
 from intellagent.files import JsonlFile
 from intellagent.llm import AnswerInvalid
-from intellagent.reports.analysis import analyse, dialog_digest, judgeable, unrated
-from intellagent.reports.user_faults import attributed
+from intellagent.reports.dialog_analysis import analyse, dialog_digest, judgeable, unrated
+from intellagent.reports.fault_attribution import attributed
 from intellagent.reports.verdicts import combine
 from intellagent.run_folder import RunFolder
 

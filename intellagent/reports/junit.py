@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from intellagent.artifacts.report import PolicyResult, PolicyViolationNote, Report
+from intellagent.artifacts.run_report import PolicyResult, PolicyViolationNote, Report
 from intellagent.reports import sections
 from intellagent.reports.junit_cases import clean, counts, figure, junit_case, junit_suite, seconds
 from intellagent.reports.text import one_line

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from intellagent.artifacts import CATEGORIES, CATEGORY_LABELS, STAGES, Analysis, Dialog, Event, Policy, RunInfo
-from intellagent.artifacts.report import (
+from intellagent.artifacts.run_report import (
     Backing,
     DialogOutcome,
     DialogResult,
@@ -29,9 +29,9 @@ from intellagent.config import ReportConfig
 from intellagent.files import id_order
 from intellagent.llm import UsageReport
 from intellagent.reports import sections
-from intellagent.reports.analysis import RATED, by_status
 from intellagent.reports.coverage import coverage
 from intellagent.reports.curves import rate_by_level
+from intellagent.reports.dialog_analysis import RATED, by_status
 from intellagent.reports.dialog_outcomes import dialog_outcome
 from intellagent.reports.inputs import RunArtifacts
 from intellagent.reports.policy_backing import backing

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from intellagent.artifacts.report import Rate
+from intellagent.artifacts.run_report import Rate
 
 
 def shortfall(what: str, rate: Rate, minimum: float, *, setting: str, unit: str, gate_on: str = "point") -> list[str]:

@@ -11,7 +11,7 @@ from html import escape
 
 from intellagent.artifacts import Dialog, Event, ExpectedOutcome, OutcomeGrade, ToolCall
 from intellagent.artifacts.outcomes import call_text
-from intellagent.artifacts.report import CallScore
+from intellagent.artifacts.run_report import CallScore
 from intellagent.reports.dialog_outcomes import dialog_outcome
 from intellagent.reports.text import call_scores, one_line
 

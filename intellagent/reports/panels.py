@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from intellagent.artifacts.report import Rate
+from intellagent.artifacts.run_report import Rate
 from intellagent.reports.text import percent
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 
 from intellagent.artifacts import Analysis, PolicyCatalog
-from intellagent.artifacts.report import Backing, PolicyResult
+from intellagent.artifacts.run_report import Backing, PolicyResult
 
 BACKINGS: tuple[Backing, ...] = ("outcome", "program")
 """What backs a verdict, strongest first."""

@@ -21,9 +21,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from intellagent.artifacts import Analysis
-from intellagent.artifacts.report import DialogOutcome, PolicyResult, Report
+from intellagent.artifacts.run_report import DialogOutcome, PolicyResult, Report
 from intellagent.config import ReportConfig
-from intellagent.reports.analysis import RATED
+from intellagent.reports.dialog_analysis import RATED
 from intellagent.reports.inputs import RunArtifacts
 
 F = TypeVar("F", bound=BaseModel)

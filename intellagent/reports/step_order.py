@@ -1,6 +1,6 @@
 """Each dialog read against its flows' procedures: a missing step, a wrong order, an extra step (FlowBench's terms).
 
-The steps are those a program sees in a transcript (`checks.procedures`): the chatbot's calls and the
+The steps are those a program sees in a transcript (`checks.procedure_steps`): the chatbot's calls and the
 user's explicit yes; a procedure's other steps only carry the order through them. A dialog's flows are
 those of the policies its scenario sampled.
 
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 
 from intellagent.artifacts import Dialog, Flow, PolicyCatalog
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import FlowOrder, StepDeviation
-from intellagent.checks.procedures import Pair, observed, orders, shown_as
+from intellagent.artifacts.run_report import FlowOrder, StepDeviation
+from intellagent.checks.procedure_steps import Pair, observed, orders, shown_as
 
 
 def step_order(catalog: PolicyCatalog, dialogs: list[Dialog]) -> list[FlowOrder]:

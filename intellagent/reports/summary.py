@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from intellagent.artifacts.report import Coverage, Report
+from intellagent.artifacts.run_report import Coverage, Report
 from intellagent.reports import sections
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.text import counted, one_line, percent

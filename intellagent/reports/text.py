@@ -4,7 +4,7 @@ judge's agreement in words."""
 from __future__ import annotations
 
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import CallScore
+from intellagent.artifacts.run_report import CallScore
 
 
 def one_line(text: str, limit: int | None = None) -> str:

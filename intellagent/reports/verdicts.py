@@ -22,7 +22,7 @@ from typing import get_args
 from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, ExpectedOutcome, PolicyCatalog, Violation
 from intellagent.artifacts.analysis import VerdictSource
 from intellagent.artifacts.rates import Share
-from intellagent.reports.analysis import RATED, dialog_digest
+from intellagent.reports.dialog_analysis import RATED, dialog_digest
 from intellagent.reports.outcome_verdicts import outcome_ruling
 from intellagent.reports.text import one_line
 

@@ -1,11 +1,11 @@
-"""The training files, written anew from every event's search tree once the searches end (see `training` for
+"""The training files, written anew from every event's search tree once the searches end (see `training_data` for
 what each file holds)."""
 
 from __future__ import annotations
 
 from intellagent.context import RunContext
 from intellagent.files import id_order
-from intellagent.rollouts.training import TrainingContext, jsonl, training_data
+from intellagent.rollouts.training_data import TrainingContext, jsonl, training_data
 from intellagent.simulate.control import Control, dialog_environment
 
 

@@ -51,8 +51,8 @@ def main(argv: list[str]) -> int:
 
 def _test(config: Config) -> int:
     from intellagent.environment import load_environment
-    from intellagent.rules.files import read_rules
     from intellagent.rules.review import reviewed
+    from intellagent.rules.rules_file import read_rules
 
     path = config.environment.rules
     if path is None:
@@ -69,7 +69,7 @@ def _test(config: Config) -> int:
 
 
 def _compile(config: Config, args: argparse.Namespace) -> int:
-    from intellagent.rules.proposal import proposed_path
+    from intellagent.rules.proposed_rules import proposed_path
     from intellagent.run_folder import RunFolder
     from intellagent.runner import run
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from intellagent.artifacts import Message, Rule, ToolCall
 from intellagent.artifacts.rules import Example
-from intellagent.checks.assertions import breaches
+from intellagent.checks.compiled_checks import breaches
 from intellagent.checks.trace import Trace
 from intellagent.environment import Environment
 

@@ -1,9 +1,9 @@
 """Which rules of a rules file a run uses, and which it refuses, each with a one-line reason.
 
 A rule is refused when a person discarded it, when a name it uses is not the domain's (or does not fit its use,
-`names`), when its citation does not stand (`citations`), or when it fails its own examples (`examples`); it is
-never refused because a model's expected outcome disagrees with it (an outcome that breaks a rule is repaired
-or dropped instead). A procedure given as a flowchart file is read first (`procedures`).
+`describe.name_checks`), when its citation does not stand (`citations`), or when it fails its own examples
+(`examples`); it is never refused because a model's expected outcome disagrees with it (an outcome that breaks a
+rule is repaired or dropped instead). A procedure given as a flowchart file is read first (`chart_procedures`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 
 from intellagent.artifacts import PolicyCatalog, Rule, RulesFile
 from intellagent.artifacts.rules import Procedure, RefusedRule, RuleInForce
+from intellagent.describe.name_checks import Names
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.describe.workflows import flowcharts
 from intellagent.environment import Environment
+from intellagent.rules.chart_procedures import chart_procedure
 from intellagent.rules.citations import citation_problems, enforced_policies
 from intellagent.rules.examples import example_problems
-from intellagent.rules.names import Names
-from intellagent.rules.procedures import chart_procedure
 
 
 @dataclass

@@ -46,20 +46,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from intellagent.artifacts import Dialog, DialogRole, Event
 from intellagent.chatbots import Chatbot, ChatbotConversation, ChatbotSession, DialogWorld, ForkingConversation
 from intellagent.checks import Check, Trace, run_checks
-from intellagent.checks.assertions import catalog_checks
+from intellagent.checks.compiled_checks import catalog_checks
 from intellagent.context import RunContext, log
 from intellagent.environment import Environment, worlds
 from intellagent.llm import Usage
-from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.audit import audited, read_faults
-from intellagent.simulate.consent import agreements
+from intellagent.simulate.consent_reading import agreements
 from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
-from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
-from intellagent.simulate.mutants import mutant_dialog_id
+from intellagent.simulate.graders import Grader, GraderOf, OutcomeGrader, UserVerdict
+from intellagent.simulate.mutant_chatbots import mutant_dialog_id
 from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, goal_question
 from intellagent.simulate.trials import trial_id
+from intellagent.simulate.user_audit import audited, read_faults
+from intellagent.simulate.users import UserRoleOf
 
 if TYPE_CHECKING:
     from intellagent.chatbots.mcp_world import WorldServer
@@ -169,23 +169,28 @@ class DialogPlayer:
     Attributes:
         ctx: the run.
         graph: plays the dialog graph (`graphs.dialog.play_dialog`).
+        user_role: the simulated user of each event (`modes.user_role`: the event's mode decides).
+        grader: what grades each event's dialogs once they ended (`modes.grader`).
         compiled: the run's rules and compiled assertions, as checks, run with the domain's.
         world_server: the run's MCP server, which serves each dialog's world to an endpoint chatbot.
     """
 
     ctx: RunContext
     graph: PlayDialog
+    user_role: UserRoleOf
+    grader: GraderOf
     compiled: Sequence[Check[Trace]] = ()
     world_server: WorldServer | None = None
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, ctx: RunContext, chatbots: Sequence[Chatbot], *, play: PlayDialog
-                   ) -> AsyncIterator[DialogPlayer]:
+    async def open(cls, ctx: RunContext, chatbots: Sequence[Chatbot], *, play: PlayDialog, user_role: UserRoleOf,
+                   grader: GraderOf) -> AsyncIterator[DialogPlayer]:
         """The player of a stage whose dialogs `chatbots` play, while the stage runs: the rules and compiled
         assertions read once, the worlds served over MCP if a chatbot is an endpoint that reaches them that way."""
         async with served_world(ctx, chatbots) as world_server:
-            yield cls(ctx=ctx, graph=play, compiled=checks_in_force(ctx), world_server=world_server)
+            yield cls(ctx=ctx, graph=play, user_role=user_role, grader=grader, compiled=checks_in_force(ctx),
+                      world_server=world_server)
 
     async def play(self, event: Event, casting: Casting, start: Chatbot | Played, *, one_turn: bool = False,
                    max_turns: int | None = None, usage: Usage | None = None) -> Played:
@@ -213,8 +218,8 @@ class DialogPlayer:
                 session = ChatbotSession(id=casting.id, database=files.played if files else None, usage=share,
                                          world=world, mcp_url=mcp_url)
                 conversation = _opened(start, session)
-                deps = dialog_deps(ctx, event, conversation, user_role=user_role, played_id=casting.id, usage=share,
-                                   world=world, environment=environment, max_turns=max_turns)
+                deps = dialog_deps(ctx, event, conversation, user_role=self.user_role, played_id=casting.id,
+                                   usage=share, world=world, environment=environment, max_turns=max_turns)
                 state, played = await self.graph(deps, after.state if after else None, one_turn=one_turn)
             ended = state["outcome"] is not None
             agreed = (await agreements(deps.critique, environment, played.transcript)
@@ -246,7 +251,7 @@ class DialogPlayer:
     def _grader(self, event: Event, ended: bool) -> Grader:
         """What grades the dialog: the event's grader once it ended; while it goes on, its expected outcome alone
         (the status a mode grades by, τ-bench's comparing whole worlds, takes seconds on its database)."""
-        return grader(event, self.ctx.folder) if ended else OutcomeGrader(self.ctx.folder, UserVerdict())
+        return self.grader(event, self.ctx.folder) if ended else OutcomeGrader(self.ctx.folder, UserVerdict())
 
 
 def _opened(start: Chatbot | Played, session: ChatbotSession) -> ChatbotConversation:

@@ -3,7 +3,9 @@ that show it, with no model call.
 
 - **invented**: a message states an id, code of the world, dollar amount or date (read as the chatbot's
   grounding check reads them, `checks.grounding`), or introduces the user by a name, that neither its
-  scenario, the rows it knows, nor the chatbot's earlier messages hold;
+  scenario, the rows it knows, nor the chatbot's earlier messages hold; a user whose persona is inexact
+  (`Persona.inexact`: it gets a detail of its own wrong on purpose) may state one of its own details slightly
+  wrong (`MISREMEMBERED`), which is its part;
 - **contradicted_goal**: a message takes back what the scenario says the user wants ("I don't want to
   cancel it" from a user who wants to cancel);
 - **narrated**: a message tells of the customer in the third person ("The customer provides his name"),
@@ -32,9 +34,13 @@ from collections.abc import Iterator, Sequence
 from intellagent.artifacts import Dialog, Event, Message, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.checks.builtin import UNDER_WAY
-from intellagent.checks.grounding import NO_WORLD, Grounds, WorldFacts
+from intellagent.checks.grounding import NO_WORLD, Grounds, WorldFacts, stated_facts
 from intellagent.checks.sentences import first_sentence, sentence_at
 from intellagent.simulate.users import ended_by_user
+
+MISREMEMBERED = 2
+"""Characters by which a detail of the user's own may differ, in a detail as long, when its persona states its
+details inexactly: a digit off, two digits swapped, a date's month and day mixed up."""
 
 # A name the user gives itself: "my name is Ana Lopez", "I'm Ana". Capitalised words only, so that "I am
 # ready" is no name.
@@ -117,6 +123,7 @@ def program_faults(event: Event, dialog: Dialog, world: WorldFacts = NO_WORLD) -
     """
     given = [event.scenario, event.expected_behaviour, json.dumps(event.user_rows, ensure_ascii=False),
              *([event.claim.statement] if event.claim else [])]  # a false claim is the user's part, not an invention
+    own_details = stated_facts("\n".join(given), world) if event.persona and event.persona.inexact else []
     goals = _goals(event.scenario)
     mind_may_change = bool(_MIND_MAY_CHANGE.search(event.scenario))
     faults: list[UserFault] = []
@@ -129,7 +136,7 @@ def program_faults(event: Event, dialog: Dialog, world: WorldFacts = NO_WORLD) -
         told += [call.result or "" for call in message.tool_calls]  # what its own tools showed it is known to it
         message = _own_words(message)
         invented = [fact for fact in _invented(message.content, Grounds([*given, *told]), world)
-                    if fact not in stated]
+                    if fact not in stated and not _misremembered(fact, own_details)]
         stated.update(invented)
         if invented:
             faults.append(UserFault(kind="invented", turn=turn, evidence=f"stated {', '.join(invented)}, which its "
@@ -147,6 +154,13 @@ def _own_words(message: Message) -> Message:
         if move.injected:
             content = content.replace(move.text, " ")
     return message if content == message.content else message.model_copy(update={"content": content.strip()})
+
+
+def _misremembered(fact: str, details: list[str]) -> bool:
+    """Whether `fact` is one of `details` stated slightly wrong: as long, and `MISREMEMBERED` characters apart at
+    most."""
+    return any(len(fact) == len(detail) and sum(a != b for a, b in zip(fact.lower(), detail.lower(), strict=True))
+               <= MISREMEMBERED for detail in details)
 
 
 def _goals(scenario: str) -> set[str]:

@@ -29,7 +29,7 @@ from intellagent.chatbots.tool_choice import REPLY, describe_tools, step_schema
 from intellagent.llm import LLM
 from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import prompt_text, render
-from intellagent.simulate.personas import with_moves
+from intellagent.simulate.persona_moves import with_moves
 from intellagent.simulate.transcript import known_rows
 from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.artifacts.rates import pass_hat_k, wilson_interval
-from intellagent.artifacts.report import TauFailure, TauPassK, TauScore, TauTaskResult
+from intellagent.artifacts.run_report import TauFailure, TauPassK, TauScore, TauTaskResult
 
 
 def tau_score(events: list[Event], dialogs: list[Dialog]) -> TauScore | None:

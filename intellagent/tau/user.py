@@ -5,7 +5,7 @@ holds τ-bench's conventions whole. It asks for no critique and gives no verdict
 conversation with τ-bench's stop token, and, as in τ-bench, a chatbot's transfer to a human ends the
 task. Where the domain gives the user tools of its own (τ²-bench's dual control), it calls them as the agent
 asks, before its message, and grounds what it says on what they showed. The simulate stage then grades the
-dialog by the task's gold actions (`tau.grading`).
+dialog by the task's gold actions (`tau.task_grading`).
 """
 
 from __future__ import annotations

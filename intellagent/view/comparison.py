@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from intellagent.artifacts.report import PolicyChange
+from intellagent.artifacts.run_report import PolicyChange
 from intellagent.files import id_order
 from intellagent.reports.sections.baseline_comparison import compare, significance_test
 from intellagent.view.runs import Figures, Run

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from intellagent.artifacts.rates import Rate
-from intellagent.artifacts.report import PolicyResult
+from intellagent.artifacts.run_report import PolicyResult
 from intellagent.reports.sections.baseline_comparison import significance_test
 from intellagent.view.comparison import PolicyMove, policy_moves
 from intellagent.view.runs import Catalogue, Run

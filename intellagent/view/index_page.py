@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from intellagent.artifacts.rates import Rate
-from intellagent.artifacts.report import PolicyResult
+from intellagent.artifacts.run_report import PolicyResult
 from intellagent.reports.text import counted, one_line, percent
 from intellagent.view.comparison import PolicyMove
 from intellagent.view.history import suite_moves, suite_runs, suites

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from intellagent.artifacts import STAGES, Analysis, Report, RunInfo
 from intellagent.artifacts.rates import Rate
-from intellagent.artifacts.report import PolicyResult
+from intellagent.artifacts.run_report import PolicyResult
 from intellagent.errors import UsageError
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
 from intellagent.reports.sections import FLOOR, OUTCOMES

@@ -8,7 +8,7 @@ import pytest
 from intellagent.db_schemas.airline.tau import TauDatabase, export_tau
 
 from intellagent.environment import Environment
-from intellagent.tau.grading import grade, tau_hash
+from intellagent.tau.task_grading import grade, tau_hash
 from intellagent.tau.tasks import TauTask
 
 INITIAL_HASH = "4587e6b48ad2b2c4f3e1fecb40aabec7bb2286513273b8f8cec3f5865222f290"

@@ -5,7 +5,7 @@ its task has none."""
 from __future__ import annotations
 
 from intellagent.artifacts import Dialog, Event, Message
-from intellagent.simulate.audit import read_faults
+from intellagent.simulate.user_audit import read_faults
 
 TASK = ("Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one way). You do not want "
         "to fly before 11am est. You want to fly in economy. You have 3 baggages. You do not want insurance.")

@@ -10,9 +10,9 @@ from conftest import catalog_of, configure, rules, run_describe, scenarios_of, s
 
 from intellagent.artifacts import PolicyCatalog
 from intellagent.config import Config, apply_overrides, load_config
-from intellagent.describe.personas import with_personas
+from intellagent.describe.persona_mix import with_personas
 from intellagent.describe.sampling import Sample, Slot
-from intellagent.personas import DEFAULT_MIX, builtin_personas
+from intellagent.persona_files import DEFAULT_MIX, builtin_personas
 from tests.conftest import ROOT
 
 # Every category some built-in attacks, and two no persona attacks.
@@ -105,10 +105,18 @@ def test_the_same_seed_deals_the_same_personas(scripted_config, script, tmp_path
 
 
 def test_a_persona_raises_its_scenario_s_challenge_by_its_own_level(scripted_config, script, folder):
-    script_document(script, flows={"Keep the rules": rules(3, category="enforcement", challenge=2)})
-    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 2)), folder, script)
+    script_document(script, flows={"Keep the rules": rules(1, category="enforcement", challenge=2)})
+    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 5)), folder, script)
 
     assert [(s.challenge, s.target_challenge) for s in scenarios_of(folder)] == [(2 + 3, 2), (2 + 3, 2)]
+
+
+def test_a_persona_raises_its_scenario_s_challenge_no_higher_than_the_challenge_range(scripted_config, script,
+                                                                                       folder):
+    script_document(script, flows={"Keep the rules": rules(1, category="enforcement", challenge=2)})
+    run_describe(with_mix(scripted_config, {"injection": 1}, samples=2, challenge_range=(2, 3)), folder, script)
+
+    assert [(s.challenge, s.persona.challenge) for s in scenarios_of(folder)] == [(3, 3), (3, 3)]
 
 
 def test_the_main_job_s_example_deals_users_who_are_not_cooperative(script, folder):

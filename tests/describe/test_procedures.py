@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from intellagent.config import Config
-from intellagent.describe.procedures import canonical_procedure, procedure_schema
+from intellagent.describe.procedure_reading import canonical_procedure, procedure_schema
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import load_environment
 from intellagent.llm.careless import draw

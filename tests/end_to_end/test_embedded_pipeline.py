@@ -20,7 +20,7 @@ import networkx as nx
 import pytest
 
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 
 pytestmark = pytest.mark.local_model
 

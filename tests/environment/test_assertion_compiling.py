@@ -1,18 +1,17 @@
 """Compiling policies into assertions: names the domain lacks cannot be answered, types that do not fit are
-refused with the reason, and a careless model's answers compile into valid assertions or none."""
+refused with the reason, and a careless model's answers compile into none, each refused with its reason."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from intellagent.artifacts import Assertion, Flow, Policy, PolicyCatalog
+from intellagent.artifacts import Flow, Policy, PolicyCatalog
 from intellagent.config import Config
 from intellagent.describe.assertion_answers import assertions_schema
-from intellagent.describe.assertion_checks import problems
-from intellagent.describe.assertions import compiled
+from intellagent.describe.assertion_compiler import compiled
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment, load_environment
 from intellagent.llm.careless import draw
@@ -114,16 +113,18 @@ def test_the_same_assertion_answered_twice_is_kept_once(vocabulary) -> None:
 
 
 @pytest.mark.parametrize("domain", ["airline", "parcels", "library"])
-def test_careless_answers_compile_into_valid_assertions_or_none_and_never_crash(domain, request) -> None:
+def test_careless_answers_compile_into_no_assertion_each_refused_with_its_reason(domain, request) -> None:
     vocabulary = Vocabulary.of(request.getfixturevalue(domain))
     schema = assertions_schema(vocabulary, ["P01"])
     json_schema = schema.model_json_schema()
-    adapter: TypeAdapter[Assertion] = TypeAdapter(Assertion)
-    policy = catalog()
+    proposed = 0
     for seed in range(60):
         answer = schema.model_validate(draw(json_schema, random.Random(seed), definitions=json_schema["$defs"]))
-        kept, notes = compiled(answer, policy, vocabulary)
-        assert len(kept) + len(notes) <= len(answer.assertions)
-        for assertion in kept:
-            assert adapter.validate_python(assertion.model_dump()) == assertion
-            assert problems(assertion, vocabulary, policy.policy("P01")) == []
+
+        kept, notes = compiled(answer, catalog(), vocabulary)
+
+        assert kept == []  # the policy's words bear none out: no check faults every dialog for a careless answer
+        assert len(notes) == len(answer.assertions)
+        assert all(" assertion of P01 was refused: " in note for note in notes)
+        proposed += len(answer.assertions)
+    assert proposed > 0

@@ -14,7 +14,7 @@ from intellagent.checks.builtin import grounded_facts
 from intellagent.checks.trace import WorldRows
 from intellagent.config import load_config
 from intellagent.environment import Environment, load_environment
-from intellagent.populate.shapes import id_pattern
+from intellagent.value_shapes import id_pattern
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,9 +11,9 @@ import pytest
 
 from intellagent.artifacts import Assertion, Finding, Flow, Policy, PolicyCatalog
 from intellagent.checks import run_checks
-from intellagent.checks.assertions import compiled_checks
+from intellagent.checks.compiled_checks import compiled_checks
 from intellagent.describe.assertion_answers import assertions_schema
-from intellagent.describe.assertions import compiled
+from intellagent.describe.assertion_compiler import compiled
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment
 from tests.airline.test_airline_checks import Turn, play_turns

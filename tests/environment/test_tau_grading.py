@@ -13,7 +13,7 @@ import pytest
 
 from intellagent.artifacts import Dialog, Event, Message, ToolCall
 from intellagent.environment import Environment, load_environment
-from intellagent.tau.grading import TauGrader, grade
+from intellagent.tau.task_grading import TauGrader, grade
 from intellagent.tau.tasks import TauTask
 from tests.environment.conftest import PARCELS, ConfigFactory
 

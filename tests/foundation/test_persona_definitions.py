@@ -10,7 +10,7 @@ from intellagent.artifacts import Persona
 from intellagent.cli import main
 from intellagent.config import apply_overrides, load_config
 from intellagent.errors import UsageError
-from intellagent.personas import BUILTIN_FOLDER, DEFAULT_MIX, builtin_personas
+from intellagent.persona_files import BUILTIN_FOLDER, DEFAULT_MIX, builtin_personas
 
 MINIMAL = """\
 environment:

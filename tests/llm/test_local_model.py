@@ -13,8 +13,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from intellagent.llm import DirectLLM, ModelSpec, ResponseCache, Usage
+from intellagent.llm.embedded import SHA256, local_server, model_file
 from intellagent.llm.factory import LOCAL_KEEPALIVE_EXPIRY, build_chat_model, cache_identity
-from intellagent.llm.local import SHA256, local_server, model_file
 
 pytestmark = pytest.mark.local_model
 

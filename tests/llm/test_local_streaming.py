@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 
 from intellagent.config import load_config
 from intellagent.llm import DirectLLM, LLMError, ModelSpec, ResponseCache, RoleModels, Usage
+from intellagent.llm.embedded import LocalServer
 from intellagent.llm.factory import cache_identity, local_chat_model, local_http_client
-from intellagent.llm.local import LocalServer
 from intellagent.llm.token_bound import FREE_TEXT_TOKENS, token_bound
 
 
@@ -145,7 +145,7 @@ def test_requests_beyond_the_servers_slots_wait_untimed_in_the_run(one_slot_serv
     Sent together, the second would wait at the server past its timeout; held in the run, it waits untimed."""
     base_url, settings, seen = one_slot_server
     settings["pause"] = 0.4
-    monkeypatch.setattr("intellagent.llm.local.local_server", lambda: LocalServer(base_url=base_url, handle=None))
+    monkeypatch.setattr("intellagent.llm.embedded.local_server", lambda: LocalServer(base_url=base_url, handle=None))
     (tmp_path / "policy.md").write_text("- Greet the customer.\n")
     config = load_config({"name": "slots", "llm": {"default": {"provider": "local", "timeout": 1.0}},
                           "environment": {"policy": "policy.md", "schema": "intellagent.db_schemas.airline.schema",

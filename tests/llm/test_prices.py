@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from intellagent.llm.usage import price_per_token
+from intellagent.llm.accounting import price_per_token
 
 
 def test_a_known_model_and_its_dated_snapshot_have_their_list_price() -> None:

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 
 from intellagent.api import evaluate, freeze
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.llm import ModelSpec, ScriptedLLM, roles
 from intellagent.llm.factory import build_chat_model
 from tests.pipeline.scripted_pipeline import config, pipeline_script

@@ -255,7 +255,7 @@ def test_a_careless_model_makes_a_calibrated_run_poorer_never_broken(frozen: Pat
                                                   ("ONLY AFTER the customer", ["P01"]), ("ducks", [])])
 def test_breaks_names_a_policy_by_id_check_or_words(whole_run, breaks: str, expected: list[str]) -> None:
     from intellagent.artifacts import PolicyCatalog
-    from intellagent.simulate.mutants import resolve_breaks
+    from intellagent.simulate.mutant_chatbots import resolve_breaks
 
     catalog = PolicyCatalog.model_validate_json((whole_run[1] / "policies.json").read_text())
     assert resolve_breaks(catalog, breaks) == expected

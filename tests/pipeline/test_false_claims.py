@@ -37,7 +37,7 @@ from intellagent.chatbots import ChatbotSession
 from intellagent.config import Config, load_config
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
-from intellagent.personas import builtin_personas
+from intellagent.persona_files import builtin_personas
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 from tests.simulate.scripted_dialogs import say, stop, verdict

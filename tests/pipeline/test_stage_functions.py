@@ -11,7 +11,7 @@ import pytest
 import intellagent
 from intellagent.api import describe, populate, report, simulate
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, Scenario
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.errors import UsageError
 from tests.pipeline.scripted_pipeline import config, pipeline_script
 

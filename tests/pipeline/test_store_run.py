@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import intellagent
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers

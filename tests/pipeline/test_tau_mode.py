@@ -29,8 +29,8 @@ from intellagent.reports.sections.tau_score import TAU, tau_lines
 from intellagent.runner import RunResult
 from intellagent.simulate.drafts import draft_fault
 from intellagent.simulate.turns import STOP_TOKEN, TaskUserTurn
-from intellagent.tau.scenarios import task_scenario
 from intellagent.tau.score import tau_score
+from intellagent.tau.task_scenarios import task_scenario
 from intellagent.tau.tasks import TauTask, read_tau_tasks, select_tasks
 from tests.describe.conftest import script_document
 

@@ -16,7 +16,7 @@ from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
 import intellagent
 from intellagent.artifacts import Analysis, Dialog, Event, PolicyCatalog, RunInfo, Scenario
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.environment import worlds
 from intellagent.errors import UsageError
 from intellagent.llm import ScriptedLLM

@@ -11,7 +11,7 @@ from intellagent.artifacts import PolicyCatalog, Scenario
 from intellagent.config import load_config
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
-from intellagent.personas import builtin_personas
+from intellagent.persona_files import builtin_personas
 from intellagent.populate import BackgroundWorld, Tables
 from intellagent.populate.claims import PROMISE, false_claim
 from intellagent.run_folder import RunFolder

@@ -12,7 +12,7 @@ import pytest
 
 from intellagent.api import evaluate
 from intellagent.artifacts import Analysis, Dialog, Event, RunInfo
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.cli import main
 from intellagent.config import Config
 from intellagent.llm import ScriptedLLM

@@ -40,3 +40,21 @@ def test_what_is_not_marked_is_left_as_it_was() -> None:
     original = conversation()
     assert redacted(original, Redaction(fields=["nothing_here"])) == original
     assert redacted(original, Redaction()) == original
+
+
+def test_a_pattern_does_not_mask_the_number_of_a_mask_an_earlier_pattern_wrote() -> None:
+    messages = [Message(role="user", content=f"I am {EMAIL}, my order is 1234567.")]
+
+    masked = redacted(messages, Redaction(patterns=[r"\S+@\S+\.com", r"\d+"]))
+
+    assert masked[0].content == "I am [redacted-1], my order is [redacted-2]."
+
+
+def test_a_marked_value_that_is_a_mask_s_number_leaves_the_mask_whole() -> None:
+    messages = [Message(role="chatbot", content=f"Sent 2 items to {EMAIL}.", tool_calls=[
+        ToolCall(id="c1", name="ship", arguments={"quantity": 2, "email": EMAIL}, result="ok")])]
+
+    masked = redacted(messages, Redaction(fields=["quantity", "email"], patterns=[r"\S+@\S+\.com"]))
+
+    assert masked[0].content == "Sent [redacted-1] items to [redacted-2]."
+    assert masked[0].tool_calls[0].arguments == {"quantity": "[redacted-1]", "email": "[redacted-2]"}

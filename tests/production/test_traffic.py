@@ -7,8 +7,8 @@ from collections import Counter
 import networkx as nx
 
 from intellagent.artifacts import Analysis, Dialog, Flow, Policy, PolicyCatalog, Violation
+from intellagent.describe.production_traffic import LEAN, Traffic
 from intellagent.describe.sampling import plan_samples
-from intellagent.production.traffic import LEAN, Traffic
 from intellagent.reports.sections.production_figures import production_figures
 
 IDS = ["P1", "P2", "P3", "P4", "P5", "P6"]

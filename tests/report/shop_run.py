@@ -37,7 +37,7 @@ from intellagent.artifacts import (
 )
 from intellagent.config import Config
 from intellagent.llm import Request, ScriptedLLM
-from intellagent.personas import builtin_personas
+from intellagent.persona_files import builtin_personas
 from intellagent.run_folder import RunFolder
 from intellagent.runner import RunResult, execute
 

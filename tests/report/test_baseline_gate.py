@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from shop_run import report_run
 
-from intellagent.artifacts.report import Rate, Report
+from intellagent.artifacts.run_report import Rate, Report
 from intellagent.cli import main
 from intellagent.reports.minimums import shortfall
 from intellagent.reports.sections.baseline_comparison import compare

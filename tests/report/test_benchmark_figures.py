@@ -50,7 +50,7 @@ def test_a_report_of_1200_dialogs_lists_them_in_number_order(tmp_path):
 
 def test_the_scale_benchmark_bounds_simulate_by_its_longest_dialog(tmp_path):
     from intellagent.artifacts import Dialog
-    from intellagent.llm.usage import Tally
+    from intellagent.llm.accounting import Tally
 
     dialogs = RunFolder(tmp_path).dialogs
     for dialog_id, usage in (("S001", {"user": Tally(calls=3), "chatbot": Tally(calls=4)}),

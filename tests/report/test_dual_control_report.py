@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from intellagent.artifacts import Analysis, Dialog, Message, OutcomeGrade, TauGrade, ToolCall
-from intellagent.artifacts.report import DialogOutcome
-from intellagent.reports.analysis import conversation_text
+from intellagent.artifacts.run_report import DialogOutcome
+from intellagent.reports.dialog_analysis import conversation_text
 from intellagent.reports.sections.dual_control import dual_control, dual_control_line, dual_control_panel
 
 

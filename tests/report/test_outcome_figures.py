@@ -10,7 +10,7 @@ from outcome_run import UNVERIFIED
 from shop_run import report_run
 
 from intellagent.artifacts import Dialog
-from intellagent.artifacts.report import CallScore, Report
+from intellagent.artifacts.run_report import CallScore, Report
 from intellagent.reports.sections.outcome_grade import NOT_SOUGHT, OUTCOMES
 
 

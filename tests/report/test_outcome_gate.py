@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from shop_run import report_run
 
-from intellagent.artifacts.report import Gate
+from intellagent.artifacts.run_report import Gate
 from intellagent.cli import main
 from intellagent.config import apply_overrides
 from intellagent.pytest_plugin import failure_message

@@ -10,8 +10,8 @@ from shop_run import report_run
 
 from intellagent.artifacts import Analysis, Dialog, OutcomeGrade
 from intellagent.artifacts.rates import difference_interval
-from intellagent.artifacts.report import DialogOutcome, Rate
-from intellagent.personas import builtin_personas
+from intellagent.artifacts.run_report import DialogOutcome, Rate
+from intellagent.persona_files import builtin_personas
 from intellagent.reports.html import report_html
 from intellagent.reports.inputs import load_artifacts
 from intellagent.reports.sections.persona_figures import PERSONAS, persona_results, robustness

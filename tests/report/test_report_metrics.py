@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from shop_run import answer_for, report_run
 
 from intellagent.artifacts import RunInfo, StageInfo
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.llm import ScriptedLLM, UsageReport
 from intellagent.reports.metrics import run_usage
 

@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 from shop_run import report_run
 
-from intellagent.artifacts.report import PolicyResult, Report
+from intellagent.artifacts.run_report import PolicyResult, Report
 from intellagent.config import ReportConfig
 from intellagent.reports import sections
 from intellagent.reports.junit_cases import junit_case

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from intellagent.artifacts.rates import wilson_interval
-from intellagent.artifacts.report import Rate
+from intellagent.artifacts.run_report import Rate
 from intellagent.reports.sections.baseline_comparison import fisher_worse
 
 

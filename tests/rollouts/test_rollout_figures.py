@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from intellagent.artifacts import Flow, Policy, PolicyCatalog, Rollout
-from intellagent.artifacts.report import RolloutFigures
+from intellagent.artifacts.run_report import RolloutFigures
 from intellagent.reports.sections.rollout_figures import rollout_figures, rollouts_line, rollouts_panel
 
 CATALOG = PolicyCatalog(

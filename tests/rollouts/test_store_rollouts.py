@@ -8,10 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
 
 import intellagent
-from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, KtoExample, PreferencePair, SftExample
+from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, PreferencePair, SftExample
 from intellagent.config import Config
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
@@ -31,6 +30,7 @@ from tests.rollouts.shop_rollouts import (
     script_of,
     tree,
 )
+from tests.rollouts.training_records import labelled_turns, misplaced, preferences, rewarded_paths, supervised, unpaired
 from tests.simulate.scripted_dialogs import call
 from tests.store import build_world, config
 
@@ -118,12 +118,35 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
     assert all(0.0 <= turn.reward <= 1.0 for turn in searched.turns)
 
 
-@pytest.mark.parametrize(("name", "model"), [("sft", SftExample), ("preferences", PreferencePair),
-                                             ("kto", KtoExample)])
-def test_the_careless_doubles_training_files_are_valid_or_empty(careless_search: Path, name: str,
-                                                                 model: type[BaseModel]) -> None:
-    for line in lines(careless_search, name):
-        model.model_validate(line)
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_the_training_files_hold_a_supervised_example_for_each_rewarded_path_and_nothing_else(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+
+    examples = supervised(folder)
+
+    assert [(example.metadata.event, example.metadata.path) for example in examples] == rewarded_paths([tree(folder)])
+
+
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_every_preference_pair_sets_a_turn_on_a_rewarded_path_against_a_sibling_off_every_one(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+
+    pairs = preferences(folder)
+
+    assert misplaced(pairs, [tree(folder)]) == []
+
+
+@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
+def test_the_kto_file_holds_the_turns_of_the_pairs_unpaired_the_chosen_true_the_rejected_false(
+        search: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(search)
+
+    examples = unpaired(folder)
+
+    assert sorted((example.metadata.event, example.metadata.path, example.label) for example in examples) == (
+        labelled_turns(preferences(folder)))
 
 
 @pytest.fixture(scope="module")

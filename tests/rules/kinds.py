@@ -9,7 +9,7 @@ from pydantic import TypeAdapter
 
 from intellagent.artifacts import Finding, Rule
 from intellagent.artifacts.rules import Example
-from intellagent.checks.assertions import breaches
+from intellagent.checks.compiled_checks import breaches
 from intellagent.environment import Environment
 from intellagent.rules.examples import example_trace
 

@@ -25,14 +25,14 @@ from intellagent.artifacts import (
 )
 from intellagent.config import Config, apply_overrides, load_config
 from intellagent.describe.assertion_answers import assertions_schema
-from intellagent.describe.assertions import typed
+from intellagent.describe.assertion_compiler import typed
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers, draw
-from intellagent.rules.files import read_rules
-from intellagent.rules.proposal import propose
+from intellagent.rules.proposed_rules import propose
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import read_rules
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 from tests.describe.conftest import configure, run_describe, script_document

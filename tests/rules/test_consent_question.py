@@ -11,11 +11,11 @@ import pytest
 
 from intellagent.artifacts import Message, ToolCall
 from intellagent.checks import run_checks
-from intellagent.checks.assertions import rules_checks
+from intellagent.checks.compiled_checks import rules_checks
 from intellagent.environment import Environment
 from intellagent.llm import DirectLLM, HTTPError, ModelSpec, ResponseCache, ScriptedLLM, Usage
 from intellagent.llm.factory import build_chat_model, cache_identity
-from intellagent.simulate.consent import agreements
+from intellagent.simulate.consent_reading import agreements
 from tests.rules.kinds import rule
 
 DIALOG = [Message(role="chatbot", content="Hello."), Message(role="user", content="Cancel #W1000001."),

@@ -11,9 +11,9 @@ import pytest
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.describe.workflows import flowcharts, reading
 from intellagent.environment import Environment
-from intellagent.rules.files import read_rules
-from intellagent.rules.procedures import chart_procedure
+from intellagent.rules.chart_procedures import chart_procedure
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import read_rules
 from tests.conftest import SHARED_DATA
 from tests.rules import POLICY
 from tests.rules.kinds import findings

@@ -9,10 +9,10 @@ import pytest
 
 from intellagent.artifacts import Message, Rule, ToolCall
 from intellagent.checks import run_checks
-from intellagent.checks.assertions import rules_checks
+from intellagent.checks.compiled_checks import rules_checks
 from intellagent.environment import Environment
-from intellagent.rules.files import read_rules
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import read_rules
 from tests.rules import FOLDER, RULES
 from tests.store import build_world
 

@@ -11,8 +11,8 @@ import yaml
 from intellagent.cli import main
 from intellagent.environment import Environment
 from intellagent.errors import UsageError
-from intellagent.rules.files import read_rules
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import read_rules
 from tests.rules import RULES, section
 
 

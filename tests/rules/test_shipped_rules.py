@@ -9,8 +9,8 @@ from intellagent.config import apply_overrides, load_config
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
-from intellagent.rules.files import read_rules
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import read_rules
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 

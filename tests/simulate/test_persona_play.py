@@ -5,8 +5,8 @@ from __future__ import annotations
 from scripted_dialogs import dialogs, event, reply, say, shop_config, simulate, stop, verdict
 
 from intellagent.artifacts import Claim, Dialog, Message, Persona
-from intellagent.personas import builtin_personas
-from intellagent.simulate.personas import with_moves
+from intellagent.persona_files import builtin_personas
+from intellagent.simulate.persona_moves import with_moves
 from intellagent.simulate.user_faults import program_faults
 
 GOLD = Claim(statement="my tier is gold", table="customers", row={"name": "ana"}, column="tier", claimed="gold",

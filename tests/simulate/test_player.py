@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from intellagent.db_schemas.airline.tau import build_tau_database
-from intellagent.graphs.dialog import play_dialog
 
 from intellagent.artifacts import Dialog, Event, ExpectedCall, ExpectedOutcome, OutcomeGrade
 from intellagent.chatbots import SamplingChatbot, select_chatbot
@@ -20,10 +19,12 @@ from intellagent.config import Config, load_config
 from intellagent.context import RunContext
 from intellagent.environment import Environment
 from intellagent.executors import LocalExecutor
+from intellagent.graphs.dialog import play_dialog
 from intellagent.llm import Request, ScriptedLLM, Usage
 from intellagent.llm.cache import ResponseCache
 from intellagent.llm.dialog_models import dialog_seed
 from intellagent.llm.roles import RoleModels
+from intellagent.modes import grader, user_role
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way
@@ -259,7 +260,8 @@ async def with_player(folder: Path, config: Config, script: ScriptedLLM, body: A
                              executor=LocalExecutor())
             chatbot = select_chatbot(ctx)
             assert isinstance(chatbot, SamplingChatbot)
-            async with DialogPlayer.open(ctx, [chatbot], play=play_dialog) as player:
+            async with DialogPlayer.open(ctx, [chatbot], play=play_dialog, user_role=user_role,
+                                         grader=grader) as player:
                 return await body(player, ctx.folder.events.require()[0], chatbot.sampling(0.7))
     finally:
         cache.close()

@@ -16,9 +16,10 @@ from intellagent.config import load_config
 from intellagent.context import RunContext
 from intellagent.executors import LocalExecutor
 from intellagent.llm import RoleModels
-from intellagent.reports.user_faults import attributed
-from intellagent.simulate.audit import pursuit_schema
+from intellagent.persona_files import builtin_personas
+from intellagent.reports.fault_attribution import attributed
 from intellagent.simulate.setting import goal_question
+from intellagent.simulate.user_audit import pursuit_schema
 from intellagent.simulate.user_faults import program_faults
 from intellagent.simulate.users import USER_ENDED, gave_up
 
@@ -140,6 +141,39 @@ def test_on_a_domain_of_digit_only_ids_an_unknown_number_is_invented():
 def test_on_a_domain_of_digit_only_ids_a_known_number_in_the_rows_json_is_grounded():
     recipient = dialog("My parcel 4402918830 is late; I am recipient 17.", "Thanks, checking.")
     assert faults(recipient, PARCEL, WorldFacts(ids=DIGIT_IDS)) == []
+
+
+VAGUE, COOPERATIVE = builtin_personas()["vague"], builtin_personas()["cooperative"]
+ORDER = event(scenario="You are Ana and want to cancel your order ORD58213, placed on 2024-05-06.",
+              user_rows={"orders": [{"order_id": "ORD58213", "placed": "2024-05-06"}]})
+
+
+def test_an_inexact_persona_s_own_detail_a_digit_off_is_its_part_not_an_invention():
+    misremembered = dialog("Please cancel my order ORD58231.", "I find no order ORD58231.",
+                           "Sorry, it is ORD58213.", "Shall I cancel it?")
+
+    assert VAGUE.inexact and faults(misremembered, ORDER.model_copy(update={"persona": VAGUE})) == []
+    assert faults(misremembered, ORDER.model_copy(update={"persona": COOPERATIVE})) == [("invented", 1)]
+
+
+def test_an_inexact_persona_s_date_with_month_and_day_mixed_up_is_its_part():
+    mixed_up = dialog("I want to cancel the order I placed on 2024-06-05.", "Which order?")
+
+    assert faults(mixed_up, ORDER.model_copy(update={"persona": VAGUE})) == []
+    assert faults(mixed_up, ORDER.model_copy(update={"persona": COOPERATIVE})) == [("invented", 1)]
+
+
+def test_an_inexact_persona_still_invents_a_detail_unlike_any_of_its_own():
+    made_up = dialog("Please cancel my order ZX4471Q.", "I find no such order.")
+
+    assert faults(made_up, ORDER.model_copy(update={"persona": VAGUE})) == [("invented", 1)]
+
+
+def test_on_a_domain_of_digit_only_ids_an_inexact_persona_s_number_a_digit_off_is_its_part():
+    misremembered = dialog("My parcel 4402918831 is late, please redirect it.", "I find no parcel 4402918831.")
+
+    assert faults(misremembered, PARCEL.model_copy(update={"persona": VAGUE}), WorldFacts(ids=DIGIT_IDS)) == []
+    assert faults(misremembered, PARCEL, WorldFacts(ids=DIGIT_IDS)) == [("invented", 1)]
 
 
 def test_the_judges_turn_can_only_name_a_message_of_the_user():

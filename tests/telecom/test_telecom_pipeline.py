@@ -22,6 +22,15 @@ from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.sections.dual_control import DUAL_CONTROL
 from tests.conftest import ROOT, world_file
+from tests.rollouts.training_records import (
+    labelled_turns,
+    misplaced,
+    preferences,
+    rewarded_paths,
+    searched_trees,
+    supervised,
+    unpaired,
+)
 
 SAMPLES = 6
 
@@ -78,7 +87,7 @@ def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
     assert report.overall.dialogs == len(played)
 
 
-def test_the_rollouts_search_the_dual_control_events_and_write_valid_training_files(run) -> None:
+def test_the_rollouts_search_the_dual_control_events_and_write_training_files_of_what_they_rewarded(run) -> None:
     _, folder = run
     rollouts = records(folder, "rollouts.jsonl", Rollout)
     events = {e.id: e for e in records(folder, "events.jsonl", Event) if e.status == "ok"}
@@ -86,8 +95,12 @@ def test_the_rollouts_search_the_dual_control_events_and_write_valid_training_fi
     assert [r.reason for r in rollouts if r.status == "error"] == []
     assert {r.id for r in rollouts if r.status == "ok"} == {i for i, e in events.items() if e.expected is not None}
     assert all(r.reason for r in rollouts if r.status == "skipped")
-    for name in ("sft", "preferences", "kto"):
-        assert all(json.loads(line) for line in (folder / "training" / f"{name}.jsonl").read_text().splitlines())
+    trees = searched_trees(folder)
+    pairs = preferences(folder)
+    assert [(example.metadata.event, example.metadata.path) for example in supervised(folder)] == rewarded_paths(trees)
+    assert misplaced(pairs, trees) == []
+    assert sorted((example.metadata.event, example.metadata.path, example.label) for example in unpaired(folder)) == (
+        labelled_turns(pairs))
 
 
 def test_every_world_populate_made_passes_every_rule_of_the_domain(run, telecom: Environment) -> None:

@@ -5,7 +5,7 @@ showed it is no invention."""
 from __future__ import annotations
 
 from intellagent.artifacts import Dialog, Event, Message, ToolCall
-from intellagent.simulate.audit import read_faults
+from intellagent.simulate.user_audit import read_faults
 from tests.telecom.conftest import JOHN, PREMIUM_LINE
 
 EVENT = Event(id="1", policies=["P1"], challenge=3,

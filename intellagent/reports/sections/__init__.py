@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.reports.section import Section
 from intellagent.reports.sections.baseline_comparison import BASELINE
 from intellagent.reports.sections.dual_control import DUAL_CONTROL

@@ -14,7 +14,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from intellagent.artifacts.report import BaselineComparison, PolicyChange, PolicyResult, Report
+from intellagent.artifacts.run_report import BaselineComparison, PolicyChange, PolicyResult, Report
 from intellagent.config import Config, ReportConfig
 from intellagent.errors import UsageError
 from intellagent.reports.panels import policy_link

@@ -15,8 +15,8 @@ from typing import Literal
 
 from intellagent.artifacts import Analysis, Dialog
 from intellagent.artifacts.rates import difference_interval
-from intellagent.artifacts.report import CallScore, ControlResult, DialogOutcome, DualControl, Rate
-from intellagent.reports.analysis import RATED
+from intellagent.artifacts.run_report import CallScore, ControlResult, DialogOutcome, DualControl, Rate
+from intellagent.reports.dialog_analysis import RATED
 from intellagent.reports.section import JudgedRun, Section
 from intellagent.reports.text import percent, points
 

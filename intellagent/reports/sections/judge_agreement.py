@@ -9,7 +9,7 @@ outcome grade counts (`outcomes.judge_agreement`), so that the two agreements re
 from __future__ import annotations
 
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import Report
+from intellagent.artifacts.run_report import Report
 from intellagent.reports.section import Section
 from intellagent.reports.sections.outcome_grade import OUTCOMES
 from intellagent.reports.text import agreement_text

@@ -14,7 +14,7 @@ from html import escape
 
 from intellagent.artifacts import Event
 from intellagent.artifacts.rates import Rate, Share
-from intellagent.artifacts.report import OutcomeFloors, Report
+from intellagent.artifacts.run_report import OutcomeFloors, Report
 from intellagent.config import ReportConfig
 from intellagent.reports.junit_cases import figure
 from intellagent.reports.section import JudgedRun, Page, Section

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from html import escape
 
 from intellagent.artifacts import Dialog, Event, OutcomeGrade
-from intellagent.artifacts.report import (
+from intellagent.artifacts.run_report import (
     CallScore,
     DialogOutcome,
     OutcomeGroup,

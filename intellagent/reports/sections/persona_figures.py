@@ -20,7 +20,7 @@ from html import escape
 
 from intellagent.artifacts import Analysis, Dialog, Persona
 from intellagent.artifacts.rates import difference_interval
-from intellagent.artifacts.report import (
+from intellagent.artifacts.run_report import (
     DialogOutcome,
     PersonaFigures,
     PersonaPolicy,
@@ -31,7 +31,7 @@ from intellagent.artifacts.report import (
 )
 from intellagent.config import ReportConfig
 from intellagent.files import id_order
-from intellagent.reports.analysis import RATED, by_status
+from intellagent.reports.dialog_analysis import RATED, by_status
 from intellagent.reports.dialog_view import persona_chip
 from intellagent.reports.junit_cases import figure, junit_suite
 from intellagent.reports.minimums import shortfall

@@ -14,19 +14,19 @@ from html import escape
 import networkx as nx
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
-from intellagent.artifacts.production import (
+from intellagent.artifacts.production_report import (
     ProductionBreach,
     ProductionFailure,
     ProductionFigures,
     ProductionPair,
     ProductionPolicy,
 )
-from intellagent.artifacts.report import Rate
+from intellagent.artifacts.run_report import Rate
+from intellagent.describe.production_traffic import Traffic
 from intellagent.files import id_order
-from intellagent.production.traffic import Traffic
-from intellagent.reports.analysis import RATED, by_status
 from intellagent.reports.charts import policy_graph
 from intellagent.reports.coverage import share, strong_pairs
+from intellagent.reports.dialog_analysis import RATED, by_status
 from intellagent.reports.section import JudgedRun, Page, Section
 from intellagent.reports.text import counted, percent
 

@@ -12,7 +12,7 @@ from html import escape
 
 from intellagent.artifacts import Analysis, Dialog, Flow, PolicyCatalog
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import AssertionResult, Backing, FlowOrder, ProgramFigures, Report
+from intellagent.artifacts.run_report import AssertionResult, Backing, FlowOrder, ProgramFigures, Report
 from intellagent.reports.charts import procedure_graph
 from intellagent.reports.junit_cases import figure
 from intellagent.reports.panels import card

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from html import escape
 
 from intellagent.artifacts import PolicyCatalog, Rollout
-from intellagent.artifacts.report import RolloutFigures, RolloutGroup
+from intellagent.artifacts.run_report import RolloutFigures, RolloutGroup
 from intellagent.reports.section import Section
 from intellagent.reports.text import counted, one_line
 

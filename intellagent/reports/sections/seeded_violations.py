@@ -21,7 +21,7 @@ from __future__ import annotations
 from html import escape
 
 from intellagent.artifacts import Analysis, Dialog, MutantRecord
-from intellagent.artifacts.report import (
+from intellagent.artifacts.run_report import (
     Calibration,
     MutantResult,
     PersonaDetection,
@@ -31,7 +31,7 @@ from intellagent.artifacts.report import (
     Share,
 )
 from intellagent.config import ReportConfig
-from intellagent.reports.analysis import RATED
+from intellagent.reports.dialog_analysis import RATED
 from intellagent.reports.minimums import shortfall
 from intellagent.reports.panels import interval, policy_link
 from intellagent.reports.section import JudgedRun, Page, Section

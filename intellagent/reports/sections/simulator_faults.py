@@ -1,5 +1,5 @@
 """The simulated user's faults (`simulator`): how often the chatbot's dialogs had a faulty user, of what kinds,
-and the dialogs those faults kept out of every figure (see `reports.user_faults`).
+and the dialogs those faults kept out of every figure (see `reports.fault_attribution`).
 
 It is a part of the reliability line; its panel lists every fault with its dialog, turn and evidence, and what
 the fault made of the dialog's verdict. Every fault's evidence quotes a model's words, so it is escaped like
@@ -13,7 +13,7 @@ from html import escape
 
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.report import DialogResult, Report, SimulatorFaults
+from intellagent.artifacts.run_report import DialogResult, Report, SimulatorFaults
 from intellagent.reports.section import Page, Section
 from intellagent.reports.text import percent
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from intellagent.artifacts.report import Report, TauFailure, TauScore
+from intellagent.artifacts.run_report import Report, TauFailure, TauScore
 from intellagent.config import ReportConfig
 from intellagent.reports.section import JudgedRun, Section
 from intellagent.reports.text import counted, one_line

@@ -19,7 +19,7 @@ from collections import defaultdict
 from html import escape
 
 from intellagent.artifacts import Analysis, Dialog
-from intellagent.artifacts.report import PassK, Report, TrialFigures
+from intellagent.artifacts.run_report import PassK, Report, TrialFigures
 from intellagent.config import ReportConfig
 from intellagent.files import id_order
 from intellagent.reports.charts import pass_k_chart

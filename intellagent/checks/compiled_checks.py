@@ -32,7 +32,7 @@ from intellagent.artifacts import (
 from intellagent.artifacts.rules import Procedure, Rule
 from intellagent.checks.consent import confirmation_breaches
 from intellagent.checks.disclosure import disclosure_breaches, disclosures
-from intellagent.checks.procedures import procedure_breaches, procedure_seen
+from intellagent.checks.procedure_steps import procedure_breaches, procedure_seen
 from intellagent.checks.terms import Rows, Subject, condition_holds
 from intellagent.checks.trace import Call, Trace
 from intellagent.checks.values import compare, plain

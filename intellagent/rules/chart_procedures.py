@@ -2,8 +2,8 @@
 
 A node is a call of the domain's tool its `tool` attribute names (DOT: `A [label="Look the line up",
 tool=get_details_by_id]`), or whose label names one word for word; else a question (a diamond) or something
-to tell. `required=true` marks a step the procedure demands (see `checks.procedures`). The steps and orders
-are made a canonical graph as a model's reading is (`describe.procedures`): a cycle broken, an implied order
+to tell. `required=true` marks a step the procedure demands (see `checks.procedure_steps`). The steps and orders
+are made a canonical graph as a model's reading is (`describe.procedure_reading`): a cycle broken, an implied order
 dropped, the steps numbered by what they are.
 """
 
@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from intellagent.artifacts import SopGraph
-from intellagent.describe.procedures import canonical_procedure
+from intellagent.describe.procedure_reading import canonical_procedure
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.describe.workflows import Flowchart
 

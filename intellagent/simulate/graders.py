@@ -6,7 +6,7 @@ sampled scenario's, verified in populate, or a published task's gold actions) ha
 against it by one grader, `OutcomeGrader` (see `intellagent.outcomes.grading`), in either mode. What the
 dialog's status follows is the mode's: a sampled scenario's simulated user's verdict, checked by the
 critique, stands (`UserVerdict`); a τ-bench task's status is τ-bench's own reward, computed as τ-bench
-computes it for its published score (`intellagent.tau.grading`). Which grader an event gets is decided in
+computes it for its published score (`intellagent.tau.task_grading`). Which grader an event gets is decided in
 one place, `intellagent.modes.grader`.
 """
 
@@ -41,6 +41,15 @@ class Grader(Protocol):
             changes: what the dialog changed in the event's world, when already known (found from `start` and
                 `end` otherwise).
         """
+        ...
+
+
+class GraderOf(Protocol):
+    """What grades the dialogs of an event, given the run folder; `intellagent.modes.grader` is the one the stages
+    use."""
+
+    def __call__(self, event: Event, folder: RunFolder) -> Grader:
+        """The grader of `event`'s dialogs."""
         ...
 
 

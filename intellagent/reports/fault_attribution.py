@@ -12,7 +12,7 @@ that names no turn cannot be shown to come after the fault, so it stands. How of
 from __future__ import annotations
 
 from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, UserFault
-from intellagent.reports.analysis import RATED
+from intellagent.reports.dialog_analysis import RATED
 
 
 def attributed(dialog: Dialog, analysis: Analysis) -> Analysis:

@@ -27,7 +27,7 @@ import networkx as nx
 
 from intellagent.artifacts import Persona, PolicyCatalog
 from intellagent.describe.sampling import Sample, Slot
-from intellagent.personas import COOPERATIVE, builtin_personas
+from intellagent.persona_files import COOPERATIVE, builtin_personas
 
 _SEATS, _SLOTS = "seats", "slots"
 """The source and sink of the flow network that places the seats (its other nodes are tuples)."""

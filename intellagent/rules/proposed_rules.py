@@ -1,6 +1,6 @@
 """Compiled assertions proposed as a rules file: each cited, scoped and given examples, written for review.
 
-Describe's compiler answers in the five kinds a model can be asked for (`describe.assertions`). Each assertion
+Describe's compiler answers in the five kinds a model can be asked for (`describe.assertion_compiler`). Each assertion
 it keeps becomes a rule of a proposed rules file:
 
 - its citation is the passage its policy comes from, quoting the longest run of the assertion's rationale
@@ -25,14 +25,14 @@ from pydantic import TypeAdapter
 
 from intellagent.artifacts import Assertion, PolicyCatalog, Rule, RulesFile
 from intellagent.artifacts.rules import Citation, Examples
+from intellagent.describe.name_checks import Names
 from intellagent.describe.passages import passage_text, rule_passage
 from intellagent.describe.vocabulary import Vocabulary
 from intellagent.environment import Environment
 from intellagent.files import write_atomic
 from intellagent.rules.citations import passage_id
-from intellagent.rules.files import rules_text
-from intellagent.rules.names import Names
 from intellagent.rules.review import reviewed
+from intellagent.rules.rules_file import rules_text
 from intellagent.rules.synthesis import synthesized_examples
 
 PROPOSED_SUFFIX = ".proposed.yml"

@@ -4,7 +4,7 @@ The built-ins are YAML files under prompts/simulate/personas/, one per persona, 
 user reads and copies. A user's own are written the same way under `simulate.personas` in the config, or
 in a YAML file that key names (a mapping of name → persona); one of them may replace a built-in of the
 same name. `simulate.persona_mix` weighs the personas a run's scenarios are given (see
-`intellagent.describe.personas`).
+`intellagent.describe.persona_mix`).
 """
 
 from __future__ import annotations

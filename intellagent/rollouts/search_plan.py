@@ -18,10 +18,11 @@ from intellagent.chatbots import SamplingChatbot, check_sampling, select_chatbot
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.llm import Usage
-from intellagent.llm.usage import BudgetExhausted
+from intellagent.llm.accounting import BudgetExhausted
+from intellagent.modes import grader, user_role
 from intellagent.rollouts.export import training_context
 from intellagent.rollouts.search import EventSearch, SearchSettings
-from intellagent.rollouts.training import TrainingContext, preference_pairs
+from intellagent.rollouts.training_data import TrainingContext, preference_pairs
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, own_way
 from intellagent.simulate.player import DialogPlayer, PlayDialog
@@ -65,7 +66,7 @@ class Searches:
         # The searches play dialogs with simulate's parts: their calls are counted as the rollouts'.
         usage = Usage(parent=ctx.usage, max_cost_usd=budget_left(ctx, earlier), stage="rollouts")
         way = own_way(ctx.config, ctx.environment)
-        async with DialogPlayer.open(ctx, [chatbot], play=play) as player:
+        async with DialogPlayer.open(ctx, [chatbot], play=play, user_role=user_role, grader=grader) as player:
             yield cls(ctx=ctx, player=player, chatbot=chatbot.sampling(ctx.config.rollouts.temperature),
                       settings=settings, usage=usage, way=way, plain=plain,
                       training=training_context(ctx, way.control))

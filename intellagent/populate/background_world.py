@@ -18,8 +18,9 @@ from sqlmodel import select
 
 from intellagent.populate.json_shapes import JsonShape, learn
 from intellagent.populate.people import faker_provider
-from intellagent.populate.shapes import DateShape, choices_of, date_format_of, date_shape, hints
+from intellagent.populate.shapes import DateShape, choices_of, date_shape, hints
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
+from intellagent.value_shapes import date_format_of
 
 if TYPE_CHECKING:
     from intellagent.environment import Environment
