@@ -17,6 +17,7 @@ from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.sections.rollout_figures import ROLLOUTS as ROLLOUT_FIGURES
+from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 from tests.describe.conftest import script_document
 from tests.pipeline.test_store_run import RULES
@@ -81,7 +82,7 @@ def store_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_on_the_store_the_beam_keeps_the_path_that_cancels_the_order(store_folder: Path) -> None:
     searched = tree(store_folder)
 
-    assert [turn.id for turn in searched.rewarded()] == ["0.1.1"]
+    assert [turn.id for turn in positives(searched)] == ["0.1.1"]
     assert records(store_folder)[0].status == "ok"
 
 
@@ -114,7 +115,7 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
     searched = tree(careless_search)
 
     assert record.status == "ok" and record.paths == len(searched.ended()) > 0
-    assert record.rewarded == len(searched.rewarded()) <= record.paths
+    assert record.rewarded == len(positives(searched)) <= record.paths
     assert all(0.0 <= turn.reward <= 1.0 for turn in searched.turns)
 
 

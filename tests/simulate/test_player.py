@@ -25,6 +25,7 @@ from intellagent.llm.cache import ResponseCache
 from intellagent.llm.dialog_models import dialog_seed
 from intellagent.llm.roles import RoleModels
 from intellagent.progress import RunProgress
+from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
@@ -34,6 +35,7 @@ from tests.rollouts.shop_rollouts import (
     DECLINE,
     candidate_seeds,
     careful_chatbot,
+    catalog_of,
     customer,
     folder_with,
     records,
@@ -134,7 +136,7 @@ def test_on_the_airline_the_branch_that_looks_up_asks_and_cancels_is_rewarded(ai
     folder, _ = airline_run
 
     searched = tree(folder, "A001")
-    (rewarded,) = searched.rewarded()
+    (rewarded,) = positives(searched)
     assert rewarded.id == "0.1.1" and rewarded.grade is not None and rewarded.grade.state_match
     assert records(folder)[0].status == "ok"
 
@@ -195,6 +197,7 @@ def desk_rollouts(tmp_path: Path, control: str) -> tuple[Config, Path, ScriptedL
     config = wallet_config(tmp_path, dual_control=control)
     config = config.model_copy(update={"workers": 1, "rollouts": config.rollouts.model_copy(update=ROLLOUTS)})
     folder = wallet_folder(tmp_path, config)
+    RunFolder(folder).policies.save(catalog_of(RunFolder(folder).events.load()))
     return config, folder, script_of(desk_chatbot(candidate_seeds(config, number=1, event_id="W1")), ines)
 
 
@@ -205,7 +208,7 @@ def test_a_rollout_on_a_domain_whose_user_has_tools_rewards_the_branch_whose_use
 
     searched = tree(folder, "W1")
     assert records(folder)[0].status == "ok"
-    rewarded = searched.rewarded()
+    rewarded = positives(searched)
     assert [turn.id for turn in rewarded] == ["0.1.1", "0.1.2"]  # the user fixed its side in 0.1: both graded so
     assert all(turn.grade and turn.grade.sides == {"company": [1, 1, 1], "user": [1, 1, 1]} for turn in rewarded)
     acted = [(c.name, c.arguments) for message in searched.path("0.1")[-1].messages
@@ -219,7 +222,7 @@ def test_a_solo_runs_rollouts_hand_the_users_tools_to_the_chatbot_and_train_with
     roll_out(config, folder, script)
 
     searched = tree(folder, "W1")
-    (rewarded,) = searched.rewarded()
+    (rewarded,) = positives(searched)
     made = [c.name for turn in searched.path(rewarded.id) for message in turn.messages
             if message.role == "chatbot" for c in message.tool_calls]
     assert made == ["unblock_card", "switch_online_payments"]
