@@ -146,12 +146,13 @@ def customer(request_text: str) -> Any:
     return turn
 
 
-def shop_script(config: Config, *, other: str = DECLINE, asking: str = "Please cancel my order A1.") -> ScriptedLLM:
+def shop_script(config: Config, *, other: str = DECLINE, asking: str = "Please cancel my order A1.",
+                judge: Any = None) -> ScriptedLLM:
     """The chatbot careful on its first candidate at each turn (`other`: what the others say), Ana (`asking`:
-    her first message), and a critique that agrees."""
+    her first message), a critique that agrees, and a judge (`judge`: its answer; by default no rule broken)."""
     chatbot = careful_chatbot(candidate_seeds(config, number=1), look_up=call("get_order", order_id="A1"),
                               write=call("cancel_order", order_id="A1"), other=other)
-    return script_of(chatbot, customer(asking))
+    return script_of(chatbot, customer(asking), judge)
 
 
 def script_of(chatbot: Any, user: Any, judge: Any = None) -> ScriptedLLM:

@@ -23,13 +23,9 @@ from tests.rollouts.shop_rollouts import (
 )
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp_path = tmp_path_factory.mktemp("training")
-    config = rollout_config(tmp_path)
-    made = shop_folder(tmp_path, config)
-    roll_out(config, made, shop_script(config))
-    return made
+@pytest.fixture
+def folder(shop_rolled_out: Path) -> Path:
+    return shop_rolled_out
 
 
 def calls_answered(messages: list[dict[str, Any]]) -> bool:

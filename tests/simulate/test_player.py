@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from intellagent.db_schemas.airline.tau import build_tau_database
 from intellagent.graphs.dialog import play_dialog
 
-from intellagent.artifacts import Dialog, Event, ExpectedCall, ExpectedOutcome, OutcomeGrade
+from intellagent.artifacts import Dialog, Event, OutcomeGrade
 from intellagent.chatbots import SamplingChatbot, select_chatbot
-from intellagent.config import Config, load_config
+from intellagent.config import Config
 from intellagent.context import RunContext
-from intellagent.environment import Environment
 from intellagent.executors import LocalExecutor
 from intellagent.llm import Request, ScriptedLLM, Usage
 from intellagent.llm.cache import ResponseCache
@@ -29,15 +27,13 @@ from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
-from tests.conftest import ROOT, SHARED_DATA
+from tests.conftest import ROOT
+from tests.rollouts.domain_rollouts import airline_config, airline_folder, airline_script
 from tests.rollouts.shop_rollouts import (
     AGENT_LINE,
     DECLINE,
     candidate_seeds,
-    careful_chatbot,
     catalog_of,
-    customer,
-    folder_with,
     records,
     roll_out,
     rollout_config,
@@ -49,7 +45,6 @@ from tests.rollouts.shop_rollouts import (
 from tests.simulate.scripted_dialogs import call, dialogs, reply, say, stop
 from tests.simulate.test_dual_control import CARD, FIX, user_act, user_say, user_stop, wallet_config, wallet_folder
 
-RESERVATION = "4WQ150"  # a business round trip of chen_jackson_3290 in τ-bench's data
 ROLLOUTS = {"enabled": True, "beam": 2, "branch": 2, "max_turns": 3}
 
 
@@ -75,51 +70,16 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[Dialog]:
 # ── the airline ─────────────────────────────────────────────────────────────────────────────
 
 
-def airline_config(tmp_path: Path) -> Config:
-    """The airline's tools on τ-bench's data, every role scripted, rolled out two by two over three turns."""
-    return load_config({
-        "name": "airline",
-        "environment": {"policy": str(ROOT / "policies/airline.md"), "schema": "intellagent.db_schemas.airline.schema",
-                        "tools": "intellagent.db_schemas.airline.tools",
-                        "validators": "intellagent.db_schemas.airline.validators"},
-        "llm": "scripted",
-        "chatbot": {"llm": "scripted"},
-        "workers": 1,
-        "simulate": {"max_turns": 3, "max_critiques": 1},
-        "rollouts": ROLLOUTS,
-    }, base_dir=tmp_path)
-
-
-def cancellation() -> Event:
-    """Chen wants reservation 4WQ150 cancelled; a rule-keeping chatbot looks it up, asks, and cancels it."""
-    expected = ExpectedOutcome(
-        calls=[ExpectedCall(tool="get_reservation_details", arguments={"reservation_id": RESERVATION}, writes=False),
-               ExpectedCall(tool="cancel_reservation", arguments={"reservation_id": RESERVATION}, writes=True,
-                            policies=["P1"])],
-        world="events/A001.expected.delta.json")
-    return Event(id="A001", policies=["P1"], challenge=3, database="events/A001.sqlite", expected=expected,
-                 scenario=f"You are Chen Jackson and want your reservation {RESERVATION} cancelled.",
-                 expected_behaviour="The agent looks the reservation up, asks, then cancels it.",
-                 user_rows={"reservations": [{"reservation_id": RESERVATION, "user_id": "chen_jackson_3290"}]})
-
-
 @pytest.fixture(scope="module")
 def airline_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[Dialog]]]:
     """Simulate and rollouts on the cancellation (the chatbot careful on its first candidate at each turn): the run
     folder, and the dialogs the player played."""
     tmp_path = tmp_path_factory.mktemp("airline-player")
     config = airline_config(tmp_path)
-
-    def tau_world(environment: Environment, database: Path) -> None:
-        build_tau_database(environment, SHARED_DATA / "tau_airline", database)
-
-    folder = folder_with(tmp_path, config, [cancellation()], build=tau_world)
-    chatbot = careful_chatbot(candidate_seeds(config, number=1, event_id="A001"),
-                              look_up=call("get_reservation_details", reservation_id=RESERVATION),
-                              write=call("cancel_reservation", reservation_id=RESERVATION))
+    folder = airline_folder(tmp_path, config)
     with pytest.MonkeyPatch.context() as monkeypatch:
         played = spy(monkeypatch)
-        roll_out(config, folder, script_of(chatbot, customer(f"Please cancel my reservation {RESERVATION}.")))
+        roll_out(config, folder, airline_script(config))  # type: ignore[arg-type]
         yield folder, played
 
 
