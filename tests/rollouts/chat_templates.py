@@ -101,12 +101,14 @@ MARKUP = re.compile(r"<\|[a-z_]+\|>|</?tool_call>|\bassistant\b|\"(name|argument
 
 def leftover(message: dict[str, Any], span: str) -> str:
     """What `span` holds besides `message`'s words (as templates trim them), each of its calls' name and arguments
-    rendered once as a JSON object, and the template's markup: punctuation and blanks at most, when the span is
+    (an object, rendered once as JSON), and the template's markup: punctuation and blanks at most, when the span is
     the chatbot's own."""
     rest = span
     pieces = [(message.get("content") or "").strip()]
     for call in message.get("tool_calls") or []:
-        pieces += [json.dumps(call["function"]["arguments"], ensure_ascii=False), call["function"]["name"]]
+        arguments = call["function"]["arguments"]
+        assert isinstance(arguments, dict), f"{call['function']['name']}'s arguments are {type(arguments).__name__}"
+        pieces += [json.dumps(arguments, ensure_ascii=False), call["function"]["name"]]
     for piece in pieces:
         assert piece in rest, f"{piece!r} is not rendered in {span!r}"
         rest = rest.replace(piece, "", 1)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 import intellagent
 from intellagent.artifacts import KtoExample, PreferencePair, SftExample
+from intellagent.artifacts.training import OpenAiSftExample
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.sections.rollout_figures import ROLLOUTS as ROLLOUT_FIGURES
@@ -19,6 +20,7 @@ from tests.describe.conftest import script_document
 from tests.pipeline.test_store_run import RULES
 from tests.rollouts.domain_rollouts import ROLLOUTS, store_event
 from tests.rollouts.shop_rollouts import lines, records, roll_out, tree
+from tests.rollouts.trainer_files import card_counts, file_counts
 from tests.store import config
 
 
@@ -64,11 +66,19 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
 
 
 @pytest.mark.parametrize(("name", "model"), [("sft", SftExample), ("preferences", PreferencePair),
-                                             ("kto", KtoExample)])
+                                             ("kto", KtoExample), ("openai-sft", OpenAiSftExample)])
 def test_the_careless_doubles_training_files_are_valid_or_empty(careless_search: Path, name: str,
                                                                  model: type[BaseModel]) -> None:
     for line in lines(careless_search, name):
         model.model_validate(line)
+
+
+def test_the_careless_doubles_data_card_counts_what_its_files_and_its_search_hold(careless_search: Path) -> None:
+    card = (careless_search / "training" / "README.md").read_text()
+    (record,) = records(careless_search)
+
+    assert card_counts(careless_search) == file_counts(careless_search)
+    assert f"{record.paths} paths ended, {record.rewarded} of them positives" in card
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ record rendered through two real chat templates (`chat_templates`)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +38,17 @@ def untrained_words(template: ChatTemplate, record: dict[str, Any]) -> list[str]
     if not spans:
         return ["no trained span"]
     return [rest for rest in (leftover(message, span) for message, span in spans) if rest]
+
+
+CARD_ROW = re.compile(r"^\| (?P<file>[a-z-]+\.jsonl) \| (?P<records>\d+)", re.MULTILINE)
+
+
+def card_counts(folder: Path) -> dict[str, int]:
+    """The records the data card (training/README.md) says each file holds."""
+    card = (folder / "training" / "README.md").read_text()
+    return {match["file"]: int(match["records"]) for match in CARD_ROW.finditer(card)}
+
+
+def file_counts(folder: Path) -> dict[str, int]:
+    """The records each training file holds."""
+    return {path.name: len(path.read_text().splitlines()) for path in sorted((folder / "training").glob("*.jsonl"))}
