@@ -110,28 +110,22 @@ class KtoExample(BaseModel):
     metadata: ExampleSource
 
 
-class OpenAiFunctionCall(BaseModel):
+class OpenAiFunctionCall(FunctionCall):
     """The function a tool call names, with its arguments as JSON text (as the Chat Completions API has them)."""
 
-    name: str
-    arguments: str
+    arguments: str  # type: ignore[assignment]
 
 
-class OpenAiToolCall(BaseModel):
+class OpenAiToolCall(ChatToolCall):
     """An assistant's tool call, as OpenAI's fine-tuning reads it."""
 
-    id: str
-    type: Literal["function"] = "function"
-    function: OpenAiFunctionCall
+    function: OpenAiFunctionCall  # type: ignore[assignment]
 
 
-class OpenAiMessage(BaseModel):
+class OpenAiMessage(ChatMessage):
     """One message as OpenAI's fine-tuning reads it; dumped without its empty fields."""
 
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str | None = None
-    tool_calls: list[OpenAiToolCall] | None = None
-    tool_call_id: str | None = None
+    tool_calls: list[OpenAiToolCall] | None = None  # type: ignore[assignment]
     weight: Literal[0, 1] | None = Field(default=None, description="On an assistant message: 1, it is trained.")
 
 
