@@ -55,10 +55,14 @@ def configured(args: argparse.Namespace) -> Config:
     priced = ModelSpec(provider="scripted", prices=(args.price[0], args.price[1]))
     rollouts = config.rollouts.model_copy(update={"beam": args.beam, "branch": args.branch,
                                                   "max_turns": args.max_turns, "budget_usd": 1e6})
+    # No rules but the domain's checks: the careless double would compile arbitrary ones, and the reviewed rules
+    # file's cancellation procedure counts any confirmation as its own step, so it finds a breach on every booking.
+    describe = config.describe.model_copy(update={"assertions": "no", "procedures": "no"})
     return config.model_copy(update={
         "rollouts": rollouts, "chatbot": config.chatbot.model_copy(update={"llm": priced}),
         "llm": config.llm.model_copy(update={"default": priced}),
         "budget": config.budget.model_copy(update={"max_error_rate": 1.0}),
+        "environment": config.environment.model_copy(update={"rules": None}), "describe": describe,
     })
 
 
@@ -128,7 +132,8 @@ def main() -> int:
         script = ScriptedLLM()
         script.on(role="chatbot", reply=chatbot(careful_seeds(config, events)))
         script.on(role="user", reply=user)
-        script.on(role="analysis", schema="DialogAnalysis", reply={"tested": [], "violations": []})  # no rule broken
+        script.on(role="analysis", schema="DialogAnalysis", reply={"tested": [], "violations": []})
+        script.on(schema="Agreement", reply={"agrees": True})  # the critique reads the user's yes as one  # no rule broken
         script.on(reply=careless_answers(seed=2))  # the critique and the audit
         started = time.perf_counter()
         asyncio.run(execute(config, output=folder, stages=("simulate",), script=script, progress=False))
