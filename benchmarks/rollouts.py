@@ -6,7 +6,8 @@ The airline's τ-bench tasks (../shared/data/tau_airline) are described and popu
 verified expected outcome. The simulate and rollouts stages are then played by the scripted double: of the
 chatbot's candidates at each turn, the first is careful (it states the task's gold calls, and makes them once
 the user says yes) and the others stall (they ask the user to say more), so that the beam fills as it would
-with a chatbot that often fails to act; the dialog of simulate, not sampled, stalls too. So the figures
+with a chatbot that often fails to act; the dialog of simulate, not sampled, stalls too. The judge, asked of
+each candidate positive, finds no rule broken. So the figures
 are the double's, not a model's: they show what the search spends for a given beam and branch, and how the
 examples follow from the tree, not how often a real chatbot finds the rewarded path.
 
@@ -54,10 +55,14 @@ def configured(args: argparse.Namespace) -> Config:
     priced = ModelSpec(provider="scripted", prices=(args.price[0], args.price[1]))
     rollouts = config.rollouts.model_copy(update={"beam": args.beam, "branch": args.branch,
                                                   "max_turns": args.max_turns, "budget_usd": 1e6})
+    # No rules but the domain's checks: the careless double would compile arbitrary ones, and the reviewed rules
+    # file's cancellation procedure counts any confirmation as its own step, so it finds a breach on every booking.
+    describe = config.describe.model_copy(update={"assertions": "no", "procedures": "no"})
     return config.model_copy(update={
         "rollouts": rollouts, "chatbot": config.chatbot.model_copy(update={"llm": priced}),
         "llm": config.llm.model_copy(update={"default": priced}),
         "budget": config.budget.model_copy(update={"max_error_rate": 1.0}),
+        "environment": config.environment.model_copy(update={"rules": None}), "describe": describe,
     })
 
 
@@ -127,6 +132,8 @@ def main() -> int:
         script = ScriptedLLM()
         script.on(role="chatbot", reply=chatbot(careful_seeds(config, events)))
         script.on(role="user", reply=user)
+        script.on(role="analysis", schema="DialogAnalysis", reply={"tested": [], "violations": []})
+        script.on(schema="Agreement", reply={"agrees": True})  # the critique reads the user's yes as one
         script.on(reply=careless_answers(seed=2))  # the critique and the audit
         started = time.perf_counter()
         asyncio.run(execute(config, output=folder, stages=("simulate",), script=script, progress=False))
@@ -134,10 +141,11 @@ def main() -> int:
         asyncio.run(execute(config, output=folder, stages=("rollouts",), script=script, progress=False))
         seconds = time.perf_counter() - started
         rollouts = RunFolder(folder).rollouts.load()
-        kto = len((folder / "training" / "kto.jsonl").read_text().splitlines())
+        sft, pairs, kto = (len((folder / "training" / f"{name}.jsonl").read_text().splitlines())
+                           for name in ("sft", "preferences", "kto"))
     print(f"airline, τ-bench tasks {args.tasks}: beam {args.beam}, branch {args.branch}, at most {args.max_turns} "
           f"user turns; the scripted double's figures (simulate made {simulated} calls)")
-    print(f"{'event':<6} {'status':<8} {'calls':>6} {'cost $':>8} {'paths':>6} {'sft':>4} {'pairs':>6} "
+    print(f"{'event':<6} {'status':<8} {'calls':>6} {'cost $':>8} {'paths':>6} {'pos':>4} {'pairs':>6} "
           f"{'best':>5} {'plain':>6}")
     for rollout in rollouts:
         best = "-" if rollout.best_reward is None else f"{rollout.best_reward:.2f}"
@@ -145,9 +153,9 @@ def main() -> int:
         print(f"{rollout.id:<6} {rollout.status:<8} {rollout.calls:>6} {rollout.cost_usd:>8.4f} {rollout.paths:>6} "
               f"{rollout.rewarded:>4} {rollout.pairs:>6} {best:>5} {plain:>6}")
     calls, cost = sum(r.calls for r in rollouts), sum(r.cost_usd for r in rollouts)
-    examples = sum(r.rewarded + r.pairs for r in rollouts)
-    print(f"total: {calls} calls, ${cost:.4f}, {sum(r.rewarded for r in rollouts)} SFT examples, "
-          f"{sum(r.pairs for r in rollouts)} preference pairs, {kto} KTO records; "
+    examples = sft + pairs
+    print(f"total: {calls} calls, ${cost:.4f}, {sft} SFT examples, {pairs} preference pairs, {kto} KTO records "
+          "(as written, each once); "
           f"{calls / max(len(rollouts), 1):.1f} calls and {examples / max(len(rollouts), 1):.1f} examples per event, "
           f"${cost / max(examples, 1):.4f} per example; {seconds:.1f} s for simulate and rollouts")
     return 0

@@ -417,9 +417,24 @@ class RolloutsConfig(_Strict):
         "run besides); reached, the search stops cleanly and a rerun with a larger budget resumes it.",
     )
     temperature: float = Field(
-        default=1.0, ge=0, le=2,
-        description="The chatbot's sampling temperature while rolling out: high, so that its candidates differ.",
+        default=1.0, le=2,
+        description="The chatbot's sampling temperature while rolling out: above 0, so that its candidates differ.",
     )
+    margin: float = Field(
+        default=0.2, gt=0, le=1,
+        description="How much higher the chosen turn's partial reward must be than a sibling's for the two to make a "
+        "preference pair, when no verdict (a failed outcome, a program's finding) condemns the sibling; closer "
+        "siblings are ties, never pairs.",
+    )
+
+    @field_validator("temperature")
+    @classmethod
+    def _samples(cls, temperature: float) -> float:
+        # At 0 every branch of a turn is one answer: the search pairs an answer with itself.
+        if temperature <= 0:
+            raise ValueError("at temperature 0 the chatbot gives every branch the same answer, so the search finds "
+                             "nothing to compare; set it above 0 (1.0 is the default)")
+        return temperature
 
 
 def parse_selection(selection: str) -> set[int]:

@@ -52,8 +52,12 @@ class RunFolder:
     rollout_worlds = Worlds("rollouts", stage="rollouts")
     """Each turn's world, rollouts/<event>/<turn>.delta.json: what its path changed in the event's world."""
     sft = Text("training/sft.jsonl", stage="rollouts")
+    openai_sft = Text("training/openai-sft.jsonl", stage="rollouts")
+    """The supervised examples in OpenAI's fine-tuning format, ready to upload."""
     preferences = Text("training/preferences.jsonl", stage="rollouts")
     kto = Text("training/kto.jsonl", stage="rollouts")
+    data_card = Text("training/README.md", stage="rollouts")
+    """What the training files hold, and what was left out of them and why."""
     production = Jsonl("production.jsonl", Analysis, stage="production")
     """The verdict on each production conversation: the production stage's record of its items, listed before the
     conversations it reads them from as the stage's one record file."""

@@ -12,9 +12,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.analysis import Analysis
 from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus, Message
-from intellagent.artifacts.outcomes import OutcomeGrade
+from intellagent.artifacts.outcomes import OutcomeFloor, OutcomeGrade
 
 RolloutStatus = Literal["ok", "stopped", "skipped", "error"]
 
@@ -46,13 +47,10 @@ class RolloutTurn(BaseModel):
     world: str | None = Field(
         default=None, description="The path's world after the turn, its difference from the event's (rollouts/…)."
     )
-
-    @property
-    def rewarded(self) -> bool:
-        """Whether the path ended here with its outcome passed, nothing found by the checks and its simulated user
-        at no fault: a positive."""
-        return (self.ended is not None and self.grade is not None and self.grade.passed and not self.findings
-                and not self.user_faults)
+    judged: Analysis | None = Field(
+        default=None, description="On a path's last turn: the judge's analysis of the path, asked only of a path "
+        "that every other verdict source passed (`rollouts.positives`)."
+    )
 
 
 class RolloutTree(BaseModel):
@@ -63,6 +61,12 @@ class RolloutTree(BaseModel):
     beam: int
     branch: int
     max_turns: int
+    floor: OutcomeFloor | None = Field(
+        default=None, description="The floor of the event's expected outcome: whether doing nothing reaches it."
+    )
+    kind: Literal["delivery", "refusal"] | None = Field(
+        default=None, description="The event's expected outcome's kind: a change delivered, or only a refusal."
+    )
     turns: list[RolloutTurn] = Field(default_factory=list, description="Parents before their children.")
 
     def children(self, turn_id: str | None) -> list[RolloutTurn]:
@@ -83,10 +87,6 @@ class RolloutTree(BaseModel):
         """The last turn of every path that ended."""
         return [turn for turn in self.turns if turn.ended is not None]
 
-    def rewarded(self) -> list[RolloutTurn]:
-        """The last turn of every rewarded path."""
-        return [turn for turn in self.turns if turn.rewarded]
-
 
 class Rollout(BaseModel):
     """One event's search, as rollouts.jsonl records it."""
@@ -103,9 +103,10 @@ class Rollout(BaseModel):
     max_turns: int
     tree: str | None = Field(default=None, description="Its tree, relative to the run (rollouts/<event>.json).")
     paths: int = Field(default=0, description="Paths that ended.")
-    rewarded: int = Field(default=0, description="Of those, the positives: outcome passed, nothing found, the user "
-                          "at no fault.")
-    pairs: int = Field(default=0, description="Preference pairs: a rewarded and an unrewarded turn of one prefix.")
+    rewarded: int = Field(default=0, description="Of those, the positives: every verdict source passed them (the "
+                          "outcome above its floor, the programs, the judge, the user's audit).")
+    pairs: int = Field(default=0, description="Preference pairs: a turn of a positive and a sibling worse by the "
+                       "margin or condemned by a verdict.")
     best_reward: float | None = Field(default=None, description="The best ended path's outcome reward.")
     plain_reward: float | None = Field(default=None, description="The simulate stage's dialog's outcome reward.")
     calls: int = Field(default=0, description="LLM calls the search made (the cache's answers not counted).")

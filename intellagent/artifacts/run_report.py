@@ -580,7 +580,7 @@ class RolloutGroup(BaseModel):
     name: str
     events: int = Field(description="Events of the group searched (to their end, or until the budget ran out).")
     paths: int = Field(description="Paths that ended.")
-    rewarded: int = Field(description="Of those, the rewarded ones: supervised examples.")
+    rewarded: int = Field(description="Of those, the positives: supervised examples.")
     pairs: int = Field(description="Preference pairs.")
 
 
@@ -592,9 +592,10 @@ class RolloutFigures(BaseModel):
     stopped: int = Field(description="Events whose search the budget stopped or kept from starting.")
     errors: int = Field(description="Events whose search failed.")
     paths: int = Field(description="Paths that ended.")
-    rewarded: int = Field(description="Rewarded paths (outcome passed, nothing found, the simulated user at no "
-                          "fault): the supervised examples.")
-    pairs: int = Field(description="Preference pairs: a rewarded and an unrewarded turn after one prefix.")
+    rewarded: int = Field(description="Positive paths, which every verdict source passed (the outcome above its "
+                          "floor, the programs, the judge, the user's audit): the supervised examples.")
+    pairs: int = Field(description="Preference pairs: a positive path's turn and a sibling worse by the margin or "
+                       "condemned by a verdict.")
     compared: int = Field(description="Searched events with a dialog of simulate graded too.")
     best_reward: float | None = Field(
         default=None, description="Over those events, the mean outcome reward of the search's best path.")

@@ -9,7 +9,8 @@ chatbot's hand-off, `max_turns`, a failure), and is then graded whole.
 Each candidate is a dialog of its own (`role: rollout`), played one turn at a time by the dialog player
 (`simulate.player`) from its parent as it stands, the run's own way (`simulate.control`): its world stored as a
 delta over the event's, the checks run on its transcript, the grade taken against the expected outcome, and its
-simulated user audited once it ended. Its partial reward comes from that grade (`partial_reward`). Each
+simulated user audited once it ended. Its partial reward comes from that grade (`partial_reward`). A path that
+ended and passed every other verdict source is put to the judge (`positives`). Each
 candidate's requests carry their own seed, drawn from the candidate's id, so the cache never hands one sampled
 answer to every branch, and a rerun of the search asks the cache the very same requests: what an interrupted
 search already paid for is answered without a new call.
@@ -21,10 +22,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from intellagent.artifacts import Dialog, Event, Message, RolloutTree, RolloutTurn
+from intellagent.artifacts import Dialog, Event, Message, OutcomeFloor, RolloutTree, RolloutTurn
 from intellagent.chatbots import SamplingChatbot
 from intellagent.errors import RunAborted
 from intellagent.llm import Usage
+from intellagent.rollouts.positives import PathJudge, candidate_shortfall
 from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
 
@@ -74,6 +76,8 @@ class EventSearch:
         settings: how wide and how long.
         usage: the event's share of the run's accounting.
         way: the run's own way of playing, which the paths are played (`simulate.control`).
+        judge: asked about each path that ended and passed every other verdict source.
+        floor: the floor of the event's expected outcome.
     """
 
     event: Event
@@ -82,10 +86,14 @@ class EventSearch:
     settings: SearchSettings
     usage: Usage
     way: Way
+    judge: PathJudge
+    floor: OutcomeFloor | None = None
 
     def __post_init__(self) -> None:
+        expected = self.event.expected
         self.tree = RolloutTree(event=self.event.id, policies=self.event.policies, beam=self.settings.beam,
-                                branch=self.settings.branch, max_turns=self.settings.max_turns)
+                                branch=self.settings.branch, max_turns=self.settings.max_turns, floor=self.floor,
+                                kind=expected.kind if expected else None)
         self.limit = asyncio.Semaphore(self.player.ctx.config.workers)
         # Where the branches' complete worlds are made, beside what each changed; none is left once the search ends.
         self.worlds = self.player.ctx.folder.path(Casting.for_branch(self.event.id, "0", self.way).stored_world).parent
@@ -132,6 +140,8 @@ class EventSearch:
                                             one_turn=True, max_turns=self.settings.max_turns, usage=self.usage)
         turn = self._turn(turn_id, parent, played)
         self.tree.turns.append(turn)
+        if turn.ended is not None and candidate_shortfall(self.tree, turn) is None:
+            turn.judged = await self.judge.judged(played.dialog, self.usage)
         return OpenPath(turn=turn, played=played)
 
     @staticmethod

@@ -13,16 +13,20 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from intellagent.artifacts import Dialog, Event, Rollout, RolloutTree
+from intellagent.artifacts import Dialog, Event, OutcomeFloor, Rollout, RolloutTree
 from intellagent.chatbots import SamplingChatbot, check_sampling, select_chatbot
 from intellagent.config import Config
 from intellagent.context import RunContext
+from intellagent.environment import worlds
 from intellagent.llm import Usage
 from intellagent.llm.accounting import BudgetExhausted
 from intellagent.modes import grader, user_role
+from intellagent.outcomes.floor import floor
 from intellagent.rollouts.export import training_context
+from intellagent.rollouts.pairs import preference_pairs
+from intellagent.rollouts.positives import PathJudge, positives
 from intellagent.rollouts.search import EventSearch, SearchSettings
-from intellagent.rollouts.training_data import TrainingContext, preference_pairs
+from intellagent.rollouts.training_context import TrainingContext
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way, own_way
 from intellagent.simulate.player import DialogPlayer, PlayDialog
@@ -41,6 +45,7 @@ class Searches:
         way: the run's own way of playing where the user has tools, which the paths are played too.
         plain: the simulate stage's dialog of each event (the chatbot's first trial), by event id.
         training: what every training record shares.
+        judge: asked about every candidate positive.
     """
 
     ctx: RunContext
@@ -51,6 +56,7 @@ class Searches:
     way: Way
     plain: dict[str, Dialog]
     training: TrainingContext
+    judge: PathJudge
 
     @classmethod
     @asynccontextmanager
@@ -69,7 +75,8 @@ class Searches:
         async with DialogPlayer.open(ctx, [chatbot], play=play, user_role=user_role, grader=grader) as player:
             yield cls(ctx=ctx, player=player, chatbot=chatbot.sampling(ctx.config.rollouts.temperature),
                       settings=settings, usage=usage, way=way, plain=plain,
-                      training=training_context(ctx, way.control))
+                      training=training_context(ctx, way.control),
+                      judge=PathJudge(llm=ctx.llms["analysis"], catalog=ctx.folder.policies.load()))
 
     async def searched(self, event: Event) -> Rollout:
         """The record of one event's search: skipped, searched to its end, or stopped by the budget (its tree is
@@ -80,7 +87,7 @@ class Searches:
             return recorded(event, self.settings, status="skipped", reason=why, plain=plain)
         usage = Usage(parent=self.usage)
         search = EventSearch(event=event, chatbot=self.chatbot, player=self.player, settings=self.settings,
-                             usage=usage, way=self.way)
+                             usage=usage, way=self.way, judge=self.judge, floor=outcome_floor(self.ctx, event))
         status, reason = "ok", ""
         try:
             tree = await search.run()
@@ -115,6 +122,16 @@ def unsearchable(event: Event) -> str | None:
     return None
 
 
+def outcome_floor(ctx: RunContext, event: Event) -> OutcomeFloor | None:
+    """The floor of the event's expected outcome: as populate measured it, or measured now for an outcome stored
+    before floors were (None: the event has no outcome)."""
+    expected = event.expected
+    if expected is None or expected.floor is not None:
+        return expected.floor if expected else None
+    changes = worlds.stored_changes(ctx.folder.path(expected.world)) if expected.world else {}
+    return floor(ctx.environment, expected, changes)
+
+
 def still_to_search(events: list[Event], recorded: Mapping[str, Rollout], settings: SearchSettings) -> list[Event]:
     """The events whose search is not recorded as finished (`ok` or `skipped`) under these settings."""
     def finished(rollout: Rollout | None) -> bool:
@@ -144,7 +161,7 @@ def recorded(event: Event, settings: SearchSettings, *, status: str, reason: str
     if tree is not None:
         ended = tree.ended()
         rollout.paths = len(ended)
-        rollout.rewarded = len(tree.rewarded())
+        rollout.rewarded = len(positives(tree))
         rollout.best_reward = max((turn.grade.reward for turn in ended if turn.grade), default=None)
         rollout.pairs = len(preference_pairs(tree, context)) if context is not None else 0
     return rollout

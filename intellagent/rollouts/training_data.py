@@ -1,75 +1,87 @@
 """The rollouts' trees as training data (see `intellagent.artifacts.training` for the formats).
 
-A path is a positive when it ended with its outcome passed, nothing found by the checks and its simulated user
-at no fault (`RolloutTurn.rewarded`). Every positive path is a supervised example. At each of its turns, a
-sibling (a turn sampled from the same prefix) through which no positive path runs makes a preference pair with
-it, as JOSH pairs them: a sibling that also leads to a positive path is no negative, only another good way.
-The KTO form holds the same turns unpaired: the chosen ones labelled true, the rejected ones false.
+Every positive path (`positives`: every verdict source passed it) is a supervised example: the system prompt and
+its conversation up to the chatbot's last message. The preference pairs are in `pairs`. The KTO records are the
+pairs' messages unpaired: the chosen labelled true, the rejected false. Records that say the same are one record;
+a message labelled both ways after the same conversation is no KTO record at all. What was left out, and why, is
+kept in the data's `Ledger`, which the data card reads.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 from pydantic import BaseModel
 
-from intellagent.artifacts import Message, RolloutTree, RolloutTurn
+from intellagent.artifacts import RolloutTree
 from intellagent.artifacts.training import (
-    ChatMessage,
-    ChatToolCall,
     ExampleSource,
-    FunctionCall,
     KtoExample,
-    PairSource,
+    OpenAiSftExample,
     PreferencePair,
     SftExample,
 )
+from intellagent.rollouts.chat import for_openai, said
+from intellagent.rollouts.pairs import preference_pairs
+from intellagent.rollouts.positives import shortfall
+from intellagent.rollouts.training_context import TrainingContext
+
+POSITIVE = "positive"
+
+R = TypeVar("R", SftExample, PreferencePair)
 
 
-@dataclass(frozen=True)
-class TrainingContext:
-    """What every record shares: the system prompt, the tools, and the flows of each policy.
+@dataclass
+class Ledger:
+    """What the export made and left out, and why.
 
     Attributes:
-        policy: the run's policy document, the system prompt of every conversation.
-        tools: the domain's tools, as functions.
-        flows: each policy's flows, by policy id.
+        paths: the ended paths, by why each is no positive (`positives.SHORTFALLS`), or `positive`.
+        rewards: the outcome reward of every ended path (None: it was not graded).
+        unpaired: the siblings of positive paths' turns that made no pair, by why (`pairs.UNPAIRED`).
+        merged: records that repeated one already made, by file.
+        both_ways: messages labelled both desirable and not after the same conversation, left out of kto.jsonl.
     """
 
-    policy: str
-    tools: list[dict[str, Any]]
-    flows: dict[str, list[str]] = field(default_factory=dict)
-
-    def source(self, tree: RolloutTree, turn: RolloutTurn, reward: float) -> ExampleSource:
-        """Where a record that ends with `turn` comes from."""
-        return ExampleSource(event=tree.event, path=turn.id, policies=tree.policies,
-                             flows=self.flows_of(tree.policies), reward=reward)
-
-    def flows_of(self, policies: list[str]) -> list[str]:
-        """The flows of `policies`, each once, in order."""
-        return list(dict.fromkeys(flow for policy in policies for flow in self.flows.get(policy, [])))
+    paths: Counter[str] = field(default_factory=Counter)
+    rewards: list[float | None] = field(default_factory=list)
+    unpaired: Counter[str] = field(default_factory=Counter)
+    merged: Counter[str] = field(default_factory=Counter)
+    both_ways: int = 0
 
 
 @dataclass
 class TrainingData:
-    """The records of some trees, by format."""
+    """The records of some trees, by format, and what was left out."""
 
     sft: list[SftExample] = field(default_factory=list)
     pairs: list[PreferencePair] = field(default_factory=list)
     kto: list[KtoExample] = field(default_factory=list)
+    ledger: Ledger = field(default_factory=Ledger)
+
+    @property
+    def openai(self) -> list[OpenAiSftExample]:
+        """The supervised examples in OpenAI's fine-tuning format."""
+        return [OpenAiSftExample(messages=for_openai(example.messages), tools=example.tools) for example in self.sft]
 
 
 def training_data(trees: Iterable[RolloutTree], context: TrainingContext) -> TrainingData:
-    """Every tree's supervised examples, preference pairs and KTO records, tree by tree."""
+    """Every tree's supervised examples, preference pairs and KTO records, tree by tree, each record once."""
     data = TrainingData()
+    ledger = data.ledger
     for tree in trees:
+        for leaf in tree.ended():
+            ledger.paths[shortfall(tree, leaf) or POSITIVE] += 1
+            ledger.rewards.append(leaf.grade.reward if leaf.grade else None)
         data.sft += sft_examples(tree, context)
-        pairs = preference_pairs(tree, context)
-        data.pairs += pairs
-        data.kto += kto_examples(pairs)
+        data.pairs += preference_pairs(tree, context, ledger.unpaired)
+    data.sft = _once(data.sft, lambda example: said(example.messages), ledger, "sft.jsonl")
+    data.pairs = _once(data.pairs, lambda pair: said([*pair.prompt, *pair.chosen]) + said(pair.rejected), ledger,
+                       "preferences.jsonl")
+    data.kto = kto_examples(data.pairs, ledger)
     return data
 
 
@@ -81,77 +93,47 @@ def jsonl(records: Iterable[BaseModel]) -> str:
 def sft_examples(tree: RolloutTree, context: TrainingContext) -> list[SftExample]:
     """Every positive path of `tree`, as a conversation that ends with the chatbot's last message."""
     examples = []
-    for leaf in tree.rewarded():
-        messages = [ChatMessage(role="system", content=context.policy), *chat(_messages(tree.path(leaf.id)))]
-        while len(messages) > 1 and messages[-1].role == "user":  # the user's last words teach the chatbot nothing
+    for leaf in tree.ended():
+        if shortfall(tree, leaf) is not None:
+            continue
+        messages = context.conversation(tree.path(leaf.id))
+        while len(messages) > 1 and not messages[-1].trained:  # the user's last words teach the chatbot nothing
             messages.pop()
         reward = leaf.grade.reward if leaf.grade else 0.0
-        examples.append(SftExample(messages=messages, tools=context.tools,
-                                   metadata=context.source(tree, leaf, reward)))
+        examples.append(SftExample(messages=messages, tools=context.tools, metadata=context.source(tree, leaf, reward)))
     return examples
 
 
-def preference_pairs(tree: RolloutTree, context: TrainingContext) -> list[PreferencePair]:
-    """At every turn of a positive path, the pairs of it and each sibling through which no positive path runs."""
-    good = {turn.id for leaf in tree.rewarded() for turn in tree.path(leaf.id)}
-    pairs = []
-    for chosen in (turn for turn in tree.turns if turn.id in good and turn.parent is not None):
-        prompt = [ChatMessage(role="system", content=context.policy), *chat(_messages(tree.path(chosen.parent)))]
-        for rejected in tree.children(chosen.parent):
-            if rejected.id in good or not chat(_reply(rejected)):  # a turn that failed before a word is no answer
-                continue
-            source = PairSource(**context.source(tree, chosen, 1.0).model_dump(), rejected=rejected.id,
-                                rejected_reward=_best_reward(tree, rejected), turn=chosen.turn)
-            pairs.append(PreferencePair(prompt=prompt, chosen=chat(_reply(chosen)), rejected=chat(_reply(rejected)),
-                                        tools=context.tools, metadata=source))
-    return pairs
-
-
-def kto_examples(pairs: Iterable[PreferencePair]) -> list[KtoExample]:
-    """The turns of the pairs unpaired, each once: the chosen labelled true, the rejected false."""
+def kto_examples(pairs: Iterable[PreferencePair], ledger: Ledger | None = None) -> list[KtoExample]:
+    """The messages of the pairs unpaired, each once: the chosen labelled true, the rejected false; a message
+    labelled both ways after the same conversation is left out."""
+    ledger = ledger or Ledger()
     examples: dict[str, KtoExample] = {}
+    labels: dict[str, set[bool]] = defaultdict(set)
     for pair in pairs:
         meta = pair.metadata
         chosen = ExampleSource(event=meta.event, path=meta.path, policies=meta.policies, flows=meta.flows,
-                               reward=meta.reward)
+                               kind=meta.kind, reward=meta.reward)
         rejected = chosen.model_copy(update={"path": meta.rejected, "reward": meta.rejected_reward})
         for source, completion, label in ((chosen, pair.chosen, True), (rejected, pair.rejected, False)):
-            examples.setdefault(f"{source.event}/{source.path}", KtoExample(
-                prompt=pair.prompt, completion=completion, label=label, tools=pair.tools, metadata=source))
-    return list(examples.values())
+            key = said(pair.prompt) + said(completion)
+            if label in labels[key]:
+                ledger.merged["kto.jsonl"] += 1
+            labels[key].add(label)
+            examples.setdefault(key, KtoExample(prompt=pair.prompt, completion=completion, label=label,
+                                                tools=pair.tools, metadata=source))
+    both = {key for key, seen in labels.items() if len(seen) == 2}
+    ledger.both_ways += len(both)
+    return [example for key, example in examples.items() if key not in both]
 
 
-def chat(messages: Iterable[Message]) -> list[ChatMessage]:
-    """A transcript in the chat format: the user's messages; each of the chatbot's tool calls as an assistant
-    message that makes it and the tool's answer; the chatbot's reply. A call the chatbot only reported, which
-    nothing ran, is left out: its result is not the world's."""
-    chats: list[ChatMessage] = []
-    for message in messages:
-        if message.role == "user":
-            chats.append(ChatMessage(role="user", content=message.content))
-            continue
-        for call in message.tool_calls:
-            if call.reported:
-                continue
-            arguments = json.dumps(call.arguments, ensure_ascii=False)
-            chats.append(ChatMessage(role="assistant", tool_calls=[
-                ChatToolCall(id=call.id, function=FunctionCall(name=call.name, arguments=arguments))]))
-            chats.append(ChatMessage(role="tool", tool_call_id=call.id, content=call.result or ""))
-        if message.content:
-            chats.append(ChatMessage(role="assistant", content=message.content))
-    return chats
-
-
-def _messages(path: list[RolloutTurn]) -> list[Message]:
-    return [message for turn in path for message in turn.messages]
-
-
-def _reply(turn: RolloutTurn) -> list[Message]:
-    """The chatbot's part of a turn (the user's answer to it is not the chatbot's to learn)."""
-    return [message for message in turn.messages if message.role == "chatbot"]
-
-
-def _best_reward(tree: RolloutTree, turn: RolloutTurn) -> float:
-    """The best outcome reward of the paths through `turn` that ended (0 when none did)."""
-    rewards = [leaf.grade.reward for leaf in tree.ended() if leaf.grade and turn in tree.path(leaf.id)]
-    return max(rewards, default=0.0)
+def _once(records: list[R], key: Callable[[R], str], ledger: Ledger, file: str) -> list[R]:
+    """`records` without those that repeat an earlier one by `key`, counted as merged in `file`."""
+    kept: dict[str, R] = {}
+    for record in records:
+        name = key(record)
+        if name in kept:
+            ledger.merged[file] += 1
+        else:
+            kept[name] = record
+    return list(kept.values())

@@ -99,6 +99,15 @@ def test_a_switch_names_its_three_values(tmp_path):
     assert "`simulate.user_thoughts`" in message and "'auto', 'yes' or 'no'" in message
 
 
+def test_rollouts_at_temperature_zero_are_refused_with_the_reason(tmp_path):
+    message = problem(tmp_path, MINIMAL + "rollouts: {enabled: true, temperature: 0}\n")
+    assert "`rollouts.temperature`" in message and "the same answer" in message and "above 0" in message
+
+
+def test_a_pair_margin_of_zero_is_refused(tmp_path):
+    assert "`rollouts.margin`" in problem(tmp_path, MINIMAL + "rollouts: {margin: 0}\n")
+
+
 def test_missing_config_file_lists_examples():
     with pytest.raises(UsageError, match=r"airline\.yml"):
         load_config("no-such-config.yml")

@@ -17,7 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, Rollout, RolloutTree
+from intellagent.artifacts import (
+    Event,
+    ExpectedCall,
+    ExpectedOutcome,
+    Flow,
+    Policy,
+    PolicyCatalog,
+    Rollout,
+    RolloutTree,
+)
 from intellagent.config import Config
 from intellagent.environment import Environment, load_environment, worlds
 from intellagent.llm import Request, ScriptedLLM
@@ -76,7 +85,17 @@ def folder_with(tmp_path: Path, config: Config, events: list[Event], *,
             worlds.save_delta(folder / item.expected.world, base=database, found=worlds.changes(done, database))
             done.unlink()
     (folder / "events.jsonl").write_text("".join(item.model_dump_json() + "\n" for item in events))
+    RunFolder(folder).policies.save(catalog_of(events))
     return folder
+
+
+def catalog_of(events: list[Event]) -> PolicyCatalog:
+    """The policies the judge reads: each policy the events sampled, a rule of one flow."""
+    ids = sorted({policy for item in events for policy in item.policies})
+    return PolicyCatalog(task_description="A desk that changes what its customers ask.",
+                         flows=[Flow(id="F1", name="Change what the customer asks")],
+                         policies=[Policy(id=pid, text=f"Rule {pid}: ask before changing anything.", flows=["F1"],
+                                          category="user_consent", challenge=2) for pid in ids])
 
 
 def candidate_seeds(config: Config, *, number: int, event_id: str = "S001", depth: int = 4) -> set[int]:
@@ -127,22 +146,30 @@ def customer(request_text: str) -> Any:
     return turn
 
 
-def shop_script(config: Config, *, other: str = DECLINE, asking: str = "Please cancel my order A1.") -> ScriptedLLM:
+def shop_script(config: Config, *, other: str = DECLINE, asking: str = "Please cancel my order A1.",
+                judge: Any = None) -> ScriptedLLM:
     """The chatbot careful on its first candidate at each turn (`other`: what the others say), Ana (`asking`:
-    her first message), and a critique that agrees."""
+    her first message), a critique that agrees, and a judge (`judge`: its answer; by default no rule broken)."""
     chatbot = careful_chatbot(candidate_seeds(config, number=1), look_up=call("get_order", order_id="A1"),
                               write=call("cancel_order", order_id="A1"), other=other)
-    return script_of(chatbot, customer(asking))
+    return script_of(chatbot, customer(asking), judge)
 
 
-def script_of(chatbot: Any, user: Any) -> ScriptedLLM:
-    """A script of the chatbot's steps, the user's turns, and a critique that agrees."""
+def script_of(chatbot: Any, user: Any, judge: Any = None) -> ScriptedLLM:
+    """A script of the chatbot's steps, the user's turns, a critique that agrees, and a judge (`judge`: its answer;
+    by default, every path keeps its rules)."""
     script = ScriptedLLM()
     script.on(role="chatbot", reply=chatbot)
     script.on(role="user", reply=user)
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply=pursued())
+    script.on(role="analysis", schema="DialogAnalysis", reply=judge or kept())
     return script
+
+
+def kept() -> dict[str, Any]:
+    """The judge's answer on a path that broke no rule."""
+    return {"tested": [], "violations": []}
 
 
 def roll_out(config: Config, folder: Path, script: ScriptedLLM, *, stages: tuple[str, ...] = ("simulate", "rollouts"),

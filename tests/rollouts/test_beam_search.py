@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from intellagent.artifacts import Dialog, Finding, OutcomeGrade
+from intellagent.rollouts.positives import positives
 from intellagent.rollouts.search import partial_reward
 from tests.rollouts.shop_rollouts import STALL, records, roll_out, rollout_config, shop_folder, shop_script, tree
 
@@ -16,7 +17,7 @@ def test_the_beam_keeps_the_path_that_makes_the_expected_calls(tmp_path: Path) -
     roll_out(config, folder, shop_script(config))
 
     searched = tree(folder)
-    rewarded = searched.rewarded()
+    rewarded = positives(searched)
     assert [turn.id for turn in rewarded] == ["0.1.1"]
     assert [turn.reward for turn in searched.path("0.1.1")] == [0.0, 0.5, 1.0]
     assert records(folder)[0].status == "ok"
@@ -58,4 +59,4 @@ def test_a_path_whose_simulated_user_was_at_fault_is_no_positive(tmp_path: Path)
     (done,) = [turn for turn in searched.ended() if turn.grade and turn.grade.passed]
     assert done.id == "0.1.1" and not done.findings
     assert [fault.kind for fault in done.user_faults] == ["narrated"]
-    assert searched.rewarded() == []
+    assert positives(searched) == []

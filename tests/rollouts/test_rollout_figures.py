@@ -63,7 +63,7 @@ def test_the_summary_line_says_what_the_budget_bought_and_what_it_stopped() -> N
 
     line = rollouts_line(figures)
 
-    assert line.startswith("rollouts: 2 events searched, 7 paths ended, 1 rewarded")
+    assert line.startswith("rollouts: 2 events searched, 7 paths ended, 1 positive, 2 preference pairs")
     assert "best path's reward 0.50 against the dialog's 0.00 (1 of 2 events better)" in line
     assert "20 calls, $1.00" in line and "1 event stopped by the budget" in line
 

@@ -11,6 +11,7 @@ from intellagent.artifacts import RolloutTree
 from intellagent.config import Config
 from intellagent.errors import RunAborted
 from intellagent.llm import ModelSpec, ScriptedLLM
+from intellagent.rollouts.positives import positives
 from tests.rollouts.shop_rollouts import records, roll_out, rollout_config, shop_folder, shop_script, tree
 from tests.simulate.scripted_dialogs import reply, say, verdict
 
@@ -112,4 +113,4 @@ def test_max_cost_stops_the_rollouts_cleanly_and_a_rerun_resumes_them(tmp_path: 
     assert (folder / "training" / "sft.jsonl").exists()
 
     roll_out(config, folder, shop_script(config), stages=("rollouts",))
-    assert records(folder)[-1].status == "ok" and tree(folder).rewarded()
+    assert records(folder)[-1].status == "ok" and positives(tree(folder))

@@ -3,90 +3,37 @@ candidate cancels a pending order of a customer found by e-mail; and a whole run
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 import intellagent
-from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome, PreferencePair, SftExample
-from intellagent.config import Config
-from intellagent.environment import Environment
+from intellagent.artifacts import KtoExample, PreferencePair, SftExample
+from intellagent.artifacts.training import OpenAiSftExample
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.sections.rollout_figures import ROLLOUTS as ROLLOUT_FIGURES
+from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 from tests.describe.conftest import script_document
 from tests.pipeline.test_store_run import RULES
-from tests.rollouts.shop_rollouts import (
-    candidate_seeds,
-    careful_chatbot,
-    customer,
-    folder_with,
-    lines,
-    records,
-    roll_out,
-    script_of,
-    tree,
-)
-from tests.rollouts.training_records import labelled_turns, misplaced, preferences, rewarded_paths, supervised, unpaired
-from tests.simulate.scripted_dialogs import call
-from tests.store import build_world, config
+from tests.rollouts.domain_rollouts import ROLLOUTS, store_event
+from tests.rollouts.shop_rollouts import lines, records, roll_out, tree
+from tests.rollouts.trainer_files import card_counts, file_counts
+from tests.rollouts.training_records import labelled_turns, misplaced, positive_paths, preferences, supervised, unpaired
+from tests.store import config
 
 
-def pending_order(background: Path) -> tuple[str, str]:
-    """A pending order of the background world and its customer's e-mail."""
-    with sqlite3.connect(background) as connection:
-        found = connection.execute(
-            "SELECT o.order_id, c.email FROM store_orders o JOIN store_customers c USING (customer_id) "
-            "WHERE o.status = 'pending' ORDER BY o.order_id LIMIT 1").fetchone()
-    assert found is not None
-    return found
+def test_on_the_store_the_beam_keeps_the_path_that_cancels_the_order(store_rolled_out: Path) -> None:
+    searched = tree(store_rolled_out)
+
+    assert [turn.id for turn in positives(searched)] == ["0.1.1"]
+    assert records(store_rolled_out)[0].status == "ok"
 
 
-def store_event(tmp_path: Path, cfg: Config) -> tuple[Path, str, str]:
-    """A run folder holding one event on the store's background world: a customer wants a pending order cancelled,
-    and the expected outcome finds them by e-mail and cancels it; with the order and the e-mail."""
-    background = build_world(tmp_path).background
-    order, email = pending_order(background)
-    expected = ExpectedOutcome(calls=[ExpectedCall(tool="find_customer", arguments={"email": email}, writes=False),
-                                      ExpectedCall(tool="cancel_order", arguments={"order_id": order}, writes=True)],
-                               world="events/S001.expected.delta.json")
-    event = Event(id="S001", policies=["P1"], challenge=3, scenario=f"You want order {order} cancelled.",
-                  expected_behaviour="The agent finds you by e-mail, asks, then cancels the order.",
-                  user_rows={"store_customers": [{"email": email}]}, database="events/S001.sqlite", expected=expected)
-
-    def copy_background(environment: Environment, database: Path) -> None:
-        shutil.copyfile(background, database)
-
-    return folder_with(tmp_path, cfg, [event], build=copy_background), order, email
-
-
-ROLLOUTS = {"enabled": True, "beam": 2, "branch": 2, "max_turns": 3}
-
-
-@pytest.fixture(scope="module")
-def store_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp_path = tmp_path_factory.mktemp("store-rollouts")
-    cfg = config(tmp_path, workers=1, rollouts=ROLLOUTS)
-    folder, order, email = store_event(tmp_path, cfg)
-    chatbot = careful_chatbot(candidate_seeds(cfg, number=1), look_up=call("find_customer", email=email),
-                              write=call("cancel_order", order_id=order))
-    roll_out(cfg, folder, script_of(chatbot, customer(f"Please cancel order {order}; my e-mail is {email}.")),
-             stages=("rollouts",))
-    return folder
-
-
-def test_on_the_store_the_beam_keeps_the_path_that_cancels_the_order(store_folder: Path) -> None:
-    searched = tree(store_folder)
-
-    assert [turn.id for turn in searched.rewarded()] == ["0.1.1"]
-    assert records(store_folder)[0].status == "ok"
-
-
-def test_on_the_store_the_sft_example_makes_the_expected_calls_with_their_results(store_folder: Path) -> None:
-    (example,) = [SftExample.model_validate(line) for line in lines(store_folder, "sft")]
+def test_on_the_store_the_sft_example_makes_the_expected_calls_with_their_results(store_rolled_out: Path) -> None:
+    (example,) = [SftExample.model_validate(line) for line in lines(store_rolled_out, "sft")]
 
     called = [call.function.name for message in example.messages for call in message.tool_calls or []]
     results = [message.content for message in example.messages if message.role == "tool"]
@@ -94,8 +41,9 @@ def test_on_the_store_the_sft_example_makes_the_expected_calls_with_their_result
     assert results[1].endswith("cancelled") and results[0].startswith("{")
 
 
-def test_on_the_store_the_preference_file_pairs_the_careful_turns_with_the_declining_ones(store_folder: Path) -> None:
-    pairs = [PreferencePair.model_validate(line) for line in lines(store_folder, "preferences")]
+def test_on_the_store_the_preference_file_pairs_the_careful_turns_with_the_declining_ones(
+        store_rolled_out: Path) -> None:
+    pairs = [PreferencePair.model_validate(line) for line in lines(store_rolled_out, "preferences")]
 
     assert [(pair.metadata.path, pair.metadata.rejected) for pair in pairs] == [("0.1", "0.2"), ("0.1.1", "0.1.2")]
 
@@ -114,22 +62,38 @@ def test_the_careless_double_searches_the_event_to_an_honest_record(careless_sea
     searched = tree(careless_search)
 
     assert record.status == "ok" and record.paths == len(searched.ended()) > 0
-    assert record.rewarded == len(searched.rewarded()) <= record.paths
+    assert record.rewarded == len(positives(searched)) <= record.paths
     assert all(0.0 <= turn.reward <= 1.0 for turn in searched.turns)
 
 
-@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
-def test_the_training_files_hold_a_supervised_example_for_each_rewarded_path_and_nothing_else(
+@pytest.mark.parametrize(("name", "model"), [("sft", SftExample), ("preferences", PreferencePair),
+                                             ("kto", KtoExample), ("openai-sft", OpenAiSftExample)])
+def test_the_careless_doubles_training_files_are_valid_or_empty(careless_search: Path, name: str,
+                                                                 model: type[BaseModel]) -> None:
+    for line in lines(careless_search, name):
+        model.model_validate(line)
+
+
+def test_the_careless_doubles_data_card_counts_what_its_files_and_its_search_hold(careless_search: Path) -> None:
+    card = (careless_search / "training" / "README.md").read_text()
+    (record,) = records(careless_search)
+
+    assert card_counts(careless_search) == file_counts(careless_search)
+    assert f"{record.paths} paths ended, {record.rewarded} of them positives" in card
+
+
+@pytest.mark.parametrize("search", ["store_rolled_out", "careless_search"])
+def test_the_training_files_hold_a_supervised_example_for_each_positive_path_and_nothing_else(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
 
     examples = supervised(folder)
 
-    assert [(example.metadata.event, example.metadata.path) for example in examples] == rewarded_paths([tree(folder)])
+    assert [(example.metadata.event, example.metadata.path) for example in examples] == positive_paths([tree(folder)])
 
 
-@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
-def test_every_preference_pair_sets_a_turn_on_a_rewarded_path_against_a_sibling_off_every_one(
+@pytest.mark.parametrize("search", ["store_rolled_out", "careless_search"])
+def test_every_preference_pair_sets_a_turn_on_a_positive_path_against_a_sibling_off_every_one(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
 
@@ -138,14 +102,14 @@ def test_every_preference_pair_sets_a_turn_on_a_rewarded_path_against_a_sibling_
     assert misplaced(pairs, [tree(folder)]) == []
 
 
-@pytest.mark.parametrize("search", ["store_folder", "careless_search"])
-def test_the_kto_file_holds_the_turns_of_the_pairs_unpaired_the_chosen_true_the_rejected_false(
+@pytest.mark.parametrize("search", ["store_rolled_out", "careless_search"])
+def test_the_kto_file_holds_only_the_turns_of_the_pairs_the_chosen_true_the_rejected_false(
         search: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(search)
 
     examples = unpaired(folder)
 
-    assert sorted((example.metadata.event, example.metadata.path, example.label) for example in examples) == (
+    assert {(example.metadata.event, example.metadata.path, example.label) for example in examples} <= set(
         labelled_turns(preferences(folder)))
 
 

@@ -1,5 +1,5 @@
-"""What a run's training files must hold, read against its search trees: a supervised example for each rewarded
-path, pairs of a turn on a rewarded path and a sibling off every one, and the pairs' turns unpaired in the KTO file.
+"""What a run's training files must hold, read against its search trees: a supervised example for each positive
+path, pairs of a turn on a positive path and a sibling off every one, and no KTO example but the pairs' turns.
 The store's rollouts and the careless telecom run are both held to it."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from intellagent.artifacts import KtoExample, PreferencePair, RolloutTree, SftExample
+from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 
 
@@ -32,19 +33,19 @@ def unpaired(folder: Path) -> list[KtoExample]:
     return [KtoExample.model_validate(line) for line in _lines(folder, "kto")]
 
 
-def rewarded_paths(trees: list[RolloutTree]) -> list[tuple[str, str]]:
-    """(event, last turn) of every rewarded path, tree by tree."""
-    return [(tree.event, turn.id) for tree in trees for turn in tree.rewarded()]
+def positive_paths(trees: list[RolloutTree]) -> list[tuple[str, str]]:
+    """(event, last turn) of every positive path, tree by tree."""
+    return [(tree.event, turn.id) for tree in trees for turn in positives(tree)]
 
 
 def misplaced(pairs: list[PreferencePair], trees: list[RolloutTree]) -> list[tuple[str, str, str]]:
-    """(event, chosen, rejected) of each pair whose chosen turn is on no rewarded path, whose rejected turn is on one,
+    """(event, chosen, rejected) of each pair whose chosen turn is on no positive path, whose rejected turn is on one,
     or whose two turns were not sampled from the same prefix."""
     by_event = {tree.event: tree for tree in trees}
     wrong = []
     for pair in pairs:
         tree, chosen, rejected = by_event[pair.metadata.event], pair.metadata.path, pair.metadata.rejected
-        good = {turn.id for leaf in tree.rewarded() for turn in tree.path(leaf.id)}
+        good = {turn.id for leaf in positives(tree) for turn in tree.path(leaf.id)}
         parent = {turn.id: turn.parent for turn in tree.turns}
         if chosen not in good or rejected in good or parent[chosen] != parent[rejected]:
             wrong.append((tree.event, chosen, rejected))

@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from intellagent.db_schemas.airline.tau import build_tau_database
 
-from intellagent.artifacts import Dialog, Event, ExpectedCall, ExpectedOutcome, OutcomeGrade
+from intellagent.artifacts import Dialog, Event, OutcomeGrade
 from intellagent.chatbots import SamplingChatbot, select_chatbot
-from intellagent.config import Config, load_config
+from intellagent.config import Config
 from intellagent.context import RunContext
-from intellagent.environment import Environment
 from intellagent.executors import LocalExecutor
 from intellagent.graphs.dialog import play_dialog
 from intellagent.llm import Request, ScriptedLLM, Usage
@@ -26,17 +24,17 @@ from intellagent.llm.dialog_models import dialog_seed
 from intellagent.llm.roles import RoleModels
 from intellagent.modes import grader, user_role
 from intellagent.progress import RunProgress
+from intellagent.rollouts.positives import positives
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.control import Way
 from intellagent.simulate.player import Casting, DialogPlayer, Played
-from tests.conftest import ROOT, SHARED_DATA
+from tests.conftest import ROOT
+from tests.rollouts.domain_rollouts import airline_config, airline_folder, airline_script
 from tests.rollouts.shop_rollouts import (
     AGENT_LINE,
     DECLINE,
     candidate_seeds,
-    careful_chatbot,
-    customer,
-    folder_with,
+    catalog_of,
     records,
     roll_out,
     rollout_config,
@@ -48,7 +46,6 @@ from tests.rollouts.shop_rollouts import (
 from tests.simulate.scripted_dialogs import call, dialogs, reply, say, stop
 from tests.simulate.test_dual_control import CARD, FIX, user_act, user_say, user_stop, wallet_config, wallet_folder
 
-RESERVATION = "4WQ150"  # a business round trip of chen_jackson_3290 in τ-bench's data
 ROLLOUTS = {"enabled": True, "beam": 2, "branch": 2, "max_turns": 3}
 
 
@@ -74,51 +71,16 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[Dialog]:
 # ── the airline ─────────────────────────────────────────────────────────────────────────────
 
 
-def airline_config(tmp_path: Path) -> Config:
-    """The airline's tools on τ-bench's data, every role scripted, rolled out two by two over three turns."""
-    return load_config({
-        "name": "airline",
-        "environment": {"policy": str(ROOT / "policies/airline.md"), "schema": "intellagent.db_schemas.airline.schema",
-                        "tools": "intellagent.db_schemas.airline.tools",
-                        "validators": "intellagent.db_schemas.airline.validators"},
-        "llm": "scripted",
-        "chatbot": {"llm": "scripted"},
-        "workers": 1,
-        "simulate": {"max_turns": 3, "max_critiques": 1},
-        "rollouts": ROLLOUTS,
-    }, base_dir=tmp_path)
-
-
-def cancellation() -> Event:
-    """Chen wants reservation 4WQ150 cancelled; a rule-keeping chatbot looks it up, asks, and cancels it."""
-    expected = ExpectedOutcome(
-        calls=[ExpectedCall(tool="get_reservation_details", arguments={"reservation_id": RESERVATION}, writes=False),
-               ExpectedCall(tool="cancel_reservation", arguments={"reservation_id": RESERVATION}, writes=True,
-                            policies=["P1"])],
-        world="events/A001.expected.delta.json")
-    return Event(id="A001", policies=["P1"], challenge=3, database="events/A001.sqlite", expected=expected,
-                 scenario=f"You are Chen Jackson and want your reservation {RESERVATION} cancelled.",
-                 expected_behaviour="The agent looks the reservation up, asks, then cancels it.",
-                 user_rows={"reservations": [{"reservation_id": RESERVATION, "user_id": "chen_jackson_3290"}]})
-
-
 @pytest.fixture(scope="module")
 def airline_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[Dialog]]]:
     """Simulate and rollouts on the cancellation (the chatbot careful on its first candidate at each turn): the run
     folder, and the dialogs the player played."""
     tmp_path = tmp_path_factory.mktemp("airline-player")
     config = airline_config(tmp_path)
-
-    def tau_world(environment: Environment, database: Path) -> None:
-        build_tau_database(environment, SHARED_DATA / "tau_airline", database)
-
-    folder = folder_with(tmp_path, config, [cancellation()], build=tau_world)
-    chatbot = careful_chatbot(candidate_seeds(config, number=1, event_id="A001"),
-                              look_up=call("get_reservation_details", reservation_id=RESERVATION),
-                              write=call("cancel_reservation", reservation_id=RESERVATION))
+    folder = airline_folder(tmp_path, config)
     with pytest.MonkeyPatch.context() as monkeypatch:
         played = spy(monkeypatch)
-        roll_out(config, folder, script_of(chatbot, customer(f"Please cancel my reservation {RESERVATION}.")))
+        roll_out(config, folder, airline_script(config))  # type: ignore[arg-type]
         yield folder, played
 
 
@@ -135,7 +97,7 @@ def test_on_the_airline_the_branch_that_looks_up_asks_and_cancels_is_rewarded(ai
     folder, _ = airline_run
 
     searched = tree(folder, "A001")
-    (rewarded,) = searched.rewarded()
+    (rewarded,) = positives(searched)
     assert rewarded.id == "0.1.1" and rewarded.grade is not None and rewarded.grade.state_match
     assert records(folder)[0].status == "ok"
 
@@ -196,6 +158,7 @@ def desk_rollouts(tmp_path: Path, control: str) -> tuple[Config, Path, ScriptedL
     config = wallet_config(tmp_path, dual_control=control)
     config = config.model_copy(update={"workers": 1, "rollouts": config.rollouts.model_copy(update=ROLLOUTS)})
     folder = wallet_folder(tmp_path, config)
+    RunFolder(folder).policies.save(catalog_of(RunFolder(folder).events.load()))
     return config, folder, script_of(desk_chatbot(candidate_seeds(config, number=1, event_id="W1")), ines)
 
 
@@ -206,7 +169,7 @@ def test_a_rollout_on_a_domain_whose_user_has_tools_rewards_the_branch_whose_use
 
     searched = tree(folder, "W1")
     assert records(folder)[0].status == "ok"
-    rewarded = searched.rewarded()
+    rewarded = positives(searched)
     assert [turn.id for turn in rewarded] == ["0.1.1", "0.1.2"]  # the user fixed its side in 0.1: both graded so
     assert all(turn.grade and turn.grade.sides == {"company": [1, 1, 1], "user": [1, 1, 1]} for turn in rewarded)
     acted = [(c.name, c.arguments) for message in searched.path("0.1")[-1].messages
@@ -220,7 +183,7 @@ def test_a_solo_runs_rollouts_hand_the_users_tools_to_the_chatbot_and_train_with
     roll_out(config, folder, script)
 
     searched = tree(folder, "W1")
-    (rewarded,) = searched.rewarded()
+    (rewarded,) = positives(searched)
     made = [c.name for turn in searched.path(rewarded.id) for message in turn.messages
             if message.role == "chatbot" for c in message.tool_calls]
     assert made == ["unblock_card", "switch_online_payments"]

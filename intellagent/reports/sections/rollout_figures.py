@@ -56,7 +56,7 @@ def _mean(values: list[float | None]) -> float | None:
 def rollouts_line(figures: RolloutFigures) -> str:
     """What the rollouts searched and yielded, against the plain dialogs, and what they cost, on one line."""
     parts = [f"rollouts: {counted(figures.events, 'event')} searched, {counted(figures.paths, 'path')} ended, "
-             f"{figures.rewarded} rewarded (training/sft.jsonl), {counted(figures.pairs, 'preference pair')}"]
+             f"{figures.rewarded} positive, {counted(figures.pairs, 'preference pair')} (training/README.md)"]
     if figures.best_reward is not None and figures.plain_reward is not None:
         parts.append(f"best path's reward {figures.best_reward:.2f} against the dialog's {figures.plain_reward:.2f} "
                      f"({figures.improved} of {counted(figures.compared, 'event')} better)")
@@ -71,10 +71,11 @@ def rollouts_panel(figures: RolloutFigures) -> str:
     """The panel of the rollouts: what the searches yielded per policy and per flow."""
     return (
         '<section class="panel" id="rollouts"><h2>Rollouts and training data</h2>'
-        f'<p class="hint">{escape(rollouts_line(figures))}. A rewarded path (its outcome passed, no check found '
-        "anything, its simulated user made no fault) is a supervised example in training/sft.jsonl; at each of its "
-        "turns, a sibling turn that led to no rewarded path makes a pair in training/preferences.jsonl (and two "
-        "records in training/kto.jsonl).</p>"
+        f'<p class="hint">{escape(rollouts_line(figures))}. A positive path (its outcome passed above what doing '
+        "nothing scores, no program found a breach, the judge found no sampled rule broken, its simulated user made "
+        "no fault) is a supervised example in training/sft.jsonl; at each of its turns, a sibling worse by the "
+        "margin or condemned by a verdict makes a pair in training/preferences.jsonl (and two records in "
+        "training/kto.jsonl). training/README.md says what was written and what was left out.</p>"
         f"{_table('Policy', figures.policies)}{_table('Flow', figures.flows)}</section>"
     )
 
@@ -88,7 +89,7 @@ def _table(label: str, groups: list[RolloutGroup]) -> str:
         for group in groups
     )
     return (f'<table class="compact"><thead><tr><th>{label}</th><th></th><th>Events</th><th>Paths</th>'
-            f"<th>Rewarded</th><th>Pairs</th></tr></thead><tbody>{rows}</tbody></table>")
+            f"<th>Positive</th><th>Pairs</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
 ROLLOUTS = Section(
