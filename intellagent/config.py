@@ -290,6 +290,12 @@ class SimulateConfig(_Strict):
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
     )
+    fault_question: Switch = Field(
+        default="auto",
+        description="Whether a fault the audit's programs find in the simulated user is put to the critique model, "
+        "which must confirm it before it sets the dialog aside (auto: on the embedded model, only a question of "
+        "at most 2500 characters).",
+    )
     consent_question: Switch = Field(
         default="auto",
         description="Whether the critique model reads the user's answer before each write as agreeing or not, in any "

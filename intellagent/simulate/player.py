@@ -52,13 +52,14 @@ from intellagent.environment import Environment, worlds
 from intellagent.llm import Usage
 from intellagent.modes import grader, user_role
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.audit import audited, read_faults
+from intellagent.simulate.audit import audited, program_audit
 from intellagent.simulate.consent import agreements
 from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
+from intellagent.simulate.fault_question import confirmed
 from intellagent.simulate.grading import Grader, OutcomeGrader, UserVerdict
 from intellagent.simulate.mutants import mutant_dialog_id
-from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, goal_question
+from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, fault_question, goal_question
 from intellagent.simulate.trials import trial_id
 
 if TYPE_CHECKING:
@@ -224,10 +225,13 @@ class DialogPlayer:
             settled = await asyncio.to_thread(settle, environment, event, played, files, self._grader(event, ended),
                                               self.compiled, agreed)
             if ended and settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
-                faults = await asyncio.to_thread(read_faults, environment, event, settled,
-                                                 world=files.start if files else None)
+                audit = await asyncio.to_thread(program_audit, environment, event, settled,
+                                                world=files.start if files else None)
+                longest = fault_question(ctx)
+                if longest is not None and not one_turn:
+                    audit = await confirmed(event, settled, audit, deps.critique, longest=longest)
                 judge = deps.critique if goal_question(ctx) and not one_turn else None
-                settled.audit = await audited(event, settled, faults, judge)
+                settled.audit = await audited(event, settled, audit, judge)
         finally:
             if files and not one_turn:
                 files.clear()
