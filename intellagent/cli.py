@@ -106,6 +106,9 @@ def parser() -> argparse.ArgumentParser:
                         "kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
+    p.add_argument("--labels", type=Path, metavar="FILE",
+                   help="a labels.jsonl of a person's readings of the run's dialogs: the report gives how far the "
+                        "judge and the audit of the simulated user agree with them (default: the run folder's)")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
                    help="reuse the scenarios and databases of a frozen test set (a run where describe and "
                         "populate ran, or a run's regression/) and record this run's LLM calls in its cache; runs "
@@ -248,6 +251,7 @@ def _run(args: argparse.Namespace) -> int:
         max_cost=args.max_cost,
         fail_under=args.fail_under,
         baseline=args.baseline,
+        labels=args.labels,
         gate_on=args.gate_on,
         trials=args.trials,
         calibrate=args.calibrate,

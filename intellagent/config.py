@@ -507,6 +507,9 @@ class ReportConfig(_Strict):
 
     fail_under: float | None = Field(default=None, ge=0, le=1, description="Exit 1 below this overall pass rate.")
     baseline: Path | None = Field(default=None, description="An earlier run folder to compare against.")
+    labels: Path | None = Field(
+        default=None, description="A labels.jsonl file of a person's readings of this run's dialogs: the report "
+        "gives the judge's and the audit's agreement with them (default: the run folder's labels.jsonl, if any).")
     strong_edge: float = Field(default=6.0, ge=0, le=10, description="Weight from which a policy pair is 'strong'.")
     significance: float = Field(
         default=0.05, gt=0, lt=1,
@@ -694,6 +697,8 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
         env.rules = (base_dir / env.rules).resolve()
     if config.report.baseline is not None:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
+    if config.report.labels is not None:
+        config.report.labels = (base_dir / config.report.labels).resolve()
     if config.tau.data is not None:
         config.tau.data = (base_dir / config.tau.data).resolve()
     if config.transcripts.path is not None:
@@ -740,6 +745,7 @@ def apply_overrides(
     max_cost: float | None = None,
     fail_under: float | None = None,
     baseline: Path | None = None,
+    labels: Path | None = None,
     min_category: dict[str, float] | None = None,
     min_policy: dict[str, float] | None = None,
     min_persona: dict[str, float] | None = None,
@@ -763,6 +769,7 @@ def apply_overrides(
         max_cost: the budget in USD.
         fail_under: the overall pass rate under which the run exits 1.
         baseline: an earlier run folder to compare against.
+        labels: a labels.jsonl file the report holds its judge and audit to (`report.labels`).
         min_category, min_policy, min_persona: minimum pass rates per category / policy id / persona of the
             users (`adversarial`: every adversarial persona's users together); the gate fails below.
         gate_on: what the minimums compare: `point` (the pass rate) or `lower_bound` (its Wilson low end).
@@ -790,6 +797,8 @@ def apply_overrides(
         data["report"]["fail_under"] = fail_under
     if baseline is not None:
         data["report"]["baseline"] = Path(baseline).resolve()
+    if labels is not None:
+        data["report"]["labels"] = Path(labels).resolve()
     if min_category is not None:
         data["report"]["min_category"] = min_category
     if min_policy is not None:

@@ -21,6 +21,7 @@ from intellagent.artifacts import (
     Violation,
 )
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.label_form import label_button
 from intellagent.reports.outcome_view import outcome_panel
 from intellagent.reports.text import one_line
 from intellagent.reports.user_faults import found_by
@@ -54,7 +55,7 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts, *, 
         f'<details class="dialog"{" open" if opened else ""} id="dialog-{escape(dialog.id)}" '
         f'data-status="{analysis.status}">{summary}'
         f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
-        f"{_verdict(dialog, analysis, catalog)}</div>"
+        f"{_verdict(dialog, analysis, catalog)}</div>{label_button(analysis, ruled_policies(dialog, catalog))}"
         f"{outcome_panel(dialog, artifacts.event(dialog.event_id), kept_out=kept_out)}"
         f'<h4>Transcript</h4><ol class="transcript">{_transcript(dialog, analysis)}</ol></div></details>'
     )
