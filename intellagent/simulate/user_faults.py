@@ -3,12 +3,13 @@ that show it, with no model call.
 
 - **invented**: a message states an id, code of the world, dollar amount or date (read as the chatbot's
   grounding check reads them, `checks.grounding`), or introduces the user by a name, that neither its
-  scenario, the rows it knows, nor the chatbot's earlier messages hold (a persona that gets its details wrong
-  on purpose, `Persona.inexact`, may state one a slip away from a known one: a digit off, two swapped);
+  scenario, the rows it knows, nor the chatbot's earlier messages hold (a date they spell out is held; a
+  persona that gets its details wrong on purpose, `Persona.inexact`, may state one a slip away from a known
+  one: a digit off, two swapped);
 - **contradicted_goal**: a message takes back what the scenario says the user wants ("I don't want to
   cancel it" from a user who wants to cancel), unless the same sentence still asks for it ("cancel R1 but
-  don't cancel R2") or the words taken back are about another thing than the goal (an id the goal does not
-  name);
+  don't cancel R2"), the words taken back are about another thing than the goal (an id the goal does not
+  name), or they decline more of the same ("nothing else to cancel");
 - **narrated**: a message tells of the customer in the third person ("The customer provides his name"),
   labels its speaker, or writes stage directions;
 - **spoke_as_agent**: a message asks the agent's questions or offers the agent's help ("What's the ID you
@@ -62,6 +63,8 @@ _TAKES_BACK = re.compile(
 )
 # A negation just before a verb: "don't cancel", "not to cancel".
 _NEGATED_BEFORE = re.compile(r"\b(?:not|never|no longer|n't)(?:\s+\w+){0,3}\s*$", re.IGNORECASE)
+# Words taken back that decline more of the same, not the goal: "I don't need to cancel anything else".
+_FURTHER = re.compile(r"^\s*(?:(?:anything|any|something) (?:else|more|other)|another|more)\b", re.IGNORECASE)
 # What names one thing among others in the words taken back: a word with a digit ("R2", "ZFA04Y").
 _NAMES_ONE = re.compile(r"\b(?=\w*\d)\w{2,}\b")
 _CHANGES_MIND = re.compile(r"\bchanged my mind\b", re.IGNORECASE)
@@ -80,13 +83,15 @@ _NARRATION = re.compile(
 )
 
 _AGENT_PART = re.compile(
-    r"\bwhat(?:'s| is) (?:the|your) [\w ]{0,30}?(?:id|number|name|code) (?:that )?you\b"
+    r"\bwhat(?:'s| is) (?:the|your) [\w ]{0,30}?(?:id|number|name|code) (?:that )?you(?:'d| would)? "
+    r"(?:want|like|need|wish)\b"
     r"|\b(?:what|which) [\w ]{0,30}?would you like to\b"
     r"|\b(?:provide|give|tell|confirm|share) (?:me )?(?:with )?your (?:\w+ ){0,2}(?:id|number|details|code|email)\b"
     r"|\blet me (?:check|look (?:that|it|this) up|look into|pull up|verify|find)(?: that| it| this)? for you\b"
     r"|\bI(?:'ll| will| can) (?:check|look (?:that|it|this) up|look into|pull up) (?:that |it |this )?for you\b"
     r"|\b(?:is there|do you have) anything else (?:you(?:'d| would) like|you want(?: me)? to|you need(?! from me))\b"
-    r"|\bdo you have any (?:other|more|further) questions\b|\bhow else can I\b",
+    r"|\bdo you have any (?:other|more|further) questions\b|\bhow else can I\b"
+    r"|\bwhile I (?:pull up|look up|check|review|find|verify) your\b",
     re.IGNORECASE,
 )
 # A customer asking what is left for it to do: the same words as the agent's offer, in the customer's part.
@@ -112,11 +117,12 @@ _OPEN_OFFER = re.compile(
     re.IGNORECASE,
 )
 
-# The courtesies that close a conversation: thanks, a farewell, good wishes.
+# The courtesies that close a conversation: thanks, a farewell, good wishes, an acknowledgement.
 _COURTESY = re.compile(
     r"^\W*(?:(?:you(?:'re| are) (?:very |most )?welcome|"
     r"(?:thank you|thanks)(?: (?:so|very) much)?(?: for [\w' ]{1,40})?|"
     r"(?:have|enjoy) (?:a|your) (?:\w+ ){0,2}\w+|good ?bye|bye|take care|cheers|all the best|"
+    r"I (?:fully )?understand|understood|no problem|of course|certainly|sure|"
     r"(?:I'm |I am )?(?:glad|happy) (?:I could|to|that I could|to have) (?:help|assist)(?:ed)?(?: you)?)\W*)+$",
     re.IGNORECASE,
 )
@@ -174,8 +180,8 @@ def goal_reversal(text: str, goal: Goal) -> str | None:
     """The sentence of a user message that takes back what its scenario wants, quoted; None when it keeps to it.
 
     A negation is no reversal when the same sentence still asks for the goal ("cancel R1 but don't cancel R2"),
-    or when what it negates names a thing the goal does not ("don't cancel R2" from a user that wants R1
-    cancelled).
+    when what it negates names a thing the goal does not ("don't cancel R2" from a user that wants R1
+    cancelled), or when it declines more of the same ("I don't need to cancel anything else").
     """
     for found in _TAKES_BACK.finditer(text):
         verb = found.group(1).lower()
@@ -189,15 +195,17 @@ def goal_reversal(text: str, goal: Goal) -> str | None:
 
 
 def _scoped(text: str, negation: re.Match[str], wanted: frozenset[str]) -> bool:
-    """Whether a negated goal verb is about part of the request only: its sentence asks for the verb elsewhere, or
-    its object names something the goal does not."""
+    """Whether a negated goal verb is about part of the request only: it declines more of the same, its sentence
+    asks for the verb elsewhere, or its object names something the goal does not."""
+    if _FURTHER.match(negation.group(2)):
+        return True
     named = {name.lower() for name in _NAMES_ONE.findall(negation.group(2))}
     if named and not named & {name.lower() for name in wanted}:
         return True
     start = max((end.end() for end in SENTENCE_END.finditer(text, 0, negation.start())), default=0)
     ends = [end.start() for end in SENTENCE_END.finditer(text, negation.end())]
     sentence_end = ends[0] if ends else len(text)
-    verb = re.compile(rf"\b{re.escape(negation.group(1))}\b", re.IGNORECASE)
+    verb = re.compile(rf"\b{re.escape(negation.group(1))}(?:s|e?d|l?ed|l?ing)?\b", re.IGNORECASE)
     return any(not (negation.start() <= asked.start() < negation.end())
                and not _NEGATED_BEFORE.search(text[start:asked.start()][-40:])
                for asked in verb.finditer(text, start, sentence_end))
@@ -205,9 +213,9 @@ def _scoped(text: str, negation: re.Match[str], wanted: frozenset[str]) -> bool:
 
 def inventions(text: str, grounds: Grounds, world: WorldFacts = NO_WORLD, *, inexact: bool = False) -> list[str]:
     """The facts a user message states that its sources (`grounds`) do not hold, and the names it gives itself that
-    they do not; `inexact`: the user's persona gets its details wrong on purpose, so a fact a slip away from one
-    the sources hold is its part, not an invention."""
-    found = list(dict.fromkeys(_ungrounded(text, grounds, world)))
+    they do not; a date the sources spell out ("May 20" for 2024-05-20) is held. `inexact`: the user's persona gets
+    its details wrong on purpose, so a fact a slip away from one the sources hold is its part, not an invention."""
+    found = [fact for fact in dict.fromkeys(_ungrounded(text, grounds, world)) if not _spelled_out(fact, grounds.text)]
     if not inexact:
         return found
     known = {token.lower() for token in _TOKEN.findall(grounds.text)}
@@ -220,6 +228,21 @@ def _ungrounded(text: str, grounds: Grounds, world: WorldFacts) -> Iterator[str]
     for name in _NAMED.findall(text):
         if not any(re.search(rf"\b{re.escape(word.lower())}\b", known) for word in name.split()):
             yield name
+
+
+_ISO_DATE = re.compile(r"\d{4}-(\d{2})-(\d{2})")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _spelled_out(fact: str, sources: str) -> bool:
+    """Whether an ISO date is in the sources in words: its month's name and its day ("May 20", "20 May")."""
+    date = _ISO_DATE.fullmatch(fact)
+    if date is None or not 1 <= int(date.group(1)) <= len(_MONTHS):
+        return False
+    month, day = _MONTHS[int(date.group(1)) - 1], int(date.group(2))
+    return bool(re.search(rf"\b{month}\.? {day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)? (?:of )?{month}\b",
+                          sources, re.IGNORECASE))
 
 
 # A fact as the sources may hold it: an id, a number, an ISO date.
