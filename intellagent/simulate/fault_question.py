@@ -14,11 +14,14 @@ that a long scenario never costs the small model a slow call (`simulate.fault_qu
 
 from __future__ import annotations
 
+import sys
+
 from pydantic import BaseModel, Field
 
 from intellagent import text_limits
 from intellagent.artifacts import Dialog, Event, UserAudit, UserFault
 from intellagent.artifacts.audit import ENDINGS
+from intellagent.config import Switch
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
 from intellagent.prompt_files import render
@@ -30,6 +33,14 @@ ASKED = ("invented", "contradicted_goal", "narrated", "spoke_as_agent", "stopped
 reading already."""
 SHORT_QUESTION = 2500
 """The longest question, in characters of its messages, asked of the embedded model."""
+
+
+def longest_question(setting: Switch, provider: str) -> int | None:
+    """The longest question, in characters, that puts a program's fault to a critique model of `provider`; None
+    when none is asked (`simulate.fault_question`; auto: any on a hosted model, a short one on the embedded one)."""
+    if setting == "no":
+        return None
+    return SHORT_QUESTION if setting == "auto" and provider == "local" else sys.maxsize
 
 
 class FaultReading(BaseModel):

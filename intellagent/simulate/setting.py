@@ -8,7 +8,6 @@ its usage in the dialog's share of the run's accounting.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -19,7 +18,7 @@ from intellagent.context import RunContext
 from intellagent.environment import Environment
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
-from intellagent.simulate.fault_question import SHORT_QUESTION
+from intellagent.simulate.fault_question import longest_question
 from intellagent.simulate.trials import trial_user
 from intellagent.simulate.users import UserRole, UserRoleOf
 
@@ -108,7 +107,4 @@ def goal_question(ctx: RunContext) -> bool:
 def fault_question(ctx: RunContext) -> int | None:
     """The longest question, in characters, that puts a program's fault of the user to the critique model; None
     when none is asked (`simulate.fault_question`; auto: any on a hosted model, a short one on the embedded one)."""
-    setting = ctx.config.simulate.fault_question
-    if setting == "no":
-        return None
-    return SHORT_QUESTION if setting == "auto" and ctx.llms.spec("critique").provider == "local" else sys.maxsize
+    return longest_question(ctx.config.simulate.fault_question, ctx.llms.spec("critique").provider)

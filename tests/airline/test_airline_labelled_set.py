@@ -5,13 +5,20 @@ must stay above the floors docs/trust.md states."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from intellagent.artifacts import Analysis
 from intellagent.artifacts.audit import FAULT_LABELS
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
 from intellagent.reports.label_agreement import label_figures
+from intellagent.reports.sections import LABELS
 from intellagent.reports.sections.label_figures import detector_scores
+from intellagent.reports.summary import reliability_line
 from intellagent.simulate.audit import program_audit
+from tests.airline.judged_set import judged, settings
 from tests.airline.labelled_set import catalog, labelled_dialogs, labels
 
 PRECISION_FLOOR = 0.75
@@ -70,3 +77,16 @@ def test_each_detectors_precision_and_recall_stay_above_the_floors(figures, kind
 def test_the_audit_finds_the_faulty_users_and_blames_almost_no_other(figures):
     audit = figures.audit
     assert audit.table["no"]["yes"] <= 2 and audit.kappa.value >= 0.7
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_set_judged_by_the_careless_double_reports_valid_agreement_figures(tmp_path, tau_template, seed):
+    script = ScriptedLLM().on(reply=careless_answers(seed=seed))
+    result = asyncio.run(judged(settings("scripted"), tmp_path / "run", world=tau_template, script=script))
+    figures = LABELS.of(result.report)
+    assert result.report is not None and figures.applied == figures.lines == len(labels())
+    assert figures.audit.agreed.total == len(labelled_dialogs())
+    assert script.calls(schema="DialogAnalysis") and script.calls(schema="FaultReading")
+    judge = figures.judge
+    assert judge.agreed.total + judge.unread == sum(label.verdict is not None for label in labels())
+    assert "labels" in reliability_line(result.report)
