@@ -24,9 +24,11 @@ from intellagent.artifacts.audit import ENDINGS
 from intellagent.config import Switch
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
-from intellagent.prompt_files import render
+from intellagent.prompt_files import prompt_text, render
 
 STEP = "simulate/user_fault"
+KINDS = "simulate/user_fault_kinds"
+"""Where each kind's definition is, one prompt file per kind: the question names only the kind flagged."""
 
 ASKED = ("invented", "contradicted_goal", "narrated", "spoke_as_agent", "stopped_early")
 """The kinds put to the model: a user that could not go on is a fact of the dialog, and a goal left is a model's
@@ -80,12 +82,12 @@ def _unread(dialog: Dialog, audit: UserAudit) -> UserFault | None:
 
 def question_parts(event: Event, dialog: Dialog, fault: UserFault) -> dict[str, str]:
     """The question's parts for one fault: the scenario, the chatbot's message before the flagged one, the flagged
-    message (for an end the user made, the words that it left there) and what the program saw."""
+    message (for an end the user made, the words that it left there), the kind flagged and what the program saw."""
     transcript = dialog.transcript
     ending = fault.kind in ENDINGS
     at = len(transcript) if ending else fault.turn
     before = next((m.content for m in reversed(transcript[:at]) if m.role == "chatbot"), "")
     message = ("(The customer ended the conversation here, without another message.)" if ending
                else transcript[at].content)
-    return {"scenario": event.scenario, "before": before or "(nothing yet)", "message": message,
-            "kind": fault.kind, "evidence": fault.evidence}
+    return {"scenario": event.scenario, "before": before or "(nothing yet)", "message": message, "kind": fault.kind,
+            "definition": prompt_text(f"{KINDS}/{fault.kind}"), "evidence": fault.evidence}
