@@ -30,6 +30,7 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.reports.dialog_analysis import failed
 from intellagent.reports.inputs import RunArtifacts, load_artifacts
 from intellagent.reports.judging import AnalysisWork, to_judge
+from intellagent.reports.label_agreement import labels_of_run
 from intellagent.reports.publishing import finished_report, write_reports
 from intellagent.reports.sections.baseline_comparison import load_baseline
 from intellagent.stage import StageItems
@@ -72,6 +73,7 @@ def load(state: ReportState, runtime: Runtime[ReportDeps]) -> Update:
     """The earlier stages' artifacts, the baseline's report, and which dialogs to analyse."""
     deps = runtime.context
     artifacts = load_artifacts(deps.ctx.folder)
+    artifacts.labels = labels_of_run(deps.ctx.config.report.labels, deps.ctx.folder)
     baseline = deps.ctx.config.report.baseline
     kept, pending = to_judge(artifacts.dialogs + artifacts.mutant_dialogs + artifacts.solo_dialogs, deps.items.artifact)
     deps.items.expect(len(pending), done=len(kept))

@@ -293,6 +293,12 @@ class SimulateConfig(_Strict):
         description="Whether the audit asks the critique model if the simulated user pursued its goal (auto: not on "
         "the embedded model, which said a user whose first message stated its goal had left it).",
     )
+    fault_question: Switch = Field(
+        default="auto",
+        description="Whether a fault the audit's programs find in the simulated user is put to the critique model, "
+        "which must confirm it before it sets the dialog aside (auto: on the embedded model, only a question of "
+        "at most 2500 characters).",
+    )
     consent_question: Switch = Field(
         default="auto",
         description="Whether the critique model reads the user's answer before each write as agreeing or not, in any "
@@ -519,6 +525,9 @@ class ReportConfig(_Strict):
 
     fail_under: float | None = Field(default=None, ge=0, le=1, description="Exit 1 below this overall pass rate.")
     baseline: Path | None = Field(default=None, description="An earlier run folder to compare against.")
+    labels: Path | None = Field(
+        default=None, description="A labels.jsonl file of a person's readings of this run's dialogs: the report "
+        "gives the judge's and the audit's agreement with them (default: the run folder's labels.jsonl, if any).")
     strong_edge: float = Field(default=6.0, ge=0, le=10, description="Weight from which a policy pair is 'strong'.")
     significance: float = Field(
         default=0.05, gt=0, lt=1,
@@ -711,6 +720,8 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
         env.rules = (base_dir / env.rules).resolve()
     if config.report.baseline is not None:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
+    if config.report.labels is not None:
+        config.report.labels = (base_dir / config.report.labels).resolve()
     if config.tau.data is not None:
         config.tau.data = (base_dir / config.tau.data).resolve()
     if config.transcripts.path is not None:

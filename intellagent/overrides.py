@@ -114,6 +114,9 @@ OVERRIDES: tuple[Override, ...] = (
              type=bool, switch=True),
     Override("baseline", "report.baseline", "compare with an earlier run; exit 1 if a policy got significantly worse",
              type=Path, metavar="DIR", to_config=_absolute),
+    Override("labels", "report.labels", "a labels.jsonl of a person's readings of the run's dialogs: the report gives "
+             "how far the judge and the audit of the simulated user agree with them (default: the run folder's)",
+             type=Path, metavar="FILE", to_config=_absolute),
     Override("min_category", "report.min_category", "minimum pass rate per policy category; the gate fails below",
              type=dict[str, float], command_line=False),
     Override("min_policy", "report.min_policy", "minimum pass rate per policy id; the gate fails below",

@@ -28,6 +28,7 @@ from intellagent.graphs import describe, populate, production, report, rollouts,
 from intellagent.modes import check_scenario_source
 from intellagent.production.transcripts import check_transcripts
 from intellagent.reports.sections.baseline_comparison import check_baseline
+from intellagent.reports.sections.label_figures import check_labels
 from intellagent.run_folder import RunFolder
 
 T = TypeVar("T")
@@ -77,7 +78,13 @@ ROLLOUTS: Stage[list[Rollout]] = Stage("rollouts", rollouts.run, RunFolder.made_
                                        wanted=lambda config: config.rollouts.enabled)
 PRODUCTION: Stage[list[Analysis]] = Stage("production", production.run, RunFolder.made_by("production"),
                                           check=check_transcripts, wanted=lambda config: config.transcripts.active)
-REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_baseline)
+def check_report(config: Config, chatbot: Any = None) -> None:
+    """Before the run starts: the report's baseline and its labels, which a run that ends in a report reads."""
+    check_baseline(config, chatbot)
+    check_labels(config, chatbot)
+
+
+REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_report)
 
 PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, PRODUCTION, REPORT)
 """The stages, in the order they run."""

@@ -72,6 +72,10 @@ class RunFolder:
 
     llm_cache = "llm_cache.sqlite"
     """Every LLM answer of the run: not an artifact, it survives --fresh, so that no work is paid for twice."""
+    labels = "labels.jsonl"
+    """A person's labels of the run's dialogs (`artifacts.labels.Label`), which the report holds its judge and its
+    audit to: not an artifact, since no stage writes it; it survives --fresh, and a frozen test set carries it to
+    every run made from it."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -274,7 +274,8 @@ def _copy_frozen(frozen: RunFolder, folder: RunFolder) -> None:
             f"{frozen.root} is not a frozen test set (no {RunFolder.events.name}); "
             "make one with --stages describe,populate or intellagent.freeze()"
         )
-    for name in (entry.name for entry in RunFolder.catalogue() if entry.frozen):
+    # The set's labels travel with it: they apply to a dialog played again as it was (--replay).
+    for name in [*(entry.name for entry in RunFolder.catalogue() if entry.frozen), RunFolder.labels]:
         source, target = frozen.path(name), folder.path(name)
         if not source.exists() or target.exists():
             continue

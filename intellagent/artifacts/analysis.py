@@ -37,8 +37,8 @@ class Analysis(BaseModel):
     """The verdict on one dialog, per policy.
 
     `pass`/`fail` dialogs were judged and count towards adherence, whether the user reached their
-    goal or the dialog ran out of turns; `user_fault` ones were judged, but their simulated user was at
-    fault before the chatbot broke any rule (see `UserAudit`), so the verdict says nothing of the chatbot;
+    goal or the dialog ran out of turns; `user_fault` ones were judged, but their simulated user's fault
+    could have decided the verdict (see `UserAudit.deciding`), so it says nothing of the chatbot;
     `incomplete` ones could not be judged (the judge's answer failed and no check found a breach, or the
     simulated user never spoke), `error` ones could not go on. None of these three is ever counted as a
     pass or a failure of the chatbot.

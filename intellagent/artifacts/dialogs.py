@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from intellagent.artifacts.audit import UserAudit
+from intellagent.artifacts.audit import UserAudit, UserFault
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.personas import Claim, Persona, PlayedMove
 from intellagent.artifacts.tau import TauGrade
@@ -168,6 +168,16 @@ class Dialog(BaseModel):
     def event_id(self) -> str:
         """The id of the event (and scenario) the dialog played."""
         return self.event or self.id
+
+    @property
+    def deciding_fault(self) -> UserFault | None:
+        """Its simulated user's first fault that could have decided its verdict (`UserAudit.deciding`), which sets
+        it aside; None: none did, or it was not audited."""
+        if self.audit is None:
+            return None
+        last_answer = max((turn for turn, message in enumerate(self.transcript) if message.role == "chatbot"),
+                          default=-1)
+        return self.audit.deciding(last_answer)
 
     @model_validator(mode="before")
     @classmethod

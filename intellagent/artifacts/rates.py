@@ -1,8 +1,9 @@
 """Rates as report.json gives them: the counts, the rate and its 95% Wilson interval, the interval of the
-difference of two rates, and the estimate of pass^k from repeated trials.
+difference of two rates, the estimate of pass^k from repeated trials, and two readers' agreement beyond chance
+(Cohen's kappa) with its interval.
 
-Both are exact formulas on small counts (a policy is often tested only a handful of times), written with
-the standard library.
+Each is a formula on small counts (a policy is often tested only a handful of times), written with the standard
+library.
 """
 
 from __future__ import annotations
@@ -93,3 +94,32 @@ def _estimate(count: int, total: int) -> dict[str, float]:
     if interval is None:
         return {}
     return {"rate": round(count / total, 4), "low": round(interval[0], 4), "high": round(interval[1], 4)}
+
+
+class Kappa(BaseModel):
+    """Cohen's kappa of two readers' yes-or-no answers on the same items, with its 95% interval: how far they agree
+    beyond what their answers' shares alone would make them agree by chance (1: always; 0: as by chance)."""
+
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, both: int, first_only: int, second_only: int, neither: int) -> Kappa:
+        """The kappa of a 2×2 table: items both readers said yes to, the first only, the second only, neither.
+
+        The interval is κ ± 1.96·SE with Cohen's (1960) standard error, SE = √(pₒ(1 − pₒ) / (n(1 − pₑ)²)),
+        clipped to [-1, 1]. The value is None when nothing was read, or when both readers gave the same one answer
+        throughout (pₑ = 1: chance alone agrees).
+        """
+        n = both + first_only + second_only + neither
+        if n == 0:
+            return cls()
+        observed = (both + neither) / n
+        first_yes, second_yes = (both + first_only) / n, (both + second_only) / n
+        chance = first_yes * second_yes + (1 - first_yes) * (1 - second_yes)
+        if chance >= 1:
+            return cls()
+        kappa = (observed - chance) / (1 - chance)
+        half = Z_95 * sqrt(observed * (1 - observed) / (n * (1 - chance) ** 2))
+        return cls(value=round(kappa, 4), low=round(max(-1.0, kappa - half), 4), high=round(min(1.0, kappa + half), 4))

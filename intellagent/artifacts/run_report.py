@@ -302,8 +302,13 @@ class SimulatorFaults(BaseModel):
 
     audited: int = Field(description="The chatbot's dialogs whose simulated user was audited (every one that ran).")
     faulted: Share = Field(description="count: audited dialogs whose user made at least one fault.")
-    kept_out: list[str] = Field(description="The dialogs whose user was at fault before the chatbot broke any rule "
+    kept_out: list[str] = Field(description="The dialogs whose user's fault could have decided their verdict "
                                 "(`user_fault`): in no figure of the chatbot.")
+    kept_out_verdicts: dict[str, int] = Field(
+        default_factory=dict, description="How many of those would have passed and how many failed ({pass, fail}): "
+        "one rule sets both aside, so that the figures lean neither way.")
+    read_as_none: int = Field(default=0, description="Faults a program found that the critique model, asked, read as "
+                              "none: kept in the audit, setting nothing aside.")
     kinds: dict[str, int] = Field(description="Per kind of fault, the audited dialogs with at least one.")
     judge_errors: int = Field(default=0, description="Dialogs in which the judge's question on the user's goal got "
                               "no answer (the program's faults stand).")

@@ -13,7 +13,7 @@ from intellagent.artifacts.dialogs import USER_CUT_SHORT
 from intellagent.artifacts.run_report import DialogOutcome
 from intellagent.reports.outcome_verdicts import outcome_speaks
 
-KEPT_OUT = "its simulated user was at fault before the chatbot broke a rule (user_fault)"
+KEPT_OUT = "its simulated user's fault could have decided its verdict (user_fault)"
 """Why a `user_fault` dialog is not graded."""
 
 
@@ -23,8 +23,8 @@ def dialog_outcome(dialog: Dialog, event: Event | None, *, kept_out: bool = Fals
     Args:
         dialog: the chatbot's dialog.
         event: its event, with the expected outcome.
-        kept_out: its simulated user was at fault first (`user_fault`): like every figure of the chatbot, the
-            outcome figures leave it out.
+        kept_out: its simulated user's fault could have decided its verdict (`user_fault`): like every figure of
+            the chatbot, the outcome figures leave it out.
     """
     if event is None or (event.expected is None and event.expected_error is None):
         return None

@@ -10,8 +10,19 @@ from __future__ import annotations
 import json
 from html import escape
 
-from intellagent.artifacts import FAULT_LABELS, Analysis, Dialog, Message, PolicyCatalog, ToolCall, Violation
+from intellagent.artifacts import (
+    FAULT_LABELS,
+    Analysis,
+    Dialog,
+    Message,
+    PolicyCatalog,
+    ToolCall,
+    UserFault,
+    Violation,
+)
+from intellagent.reports.fault_attribution import found_by
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.label_form import label_button
 from intellagent.reports.outcome_view import outcome_panel
 from intellagent.reports.text import one_line
 from intellagent.reports.verdicts import ruled_policies
@@ -44,7 +55,7 @@ def dialog_card(dialog: Dialog, analysis: Analysis, artifacts: RunArtifacts, *, 
         f'<details class="dialog"{" open" if opened else ""} id="dialog-{escape(dialog.id)}" '
         f'data-status="{analysis.status}">{summary}'
         f'<div class="dialog-body"><div class="dialog-facts">{_situation(dialog, artifacts)}'
-        f"{_verdict(dialog, analysis, catalog)}</div>"
+        f"{_verdict(dialog, analysis, catalog)}</div>{label_button(analysis, ruled_policies(dialog, catalog))}"
         f"{outcome_panel(dialog, artifacts.event(dialog.event_id), kept_out=kept_out)}"
         f'<h4>Transcript</h4><ol class="transcript">{_transcript(dialog, analysis)}</ol></div></details>'
     )
@@ -90,7 +101,8 @@ def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:
     if analysis.error:
         parts.append(f'<p class="prose">{escape(analysis.error)}</p>')
     if analysis.status == "user_fault" and analysis.violations:
-        parts.append('<p class="sim">The breaches below came after that fault: listed, and counted in no figure.</p>')
+        parts.append('<p class="sim">The breaches below are listed and counted in no figure: the fault came before '
+                     "the chatbot's work on the request ended, and a pass with such a fault is set aside too.</p>")
     if analysis.judge_error and analysis.judge_error != analysis.error:
         parts.append(f'<p class="prose">The judge gave no verdict ({escape(analysis.judge_error)}); the simulation\'s '
                      "verdict and the checks' findings stand.</p>")
@@ -120,11 +132,17 @@ def _user_faults(dialog: Dialog) -> str:
         return ""
     items = "".join(
         f'<li><span class="chip user_fault">{escape(FAULT_LABELS[fault.kind])}</span> '
-        f'<span class="tag">{escape(fault.source)}</span> <span class="why">'
-        f'<a href="#turn-{escape(dialog.id)}-{fault.turn}">turn {fault.turn}</a>: {escape(fault.evidence)}</span></li>'
+        f'<span class="tag">{escape(found_by(fault))}</span> <span class="why">'
+        f'<a href="#turn-{escape(dialog.id)}-{fault.turn}">turn {fault.turn}</a>: {escape(fault.evidence)}'
+        f"{_reading(fault)}</span></li>"
         for fault in dialog.audit.faults
     )
     return f'<h4>Simulated user\'s faults</h4><ul class="violations">{items}</ul>'
+
+
+def _reading(fault: UserFault) -> str:
+    """What the critique model said of a program's fault, when it was asked."""
+    return f" (the critique: {escape(fault.reading)})" if fault.reading else ""
 
 
 def _violation(dialog: Dialog, violation: Violation, catalog: PolicyCatalog, *, disputed: bool) -> str:

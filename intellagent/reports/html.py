@@ -27,6 +27,7 @@ from intellagent.reports.charts import (
 )
 from intellagent.reports.dialog_view import dialog_cards
 from intellagent.reports.inputs import RunArtifacts
+from intellagent.reports.label_form import label_template
 from intellagent.reports.metrics import worst_first
 from intellagent.reports.panels import card, interval
 from intellagent.reports.policy_backing import backing_tag
@@ -252,7 +253,7 @@ def _dialogs(report: Report, artifacts: RunArtifacts, analyses: dict[str, Analys
         "transcript with tool calls, results and the user's thoughts.</p>"
         f'<div class="controls" id="dialog-filter">{buttons}<span class="spacer"></span>'
         '<button id="expand-all">Open all</button><button id="collapse-all">Close all</button></div>'
-        f"{dialog_cards(artifacts, analyses)}</section>"
+        f"{label_template()}{dialog_cards(artifacts, analyses)}</section>"
     )
 
 

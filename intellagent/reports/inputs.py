@@ -19,6 +19,7 @@ from intellagent.artifacts import (
     Scenario,
 )
 from intellagent.files import id_order
+from intellagent.reports.label_agreement import LabelFile
 from intellagent.run_folder import RunFolder
 
 T = TypeVar("T", Scenario, Event, Dialog, Rollout)
@@ -27,7 +28,7 @@ T = TypeVar("T", Scenario, Event, Dialog, Rollout)
 @dataclass
 class RunArtifacts:
     """The artifacts of describe, populate and simulate, plus run.json (`rollouts`: rollouts.jsonl, when the run
-    rolled out).
+    rolled out; `labels`: a person's labels of its dialogs, when the report is given any).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
@@ -46,6 +47,7 @@ class RunArtifacts:
     production: list[Analysis] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
     solo_dialogs: list[Dialog] = field(default_factory=list)
+    labels: LabelFile | None = None
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""

@@ -2,7 +2,8 @@
 
 A dialog's analysis is kept from an earlier invocation while the dialog is unchanged (its digest) and the
 analysis did not fail; a dialog with nothing to judge (`judgeable`) is recorded under its own status at
-no call. Either way, a dialog whose simulated user was at fault first is set apart (`fault_attribution`). Each
+no call. Either way, a dialog whose simulated user's fault could have decided its verdict is set apart
+(`fault_attribution`). Each
 analysis is made by the run's executor (`AnalysisWork`: in this process, or in a Ray worker, see
 `intellagent.executors`).
 """
@@ -42,7 +43,7 @@ class AnalysisWork:
 
     async def do(self, dialog: Dialog) -> Analysis:
         """The dialog's analysis: the judge's verdicts combined with the outcome's and the checks', set apart as
-        `user_fault` when its simulated user was at fault first."""
+        `user_fault` when its simulated user's fault could have decided it."""
         assert self.catalog is not None
         expected = self.outcomes.get(dialog.event_id)
         try:

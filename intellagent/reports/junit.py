@@ -3,10 +3,10 @@
 A policy fails when any dialog with a verdict violated it (the message lists every reason, with the persona
 of the user who brought it out); a policy that no such dialog tested is skipped, so never-tested policies stay
 visible instead of passing. A dialog that could not go on is an `<error>` case of its own, one whose simulated
-user was at fault first (`user_fault`) is a skipped case with the fault, and the quality gate is a case too (the
-last): it fails exactly when the run exits 1, so the CI's test view and the job's status always agree. The
-report's sections add their properties and cases to the run's suite, and suites of their own after it (the
-outcome grade a case per graded dialog, the personas a suite of figures per persona: see `reports.sections`).
+user's fault could have decided its verdict (`user_fault`) is a skipped case with the fault, and the quality gate
+is a case too (the last): it fails exactly when the run exits 1, so the CI's test view and the job's status always
+agree. The report's sections add their properties and cases to the run's suite, and suites of their own after it
+(the outcome grade a case per graded dialog, the personas a suite of figures per persona: see `reports.sections`).
 
 Every case stands for one verdict, once: GitLab, Jenkins and the other CI systems count every test case of the
 document, whatever its totals say, so no suite repeats a case of another. A run that aborts still writes the

@@ -92,7 +92,7 @@ def dialogs_apart(report: Report) -> list[str]:
     early = sum(d.simulated == "incomplete" and d.status in ("pass", "fail") for d in report.dialogs)
     parts = [f"{early} ended early (incomplete), judged all the same"] if early else []
     left_out = [text for count, text in (
-        (status["user_fault"], f"{status['user_fault']} kept out, their simulated user at fault first (user_fault)"),
+        (status["user_fault"], f"{status['user_fault']} kept out for their simulated user's fault (user_fault)"),
         (status["incomplete"], f"{status['incomplete']} not judged"),
         (status["error"], f"{status['error']} failed to run (error)")) if count]
     if left_out:

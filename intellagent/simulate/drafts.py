@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from intellagent.simulate.turns import TaskUserTurn, UserTurn
-from intellagent.simulate.user_faults import repeated, still_on_request, voice_fault
+from intellagent.simulate.user_faults import pending_request, repeated, voice_fault
 
 COPIED_WORDS = 12
 """Words in a row a message may share with the user's private instruction before it is pasting it: a τ-bench user
@@ -68,7 +68,7 @@ def _early(agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
     """Why a stop comes too early, if it does."""
     if not user_said:
         return "ends the conversation before you said what you want"
-    pending = still_on_request(agent_said[-1]) if agent_said else None
+    pending = pending_request(agent_said[-1]) if agent_said else None
     if pending is not None:
         return f'ends the conversation while the agent is still on your request ("{pending}"): answer it first'
     return None

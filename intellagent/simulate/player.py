@@ -54,11 +54,12 @@ from intellagent.run_folder import RunFolder
 from intellagent.simulate.consent_reading import agreements
 from intellagent.simulate.control import Control, Way, dialog_environment
 from intellagent.simulate.databases import DialogFiles
+from intellagent.simulate.fault_question import confirmed
 from intellagent.simulate.graders import Grader, GraderOf, OutcomeGrader, UserVerdict
 from intellagent.simulate.mutant_chatbots import mutant_dialog_id
-from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, goal_question
+from intellagent.simulate.setting import DialogDeps, consent_question, dialog_deps, fault_question, goal_question
 from intellagent.simulate.trials import trial_id
-from intellagent.simulate.user_audit import audited, read_faults
+from intellagent.simulate.user_audit import audited, program_audit
 from intellagent.simulate.users import UserRoleOf
 
 if TYPE_CHECKING:
@@ -229,10 +230,13 @@ class DialogPlayer:
             settled = await asyncio.to_thread(settle, environment, event, played, files, self._grader(event, ended),
                                               self.compiled, agreed)
             if ended and settled.status != "error":  # a dialog that failed to run is never judged, nor is its user
-                faults = await asyncio.to_thread(read_faults, environment, event, settled,
-                                                 world=files.start if files else None)
+                audit = await asyncio.to_thread(program_audit, environment, event, settled,
+                                                world=files.start if files else None)
+                longest = fault_question(ctx)
+                if longest is not None and not one_turn:
+                    audit = await confirmed(event, settled, audit, deps.critique, longest=longest)
                 judge = deps.critique if goal_question(ctx) and not one_turn else None
-                settled.audit = await audited(event, settled, faults, judge)
+                settled.audit = await audited(event, settled, audit, judge)
         finally:
             if files and not one_turn:
                 files.clear()

@@ -18,6 +18,7 @@ from intellagent.context import RunContext
 from intellagent.environment import Environment
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
+from intellagent.simulate.fault_question import longest_question
 from intellagent.simulate.trials import trial_user
 from intellagent.simulate.users import UserRole, UserRoleOf
 
@@ -101,3 +102,9 @@ def goal_question(ctx: RunContext) -> bool:
     """Whether the audit asks the critique model if the user pursued its goal (`simulate.goal_question`; auto:
     not on the embedded model, whose mistaken "no" set aside a dialog the chatbot was never judged in)."""
     return switched_on(ctx.config.simulate.goal_question, ctx.llms.spec("critique").provider)
+
+
+def fault_question(ctx: RunContext) -> int | None:
+    """The longest question, in characters, that puts a program's fault of the user to the critique model; None
+    when none is asked (`simulate.fault_question`; auto: any on a hosted model, a short one on the embedded one)."""
+    return longest_question(ctx.config.simulate.fault_question, ctx.llms.spec("critique").provider)

@@ -1,16 +1,18 @@
 """Trials sized to the noise (`--trials auto`): how many times each event is played.
 
 Every event starts with `OPENING` trials (one when the budget cannot pay for two each). After each round an
-event gets one trial more when its verdicts so far are noisy: they flipped (a pass and a fail), or the 95%
+event gets one trial more when its verdicts so far are noisy: they flipped (a pass and a fail), they rest on the
+judge alone and are fewer than `JUDGED_TRIALS` (two verdicts of a model that agree are a weak sign), or the 95%
 Wilson interval of its pass rate holds a threshold of the gate that applies to it (`report.fail_under`, and
 `min_policy` / `min_category` of its policies) strictly inside, so that more trials could move it to either
-side. Rounds go on until no event is noisy or `simulate.trials_budget` dialogs of the chatbot are planned.
-A settled verdict costs one or two dialogs; the budget goes where the verdict is luck.
+side. Rounds go on until no event is noisy or `simulate.trials_budget` dialogs of the chatbot are planned; in a
+round, the events short of their trials on the judge's word come first. A verdict a program settled costs one
+or two dialogs, one that rests on the judge three; the budget goes where the verdict is luck.
 
 The verdict of a trial is read where the simulate stage stands, from the dialog alone (`trial_verdict`): the
-deterministic checks' findings, the grade against the expected outcome, the τ-bench grade, the user's verdict
-that the critique confirmed; a dialog
-whose user was at fault first, that ran out of turns or failed to run has none. The report's judge can still
+deterministic checks' findings, the grade against the expected outcome, the τ-bench grade, and else the user's
+verdict that the critique confirmed, which rests on the judge alone (`judge_alone`); a dialog whose user's fault
+could have decided it, that ran out of turns or failed to run has none. The report's judge can still
 rule otherwise; the report names the events whose judged trials flipped.
 
 `TrialRounds` holds a run's plan as the simulate stage plays it, round by round. The plan is a function of the
@@ -36,6 +38,9 @@ MAX_TRIALS = 100
 """Trials of one event at most, as for a fixed `simulate.trials`."""
 BUDGET_PER_EVENT = 3
 """The default budget: this many dialogs per event, on average."""
+JUDGED_TRIALS = 3
+"""Trials an event plays before it is called settled when each of its verdicts rests on the judge alone."""
+JUDGED_REASON = "its verdicts rest on the judge alone"
 
 
 def budget(config: Config, events: int) -> int:
@@ -51,10 +56,8 @@ def opening(events: list[Event], total: int) -> dict[str, int]:
 
 def trial_verdict(dialog: Dialog) -> bool | None:
     """Whether the chatbot kept its rules in a dialog, as far as the dialog tells without the judge: None when it
-    failed to run, ran out of turns without a breach, or its user was at fault before any breach."""
-    if dialog.status == "error":
-        return None
-    if dialog.audit is not None and dialog.audit.excuses(finding.turn for finding in dialog.findings):
+    failed to run, ran out of turns without a breach, or its user's fault could have decided its verdict."""
+    if dialog.status == "error" or dialog.deciding_fault is not None:
         return None
     if dialog.findings:
         return False
@@ -63,6 +66,12 @@ def trial_verdict(dialog: Dialog) -> bool | None:
     if dialog.tau is not None:
         return dialog.tau.reward >= 1
     return {"pass": True, "fail": False}.get(dialog.status)
+
+
+def judge_alone(dialog: Dialog) -> bool:
+    """Whether a trial's verdict rests on the judge alone: no check found a breach, and neither an expected outcome
+    nor τ-bench graded it, so that the user's verdict the critique confirmed is all there is."""
+    return not dialog.findings and dialog.grade is None and dialog.tau is None
 
 
 def thresholds(gate: ReportConfig, event: Event, categories: Mapping[str, str]) -> list[float]:
@@ -80,10 +89,13 @@ def thresholds(gate: ReportConfig, event: Event, categories: Mapping[str, str]) 
     return sorted(set(found))
 
 
-def noise(verdicts: list[bool], limits: Iterable[float]) -> str | None:
-    """Why an event's verdicts call for another trial, or None when they are settled."""
+def noise(verdicts: list[bool], limits: Iterable[float], *, judged: bool = False) -> str | None:
+    """Why an event's verdicts call for another trial, or None when they are settled (`judged`: each of them rests
+    on the judge alone)."""
     if len(set(verdicts)) > 1:
         return "its verdicts flipped"
+    if judged and 0 < len(verdicts) < JUDGED_TRIALS:
+        return JUDGED_REASON
     interval = wilson_interval(sum(verdicts), len(verdicts))
     if interval is None:
         return None
@@ -94,8 +106,8 @@ def noise(verdicts: list[bool], limits: Iterable[float]) -> str | None:
 
 def next_round(planned: dict[str, int], played: Mapping[str, list[Dialog]], limits: Mapping[str, list[float]],
                total: int) -> dict[str, int]:
-    """The plan after one more round: a trial more for each noisy event, in the order of `planned`, while `total`
-    lasts.
+    """The plan after one more round: a trial more for each noisy event while `total` lasts, those short of their
+    trials on the judge's word first, then the others, each in the order of `planned`.
 
     Args:
         planned: trials per event so far, all of them played.
@@ -103,16 +115,21 @@ def next_round(planned: dict[str, int], played: Mapping[str, list[Dialog]], limi
         limits: each event's thresholds (`thresholds`).
         total: the budget of dialogs in all.
     """
+    reasons = {event_id: why for event_id, trials in planned.items() if trials < MAX_TRIALS
+               and (why := _noise_of(played.get(event_id, []), trials, limits.get(event_id, []))) is not None}
+    first = [event_id for event_id, why in reasons.items() if why == JUDGED_REASON]
     grown, spent = dict(planned), sum(planned.values())
-    for event_id, trials in planned.items():
-        if spent >= total:
-            break
-        by_trial = {dialog.trial: dialog for dialog in played.get(event_id, [])}
-        verdicts = [v for t in range(1, trials + 1) if t in by_trial and (v := trial_verdict(by_trial[t])) is not None]
-        if trials < MAX_TRIALS and noise(verdicts, limits.get(event_id, [])):
-            grown[event_id] = trials + 1
-            spent += 1
+    for event_id in [*first, *(event_id for event_id in reasons if event_id not in first)][:max(total - spent, 0)]:
+        grown[event_id] += 1
     return grown
+
+
+def _noise_of(dialogs: list[Dialog], trials: int, limits: list[float]) -> str | None:
+    """Why an event's first `trials` dialogs call for another trial (see `noise`), or None."""
+    by_trial = {dialog.trial: dialog for dialog in dialogs}
+    ruled = [dialog for t in range(1, trials + 1) if (dialog := by_trial.get(t)) and trial_verdict(dialog) is not None]
+    verdicts = [trial_verdict(dialog) is True for dialog in ruled]
+    return noise(verdicts, limits, judged=bool(ruled) and all(judge_alone(dialog) for dialog in ruled))
 
 
 @dataclass

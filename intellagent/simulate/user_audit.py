@@ -27,7 +27,7 @@ from intellagent.environment import Environment
 from intellagent.errors import failure_reason
 from intellagent.llm import LLM, LLMError
 from intellagent.prompt_files import render
-from intellagent.simulate.user_faults import program_faults
+from intellagent.simulate.user_faults import last_work, program_faults
 
 STEP = "simulate/user_goal"
 
@@ -63,12 +63,18 @@ def read_faults(environment: Environment, event: Event, dialog: Dialog, *, world
     return program_faults(event, dialog, WorldFacts.said_in(trace, said))
 
 
-async def audited(event: Event, dialog: Dialog, faults: list[UserFault], judge: LLM | None) -> UserAudit:
-    """The audit of a dialog: the program's faults, and the judge's answer on the user's goal when the user spoke
-    and a judge is asked (a call that fails, or an answer that never parses, is recorded, and the program's
-    faults stand)."""
+def program_audit(environment: Environment, event: Event, dialog: Dialog, *, world: Path | None) -> UserAudit:
+    """The program's audit of the dialog's user: its faults (`read_faults`), and where the chatbot's work on the
+    request ended, after which a fault decides nothing."""
+    faults = read_faults(environment, event, dialog, world=world)
+    return UserAudit(faults=faults, work_ends=last_work(dialog.transcript))
+
+
+async def audited(event: Event, dialog: Dialog, audit: UserAudit, judge: LLM | None) -> UserAudit:
+    """The audit of a dialog: the program's faults as `audit` holds them (confirmed or not, see `fault_question`),
+    and the judge's answer on the user's goal when the user spoke and a judge is asked (a call that fails, or an
+    answer that never parses, is recorded, and the program's faults stand)."""
     user_turns = tuple(turn for turn, message in enumerate(dialog.transcript) if message.role == "user")
-    audit = UserAudit(faults=faults)
     if not user_turns or judge is None:
         return audit
     messages = render(STEP, scenario=event.scenario, conversation=conversation_text(dialog))

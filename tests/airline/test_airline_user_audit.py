@@ -4,7 +4,7 @@ its task has none."""
 
 from __future__ import annotations
 
-from intellagent.artifacts import Dialog, Event, Message
+from intellagent.artifacts import Dialog, Event, Message, Persona
 from intellagent.simulate.user_audit import read_faults
 
 TASK = ("Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one way). You do not want "
@@ -44,3 +44,27 @@ def test_a_reservation_id_of_the_worlds_shape_that_no_source_gave_is_invented(ai
     made_up = said("Hi, my user id is mia_li_3668. Please change my reservation Q7ZK2B to economy.")
     (fault,) = read_faults(airline, EVENT, made_up, world=tau_db)
     assert (fault.kind, fault.turn) == ("invented", 1) and "Q7ZK2B" in fault.evidence
+
+
+CANCEL_ONE = Event(id="1", policies=["P1"], challenge=2, scenario="Your user id is mia_li_3668. You want to cancel "
+                   "reservation NO6JO3 and keep reservation AIXC49.",
+                   expected_behaviour="The agent cancels NO6JO3 only, after the user confirms.")
+
+
+def test_cancelling_one_reservation_but_not_another_is_no_reversal(airline, tau_db):
+    scoped = said("Hi, I'm user mia_li_3668. Please cancel NO6JO3 but don't cancel AIXC49.")
+    assert [(f.kind, f.turn) for f in read_faults(airline, CANCEL_ONE, scoped, world=tau_db)] == []
+
+
+def test_a_customer_asking_if_anything_else_is_needed_keeps_its_part(airline, tau_db):
+    asked = said("Hi, my user id is mia_li_3668. I want a one way flight from New York to Seattle on May 20.",
+                 "Is there anything else you need from me to book it?")
+    assert kinds(airline, tau_db, asked) == []
+
+
+def test_the_vague_personas_wrong_digit_in_a_reservation_id_is_its_part(airline, tau_db):
+    vague = Persona(name="vague", description="Gets a detail wrong.", instructions="Be vague.", inexact=True)
+    slipped = said("Hi, I'm mia_li_3668. Please cancel reservation NO6JO4.").model_copy(update={"persona": vague})
+    assert read_faults(airline, CANCEL_ONE, slipped, world=tau_db) == []
+    assert [f.kind for f in read_faults(airline, CANCEL_ONE, slipped.model_copy(update={"persona": None}),
+                                        world=tau_db)] == ["invented"]

@@ -11,8 +11,11 @@ import pytest
 import intellagent
 from examples.qa_gate.chatbot import careful, hasty
 from intellagent.artifacts import Event, RunInfo
+from intellagent.artifacts.labels import Label
 from intellagent.cli import main
 from intellagent.llm import ScriptedLLM
+from intellagent.reports.sections import LABELS
+from intellagent.run_folder import RunFolder
 from tests.pipeline.scripted_pipeline import HASTY_IN_CONFIG, config, write_config
 
 CACHE = "llm_cache.sqlite"
@@ -98,3 +101,23 @@ def test_the_command_line_runs_simulate_and_report_on_a_frozen_set(
     assert stages_run(tmp_path / "run") == ["simulate", "report"]
     assert {request.role for request in scripted_models.requests} == {"user", "critique", "analysis"}
     assert fingerprints(frozen) == files
+
+
+def test_labels_travel_with_the_frozen_set_to_each_build_and_apply_to_the_dialogs_they_read(
+    frozen: Path, tmp_path: Path, script: ScriptedLLM
+) -> None:
+    intellagent.evaluate(config(), chatbot=careful, scenarios_from=frozen, output=tmp_path / "1", script=script)
+    built = RunFolder(tmp_path / "1")
+    digests = {a.id: a.source for a in built.analyses.load()}
+    (frozen / RunFolder.labels).write_text("".join(
+        Label(dialog=d.id, policy=d.policies[0], verdict="held", user_at_fault=False, digest=digests[d.id])
+        .model_dump_json() + "\n" for d in built.dialogs.load()))
+
+    again = intellagent.evaluate(config(), chatbot=careful, scenarios_from=frozen, output=tmp_path / "2",
+                                 script=script, replay=True)
+    other = intellagent.evaluate(config(), chatbot=hasty, scenarios_from=frozen, output=tmp_path / "3", script=script)
+
+    assert (tmp_path / "2" / RunFolder.labels).read_bytes() == (frozen / RunFolder.labels).read_bytes()
+    replayed, changed = LABELS.of(again), LABELS.of(other)
+    assert (replayed.source, replayed.applied, replayed.stale) == (RunFolder.labels, 2, 0)
+    assert changed.stale == 1 and changed.applied == 1  # the hasty build played S002 otherwise

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from intellagent.artifacts.labels import Label
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -134,3 +136,34 @@ def test_the_outcome_section_and_a_graded_card_fit_a_phone_and_run_no_markup(out
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.evaluate("typeof window.__pwned") == "undefined" and page.locator("img").count() == 0
     context.close()
+
+
+def test_a_dialogs_label_form_copies_the_lines_of_labels_jsonl(report):
+    page = report.page
+    page.click("#dialog-S002 summary")
+    page.click("#dialog-S002 button.label-open")
+    form = page.locator("#dialog-S002 form.label-lines-form")
+    assert form.locator("td.label-policy-id").all_inner_texts() == ["P01", "P03"]
+    form.locator('select[data-policy="P03"]').select_option("broken")
+    form.locator('select[name="user"]').select_option("yes")
+    form.locator('input[value="narrated"]').check()
+    form.locator('input[name="note"]').fill("changed it unasked")
+    form.locator("button.label-copy").click()
+    lines = form.locator("textarea.label-lines").input_value().splitlines()
+    (line,) = lines  # P01 was left unlabelled
+    label = Label.model_validate_json(line)
+    assert (label.dialog, label.policy, label.verdict, label.user_at_fault, label.faults, label.note) == (
+        "S002", "P03", "broken", True, ["narrated"], "changed it unasked")
+    assert label.digest and report.errors == []
+
+
+def test_a_label_of_the_user_alone_is_one_line_without_a_policy(report):
+    page = report.page
+    page.click("#dialog-S001 summary")
+    page.click("#dialog-S001 button.label-open")
+    form = page.locator("#dialog-S001 form.label-lines-form")
+    form.locator('select[name="user"]').select_option("no")
+    form.locator("button.label-copy").click()
+    (line,) = form.locator("textarea.label-lines").input_value().splitlines()
+    label = Label.model_validate_json(line)
+    assert (label.dialog, label.policy, label.user_at_fault) == ("S001", None, False)

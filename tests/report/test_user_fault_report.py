@@ -101,19 +101,44 @@ def test_a_user_fault_card_is_headed_by_the_fault_and_marks_its_breaches_uncount
     card = html.split('id="dialog-S002"')[1].split("</details>")[0]
     gist = card.split('<span class="gist">')[1].split("</span>")[0]
     assert gist.startswith("the simulated user spoke as the agent at turn 1")
-    assert "came after that fault: listed, and counted in no figure" in card
+    assert "listed and counted in no figure: the fault came before the chatbot's work" in card
     assert 'class="msg user faulted" id="turn-S002-1"' in card
 
 
-def test_a_user_fault_after_the_chatbots_violation_leaves_the_dialog_failed(config, run_folder, analysis_script):
-    late = FAULT.model_copy(update={"turn": 5})  # S002 broke P03 at turn 4
-    rewrite_dialogs(run_folder, lambda dialogs: audit_s002(dialogs, late))
+def late_faults(dialogs):
+    """S001 (a pass) and S002 (a fail) with the same fault after the chatbot's last message, which never answered."""
+    late = FAULT.model_copy(update={"turn": 5})
+    for dialog in dialogs:
+        if dialog.status != "error":
+            dialog.audit = UserAudit(faults=[late] if dialog.id in ("S001", "S002") else [], judged=True)
+    return dialogs
+
+
+def test_a_pass_and_a_fail_with_the_same_late_fault_both_keep_their_verdicts(config, run_folder, analysis_script):
+    rewrite_dialogs(run_folder, late_faults)
     report = report_run(config, run_folder, analysis_script).report
-    (s002,) = [d for d in report.dialogs if d.id == "S002"]
-    assert s002.status == "fail" and s002.user_faults == [late]
+    statuses = {d.id: d.status for d in report.dialogs}
+    assert (statuses["S001"], statuses["S002"]) == ("pass", "fail")
     assert (report.overall.pass_rate.passed, report.overall.pass_rate.total) == (1, 4)
     simulator = SIMULATOR.of(report)
-    assert simulator.kept_out == [] and simulator.faulted.count == 1
+    assert simulator.kept_out == [] and simulator.faulted.count == 2
+
+
+def early_faults(dialogs):
+    """S001 (a pass) and S002 (a fail) with the same fault in the first message, which the chatbot answered."""
+    for dialog in dialogs:
+        if dialog.status != "error":
+            dialog.audit = UserAudit(faults=[FAULT] if dialog.id in ("S001", "S002") else [], judged=True)
+    return dialogs
+
+
+def test_a_pass_and_a_fail_with_the_same_answered_fault_are_both_kept_out_and_counted(config, run_folder,
+                                                                                      analysis_script):
+    rewrite_dialogs(run_folder, early_faults)
+    report = report_run(config, run_folder, analysis_script).report
+    simulator = SIMULATOR.of(report)
+    assert simulator.kept_out == ["S001", "S002"] and simulator.kept_out_verdicts == {"pass": 1, "fail": 1}
+    assert "2 kept out of the figures (1 pass, 1 fail)" in reliability_line(report)
 
 
 def test_a_user_fault_dialog_is_out_of_the_outcome_figures_too(config, outcome_folder, outcome_script):
@@ -130,7 +155,8 @@ def test_a_user_fault_dialogs_card_marks_its_outcome_grade_as_not_counted(config
     report_run(config, outcome_folder, outcome_script)
     card = outcome_folder.path("report.html").read_text().split('id="dialog-S001"')[1].split("</details>")[0]
     heading = card.split('<section class="outcome-check')[1].split("</h4>")[0]
-    assert "Expected outcome: reached" in heading and "(not counted: its simulated user was at fault" in heading
+    assert "Expected outcome: reached" in heading
+    assert "(not counted: its simulated user&#x27;s fault could have decided" in heading
 
 
 def test_each_kind_counts_the_dialogs_with_that_fault_not_the_faults():

@@ -92,6 +92,12 @@ def stands(verdict: str, reason: str) -> list[dict[str, str]]:
     return [stop(verdict, reason)] * 3
 
 
+def persists(message: str) -> list[dict[str, str]]:
+    """A message at fault the user keeps to: the draft is drawn again twice (see `simulate.drafts`), and then it is
+    sent as it is, for the audit to find."""
+    return [say(message)] * 3
+
+
 def reply(message: str, thought: str = "I answer the user.") -> dict[str, str]:
     """A chatbot step (JSON choice) that replies."""
     return {"thought": thought, "action": "reply", "message": message}

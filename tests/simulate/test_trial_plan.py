@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from scripted_dialogs import dialogs, event, pursued, reply, say, shop_config, simulate, stop, verdict
 
-from intellagent.artifacts import Dialog, Finding, OutcomeGrade, UserAudit, UserFault
+from intellagent.artifacts import Dialog, Finding, Message, OutcomeGrade, UserAudit, UserFault
 from intellagent.artifacts.tau import TauGrade
 from intellagent.cli import parser
 from intellagent.config import ReportConfig
@@ -32,9 +32,11 @@ def test_a_checks_finding_fails_a_trial_the_user_passed():
     assert trial_verdict(played("pass", findings=[Finding(message="wrote unasked", turn=2)])) is False
 
 
-def test_a_trial_whose_user_faulted_first_or_that_ran_out_of_turns_or_failed_has_no_verdict():
+def test_a_trial_whose_users_fault_could_decide_it_or_that_ran_out_of_turns_or_failed_has_no_verdict():
     fault = UserAudit(faults=[UserFault(kind="narrated", turn=1, evidence="The customer says")])
-    assert trial_verdict(played("pass", audit=fault)) is None
+    answered = [Message(role="chatbot", content="Hi!"), Message(role="user", content="The customer says hi."),
+                Message(role="chatbot", content="Shall I cancel A1?")]
+    assert trial_verdict(played("pass", audit=fault, transcript=answered)) is None
     assert trial_verdict(played("incomplete")) is None and trial_verdict(played("error")) is None
 
 
@@ -63,9 +65,34 @@ def test_an_events_thresholds_are_the_overall_one_and_those_of_its_policies_and_
     assert thresholds(gate, event(policies=["P1", "P2"]), {"P1": "refunds", "P2": "payment"}) == [0.6, 0.8, 0.9]
 
 
-def test_a_round_adds_one_trial_to_each_noisy_event_and_none_to_a_settled_one():
-    runs = {"E1": [played("pass"), played("fail", trial=2)], "E2": [played("pass"), played("pass", trial=2)]}
+PASSED = OutcomeGrade(reward=1.0, state_match=True, expected_calls=1, made_calls=1, matched_calls=1, progress=1.0)
+
+
+def graded(trial: int = 1) -> Dialog:
+    """A trial a program settled: graded against the event's expected outcome, and passed."""
+    return played("pass", trial=trial, grade=PASSED)
+
+
+def test_a_round_adds_one_trial_to_each_noisy_event_and_none_to_one_a_program_settled():
+    runs = {"E1": [played("pass"), played("fail", trial=2)], "E2": [graded(), graded(trial=2)]}
     assert next_round({"E1": 2, "E2": 2}, runs, {}, total=10) == {"E1": 3, "E2": 2}
+
+
+def test_two_agreeing_verdicts_on_the_judges_word_alone_call_for_a_third():
+    runs = {"E1": [played("pass"), played("pass", trial=2)]}
+    assert next_round({"E1": 2}, runs, {}, total=10) == {"E1": 3}
+    runs["E1"].append(played("pass", trial=3))
+    assert next_round({"E1": 3}, runs, {}, total=10) == {"E1": 3}
+
+
+def test_a_verdict_a_program_gave_among_the_judges_settles_two_agreeing_trials():
+    runs = {"E1": [played("pass"), graded(trial=2)]}
+    assert next_round({"E1": 2}, runs, {}, total=10) == {"E1": 2}
+
+
+def test_a_round_gives_the_judges_third_trials_before_more_to_a_flipping_event():
+    runs = {"E1": [played("pass"), played("fail", trial=2)], "E2": [played("pass"), played("pass", trial=2)]}
+    assert next_round({"E1": 2, "E2": 2}, runs, {}, total=5) == {"E1": 2, "E2": 3}
 
 
 def test_a_round_stops_at_the_budget():
@@ -74,7 +101,7 @@ def test_a_round_stops_at_the_budget():
 
 
 def test_a_round_reads_only_the_trials_planned_so_far():
-    runs = {"E1": [played("pass"), played("pass", trial=2), played("fail", trial=3)]}
+    runs = {"E1": [graded(), graded(trial=2), played("fail", trial=3)]}
     assert next_round({"E1": 2}, runs, {}, total=10) == {"E1": 2}
 
 
@@ -121,7 +148,8 @@ def play_auto(tmp_path, run_folder, script, **report):
 def test_auto_trials_go_to_the_flipping_event_until_the_budget_ends(tmp_path, run_folder, script):
     _, folder = play_auto(tmp_path, run_folder, script)
     trials = Counter(dialog.event_id for dialog in dialogs(folder))
-    assert trials == {"E1": 5, "E2": 2}  # 2 + 2 to open, then 3 more to E1: the budget of 7
+    # 2 + 2 to open; E2's passes rest on the judge alone, so it gets a third, and E1 the rest of the budget of 7.
+    assert trials == {"E1": 4, "E2": 3}
 
 
 def test_auto_trials_go_to_an_event_whose_interval_holds_the_gate_threshold(tmp_path, run_folder, script):

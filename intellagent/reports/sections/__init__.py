@@ -24,6 +24,7 @@ from intellagent.reports.section import Section
 from intellagent.reports.sections.baseline_comparison import BASELINE
 from intellagent.reports.sections.dual_control import DUAL_CONTROL
 from intellagent.reports.sections.judge_agreement import AGREEMENT
+from intellagent.reports.sections.label_figures import LABELS
 from intellagent.reports.sections.outcome_floor import FLOOR
 from intellagent.reports.sections.outcome_grade import OUTCOMES
 from intellagent.reports.sections.persona_figures import PERSONAS
@@ -49,6 +50,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     SIMULATOR,
     PRODUCTION,
     AGREEMENT,
+    LABELS,
 )
 """Every section, in order: the leading ones (`Section.leads`) come first on the page and in the summary, beside
 the headline; the others after the core's charts and coverage line, in this order."""
