@@ -97,6 +97,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--min-outcome", type=float, metavar="RATE",
                    help="exit 1 if the outcome pass rate (0-1) is below RATE: the share of graded dialogs that left "
                         "the world as the event's verified expected outcome does and said every expected output")
+    p.add_argument("--min-production", type=float, metavar="RATE",
+                   help="exit 1 if the share of production conversations (--transcripts) that broke no policy (0-1) "
+                        "is below RATE")
     p.add_argument("--gate-on", choices=("point", "lower_bound"),
                    help="compare --fail-under, --min-outcome and the minimums with the rate (point) or the low end "
                         "of its 95%% interval (lower_bound)")
@@ -115,9 +118,11 @@ def parser() -> argparse.ArgumentParser:
                    help="with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. 0-9,12 "
                         "(default: all)")
     p.add_argument("--transcripts", type=Path, metavar="FILE",
-                   help="also judge the chatbot's real conversations (JSONL: chat messages, LangSmith runs or the "
-                        "plain format), report production beside the tests, and keep the failing ones as "
-                        "regression scenarios (regression/)")
+                   help="also judge the chatbot's real conversations (OpenTelemetry GenAI spans, Langfuse or "
+                        "LangSmith exports, OpenAI Chat Completions or Responses logs, Anthropic Messages, chat "
+                        "messages or the plain format; personal data masked first), report production beside the "
+                        "tests, and keep the failing ones as regression scenarios (regression/); with --stages "
+                        "production,report, judge them alone, with no test run")
     p.add_argument("--stages", metavar="LIST",
                    help=f"run only these stages, comma-separated ({','.join(STAGES)}); earlier ones must be done")
     p.add_argument("--world", type=Path, metavar="DELTA",
@@ -253,6 +258,7 @@ def _run(args: argparse.Namespace) -> int:
         calibrate=args.calibrate,
         min_detection=args.min_detection,
         min_outcome=args.min_outcome,
+        min_production=args.min_production,
         tau_data=tau_data,
         tau_tasks=args.tasks,
         executor=args.executor,

@@ -47,7 +47,7 @@ def test_airline_trace_checks_judge_a_transcript_and_its_world_checks_stand_asid
     assert ("grounded_facts", 1) in found  # the amount and the credit's id come from no tool result
     assert airline.checks and {check.name for check in airline.checks} <= set(dialog.inapplicable)
     assert "writes_are_valid" in dialog.inapplicable
-    assert dialog.policies == ["P01", "P02"] and dialog.production == "air-1 (line 1)"
+    assert dialog.policies == ["P01", "P02"] and dialog.production == "air-1 (chat, line 1)"
 
 
 def store_order(tmp_path: Path) -> tuple[Environment, dict]:
@@ -129,5 +129,5 @@ def test_the_documented_example_file_reads_whole_and_its_rule_breaker_is_caught(
 
     assert [d.status for d in dialogs] == ["incomplete"] * 4
     assert {d.production: [f.check for f in d.findings if f.check == "confirmed_before_write"] for d in dialogs} == {
-        "chat-0412 (line 1)": [], "chat-0413 (line 2)": ["confirmed_before_write"], "plain-0414 (line 3)": [],
-        "6f1c2a9e-run (line 4)": []}
+        "chat-0412 (chat, line 1)": [], "chat-0413 (chat, line 2)": ["confirmed_before_write"],
+        "plain-0414 (plain, line 3)": [], "6f1c2a9e-run (langsmith, line 4)": []}

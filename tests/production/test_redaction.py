@@ -22,7 +22,7 @@ def conversation() -> list[Message]:
 
 
 def test_a_marked_field_is_masked_in_results_arguments_and_every_message_that_repeats_it() -> None:
-    masked = redacted(conversation(), Redaction(fields=["customer", "last4"]))
+    masked = redacted(conversation(), Redaction(personal=[], fields=["customer", "last4"]))
     text = json.dumps([m.model_dump() for m in masked])
 
     assert EMAIL not in text and "4242" not in text
@@ -32,11 +32,11 @@ def test_a_marked_field_is_masked_in_results_arguments_and_every_message_that_re
 
 
 def test_a_pattern_is_masked_in_every_text() -> None:
-    masked = redacted(conversation(), Redaction(patterns=[r"\+1 555 \d{4}"]))
+    masked = redacted(conversation(), Redaction(personal=[], patterns=[r"\+1 555 \d{4}"]))
     assert masked[0].content == f"I am {EMAIL}, call me at [redacted-1]. Cancel A7 please."
 
 
 def test_what_is_not_marked_is_left_as_it_was() -> None:
     original = conversation()
-    assert redacted(original, Redaction(fields=["nothing_here"])) == original
-    assert redacted(original, Redaction()) == original
+    assert redacted(original, Redaction(personal=[], fields=["nothing_here"])) == original
+    assert redacted(original, Redaction.model_validate("off")) == original
