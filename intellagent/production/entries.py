@@ -94,6 +94,8 @@ def entries(item: Any) -> list[Entry]:
         raise NotAConversation(f"a message of unknown role {item.get('role') or kind!r}")
     parts = item["parts"] if isinstance(item.get("parts"), list) else item.get("content")
     if role == "tool" and not isinstance(item.get("parts"), list):
+        if parts is None:  # a tool message whose content was not recorded says nothing of the result
+            return []
         return [Entry("tool", result_text(parts, error=item.get("status") == "error"),
                       answers=str(item.get("tool_call_id") or ""), tool=item.get("name"))]
     said, calls, results = _parts(parts)
@@ -222,9 +224,10 @@ class _Calls:
 
     def answer(self, result: Entry) -> bool:
         """Give `result` to the call it answers: the call of its id, else the first one still unanswered (of its
-        tool, when the format names it); True too when it repeats what an answered call of its id holds."""
+        tool, when the format names it); True too when it repeats what such a call holds already."""
         named = [c for c in self.made if result.answers and c.id == result.answers]
-        if any(c.result == result.text for c in named):
+        alike = named if result.answers else [c for c in self.made if not result.tool or c.name == result.tool]
+        if any(c.result == result.text for c in alike):
             return True
         open_calls = [c for c in (named or self.made) if c.result is None]
         match = next((c for c in open_calls if not result.tool or c.name == result.tool), None)

@@ -130,10 +130,12 @@ def threads(parts: Sequence[tuple[str, Part]]) -> list[list[tuple[str, Part]]]:
     by_key = {(fmt, part.key): part for fmt, part in parts if part.key}
     followed = {(fmt, part.follows) for fmt, part in parts if part.follows}
     prefixed: dict[str, list[tuple[list[Entry], tuple[str, str]]]] = {}  # per format: each open thread's entries
+    depth: dict[int, int] = {}  # a chained part's place in its chain, which orders it
     for number, (fmt, part) in enumerate(parts):
         thread = part.thread
         if thread is None and (part.follows or (fmt, part.key) in followed):
-            thread = f"chain {_chain_root(fmt, part, by_key)}"
+            root, depth[id(part)] = _chain_root(fmt, part, by_key)
+            thread = f"chain {root}"
         if thread is None:
             said = _spoken(part.entries)
             opened = prefixed.setdefault(fmt, [])
@@ -143,18 +145,19 @@ def threads(parts: Sequence[tuple[str, Part]]) -> list[list[tuple[str, Part]]]:
         else:
             group = (fmt, thread)
         groups.setdefault(group, []).append((fmt, part))
-    ordered = [sorted(group, key=lambda item: (item[1].at, item[1].place)) for group in groups.values()]
+    ordered = [sorted(group, key=lambda item: (item[1].at, depth.get(id(item[1]), 0), item[1].place))
+               for group in groups.values()]
     return sorted(ordered, key=lambda group: min(part.place for _, part in group))
 
 
-def _chain_root(fmt: str, part: Part, by_key: dict[tuple[str, str], Part]) -> str | None:
-    """The id of the first part in the file of the chain `part` is in."""
+def _chain_root(fmt: str, part: Part, by_key: dict[tuple[str, str], Part]) -> tuple[str | None, int]:
+    """The id of the first part in the file of the chain `part` is in, and how many parts come before `part`."""
     seen: set[str] = set()
     current = part
     while current.follows and current.follows not in seen and (fmt, current.follows) in by_key:
         seen.add(current.follows)
         current = by_key[(fmt, current.follows)]
-    return current.key or current.follows
+    return current.key or current.follows, len(seen)
 
 
 def _spoken(entries: Sequence[Entry]) -> list[Entry]:
