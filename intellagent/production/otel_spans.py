@@ -11,7 +11,7 @@ shows the messages it was given and those it answered with, in whichever way the
   `tool_calls`), `gen_ai.tool.message` (its `id` the call's) and `gen_ai.choice` (its `message`), their fields as
   the event's attributes or as JSON in `gen_ai.event.content`;
 - indexed attributes, `gen_ai.prompt.N.*` and `gen_ai.completion.N.*`, or OpenInference's
-  `llm.input_messages.<n>.message.*` and `llm.output_messages.N.message.*`.
+  `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*`.
 
 A tool's span (`gen_ai.operation.name: execute_tool`, or OpenInference's `TOOL` kind) gives its result
 (`gen_ai.tool.call.result`) to the call of its `gen_ai.tool.call.id`. A model call's span that recorded no message
@@ -176,7 +176,7 @@ def _event_messages(events: list[tuple[str, dict[str, Any]]]) -> Iterator[dict[s
 
 def _indexed(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     """The messages indexed attributes record: `gen_ai.prompt.N.*` then `gen_ai.completion.N.*`, or OpenInference's
-    `llm.input_messages.<n>.message.*` then `llm.output_messages.N.message.*`."""
+    `llm.input_messages.N.message.*` then `llm.output_messages.N.message.*`."""
     found = []
     for prefix in ("gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.output_messages."):
         tree = _unflattened({key[len(prefix):]: value for key, value in attributes.items() if key.startswith(prefix)})
