@@ -818,7 +818,7 @@ def apply_overrides(
         tau_data: a τ-bench task set to play instead of sampled scenarios (`tau.data`).
         tau_tasks: which of its tasks, by τ-bench number: "0-9,12" (`tau.tasks`).
         executor: where the items run: `local` or `ray` (`executor.type`).
-        transcripts: a JSONL file of production conversations (`transcripts.path`).
+        transcripts: a file of production conversations (`transcripts.path`).
         rollouts: search the chatbot's turns and export training data (`rollouts.enabled`).
     """
     data = config.model_dump(by_alias=True, exclude_none=True)

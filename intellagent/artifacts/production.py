@@ -41,7 +41,7 @@ class ProductionBreach(BaseModel):
 class ProductionFailure(BaseModel):
     """A production conversation that broke a policy, as the report shows it."""
 
-    id: str = Field(description="Its dialog id (P + its line number).")
+    id: str = Field(description="Its dialog id (P + its number in the file's order).")
     conversation: str = Field(description="Its name and line in the transcripts file.")
     breaches: list[ProductionBreach]
 

@@ -207,16 +207,6 @@ class Transcript:
     orphans: int = 0
     """Tool results that answer no call of the conversation."""
 
-    @property
-    def calls(self) -> int:
-        """The tool calls it holds."""
-        return sum(len(message.tool_calls) for message in self.messages)
-
-    @property
-    def results(self) -> int:
-        """The tool calls it holds with their result."""
-        return sum(call.result is not None for message in self.messages for call in message.tool_calls)
-
 
 @dataclass
 class _Calls:

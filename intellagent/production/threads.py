@@ -129,7 +129,9 @@ def threads(parts: Sequence[tuple[str, Part]]) -> list[list[tuple[str, Part]]]:
     groups: dict[tuple[str, str], list[tuple[str, Part]]] = {}
     by_key = {(fmt, part.key): part for fmt, part in parts if part.key}
     followed = {(fmt, part.follows) for fmt, part in parts if part.follows}
-    prefixed: dict[str, list[tuple[list[Entry], tuple[str, str]]]] = {}  # per format: each open thread's entries
+    # Per format and first entry, each open thread's entries so far: a part is compared only with the threads that
+    # begin as it does, so that a log of many conversations is threaded in one pass.
+    prefixed: dict[tuple[str, Entry], list[tuple[list[Entry], tuple[str, str]]]] = {}
     depth: dict[int, int] = {}  # a chained part's place in its chain, which orders it
     for number, (fmt, part) in enumerate(parts):
         thread = part.thread
@@ -138,8 +140,8 @@ def threads(parts: Sequence[tuple[str, Part]]) -> list[list[tuple[str, Part]]]:
             thread = f"chain {root}"
         if thread is None:
             said = _spoken(part.entries)
-            opened = prefixed.setdefault(fmt, [])
-            found = next((key for whole, key in reversed(opened) if whole and said[:len(whole)] == whole), None)
+            opened = prefixed.setdefault((fmt, said[0]), []) if said else []
+            found = next((key for whole, key in reversed(opened) if said[:len(whole)] == whole), None)
             group = found or (fmt, f"#{number}")
             opened[:] = [entry for entry in opened if entry[1] != group] + [(said, group)]
         else:
