@@ -6,7 +6,7 @@
                                                                               a proposed rules file)
       │                                                               │
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
-      │                                                                  │
+      │                                                                  │ (policies only: done)
       └─ graph.json exists ─────────────────────────────────────────► traffic ─► plan
     plan ═► scenario ─► next_round ═► scenario … ─► finish                 writes scenarios.jsonl
     (═► fans out with Send: one task per flow, per batch or block of policies, per scenario to write)
@@ -15,6 +15,9 @@ The scenarios come from the run's scenario source (`intellagent.modes`): by defa
 policy sets, each tried again with another candidate set while its scenario fails, and a set sampled
 again written after the scenarios planned before it for the same set; in τ-bench mode (`tau.data`),
 τ-bench's published tasks, one call per task to name the policies it tests.
+
+A run that judges production alone asks for the policies only (`run_policies`): the stage ends with graph.json,
+and writes no scenario.
 
 Each artifact is written as soon as it is complete, so a resumed run skips what is done: with
 policies.json there is no extraction, with graph.json no scoring, and only the scenarios missing from
@@ -73,6 +76,7 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 class State(TypedDict, total=False):
     document: str
+    policies_only: bool  # production alone: no scenario to write
     reading: str  # the document as the prompts show it: its flowcharts read step by step
     task_description: str
     flows: list[Flow]
@@ -163,10 +167,17 @@ def start(state: State, runtime: DescribeRuntime) -> Update:
 
 
 def route_start(state: State) -> str:
-    """Resume after the last artifact written: extraction, scoring or the scenarios."""
+    """Resume after the last artifact written: extraction, scoring or the scenarios (none for the policies only)."""
     if "catalog" not in state:
         return "task"
-    return "prepare_scoring" if "graph" not in state else "traffic"
+    if "graph" not in state:
+        return "prepare_scoring"
+    return END if state.get("policies_only") else "traffic"
+
+
+def route_graph(state: State) -> str:
+    """On to the scenarios, or done when the run asks for the policies only."""
+    return END if state.get("policies_only") else "traffic"
 
 
 async def describe_task(state: State, runtime: DescribeRuntime) -> Update:
@@ -417,7 +428,7 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_node("next_round", next_round)
     graph.add_node("finish", finish)
     graph.add_edge(START, "start")
-    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "traffic"])
+    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "traffic", END])
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")
@@ -430,7 +441,7 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_edge("programs", "prepare_scoring")
     graph.add_conditional_edges("prepare_scoring", route_scoring, ["score", "assemble"])
     graph.add_edge("score", "assemble")
-    graph.add_edge("assemble", "traffic")
+    graph.add_conditional_edges("assemble", route_graph, ["traffic", END])
     graph.add_edge("traffic", "plan")
     graph.add_conditional_edges("plan", route_scenarios, ["scenario", "finish"])
     graph.add_edge("scenario", "next_round")
@@ -442,6 +453,16 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
 async def run(ctx: RunContext) -> Described:
     """Write policies.json, graph.json and scenarios.jsonl, resuming after what an earlier run completed, and
     return them."""
+    return await _described(ctx, policies_only=False)
+
+
+async def run_policies(ctx: RunContext) -> Described:
+    """Write policies.json and graph.json (what a run that judges production alone needs), resuming after what an
+    earlier run completed, and return them, with no scenario."""
+    return await _described(ctx, policies_only=True)
+
+
+async def _described(ctx: RunContext, *, policies_only: bool) -> Described:
     deps = DescribeDeps(ctx=ctx, source=scenario_source(ctx), extracting=ctx.progress.stage("policies", 0),
                         programs=ctx.progress.stage("programs", 0), scoring=ctx.progress.stage("graph", 0),
                         items=StageItems(ctx, stage="describe", artifact=ctx.folder.scenarios))
@@ -450,8 +471,8 @@ async def run(ctx: RunContext) -> Described:
     limit = 18 + 2 * ctx.config.samples * ctx.config.describe.max_attempts
     final = await build_graph().ainvoke(
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
-        {"document": ctx.environment.policy},
+        {"document": ctx.environment.policy, "policies_only": policies_only},
         context=deps,
         config={"max_concurrency": ctx.config.workers, "recursion_limit": limit, "run_name": "describe"},
     )
-    return Described(catalog=final["catalog"], graph=final["graph"], scenarios=final["scenarios"])
+    return Described(catalog=final["catalog"], graph=final["graph"], scenarios=final.get("scenarios", []))

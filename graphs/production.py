@@ -4,14 +4,14 @@ as regression scenarios.
     judge ──► regress
 
 `judge` has the verdict on every conversation (`production.judgement`): the transcripts file
-(`transcripts.path`) read, what `transcripts.redact` marks masked, the checks that need only the trace run,
-transcripts.jsonl written, and each conversation judged by the report's judge on every policy of the
-catalog, beside the checks' findings; a line that holds no conversation is recorded as an `error` with its
-line number, and the rest go on. production.jsonl keeps each verdict, and a conversation is judged again only
-when it changed: when describe sampled by production first (`describe.weights_from: transcripts`), the
-verdicts are already made. `regress` writes the failing conversations as a frozen test set, regression/, that
-`--scenarios-from` plays. The report sets production beside the tests (`production.figures`). Without
-transcripts the stage does nothing.
+(`transcripts.path`) read in its format, the conversations' parts put back together, what is personal masked
+(`transcripts.redact`), the checks that need only the trace run, transcripts.jsonl written, and each conversation
+judged by the report's judge on every policy of the catalog, beside the checks' findings; a record that holds no
+conversation is recorded as an `error` with its place, and the rest go on. production.jsonl keeps each verdict,
+and a conversation is judged again only when it changed: when describe sampled by production first
+(`describe.weights_from: transcripts`), the verdicts are already made. `regress` writes the failing conversations
+as a frozen test set, regression/, that `--scenarios-from` plays. The report sets production beside the tests
+(`production_figures`), or alone in a run that played none. Without transcripts the stage does nothing.
 """
 
 from __future__ import annotations

@@ -482,15 +482,40 @@ class TauConfig(_Strict):
         return self.data is not None
 
 
-class Redaction(_Strict):
-    """What of a production conversation is personal, masked before any model or file sees it."""
+PersonalData = Literal["email", "phone", "card", "iban", "address"]
+PERSONAL_DATA: tuple[PersonalData, ...] = ("email", "phone", "card", "iban", "address")
 
+TranscriptFormat = Literal["auto", "otel", "langfuse", "langsmith", "plain", "chat_completions", "anthropic",
+                           "responses", "chat"]
+
+
+class Redaction(_Strict):
+    """What of a production conversation is personal, masked before any model, cache or file sees it: by default the
+    common personal data; `redact: off` masks nothing."""
+
+    personal: list[PersonalData] = Field(
+        default_factory=lambda: list(PERSONAL_DATA),
+        description="The personal data found and masked in every text: e-mail addresses, phone numbers, card numbers "
+        "(with a valid check digit), IBANs and street addresses (US, Canadian and British ones); [] masks none.",
+    )
+    region: str = Field(
+        default="US", description="The country (ISO 3166 code) whose phone numbers are also found when written "
+        "without their international prefix.",
+    )
     fields: list[str] = Field(
         default_factory=list,
         description="Names of tool arguments and of keys in tool results whose values are masked, wherever in the "
         "conversation those values appear.",
     )
     patterns: list[str] = Field(default_factory=list, description="Regular expressions masked in every text.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _switched(cls, value: Any) -> Any:
+        # YAML reads an unquoted off (or no, false) as a boolean.
+        if value is False or value in ("off", "no"):
+            return {"personal": []}
+        return {} if value is True or value in ("on", "yes") else value
 
     @field_validator("patterns")
     @classmethod
@@ -502,11 +527,30 @@ class Redaction(_Strict):
                 raise ValueError(f"{pattern!r} is not a regular expression ({error})") from None
         return patterns
 
+    @field_validator("region")
+    @classmethod
+    def _known_region(cls, region: str) -> str:
+        import phonenumbers  # only where a config names a region
+
+        if region.upper() not in phonenumbers.SUPPORTED_REGIONS:
+            raise ValueError(f"{region!r} is not a country code phone numbers are known for (US, GB, DE, ...)")
+        return region.upper()
+
+    @property
+    def masks_anything(self) -> bool:
+        """Whether anything is masked."""
+        return bool(self.personal or self.fields or self.patterns)
+
 
 class TranscriptsConfig(_Strict):
     """Real conversations of the chatbot, judged beside the tests (see `intellagent.production`)."""
 
-    path: Path | None = Field(default=None, description="A JSONL file of conversations (--transcripts FILE).")
+    path: Path | None = Field(default=None, description="A file of conversations (--transcripts FILE): JSONL, or one "
+                              "JSON document.")
+    format: TranscriptFormat = Field(
+        default="auto", description="The format of its records: auto recognises each; otel, langfuse, langsmith, "
+        "plain, chat_completions, anthropic, responses or chat reads every record as that.",
+    )
     redact: Redaction = Field(default_factory=Redaction)
 
     @model_validator(mode="before")
@@ -569,6 +613,11 @@ class ReportConfig(_Strict):
         default=None, ge=-1, le=1,
         description="Exit 1 when the outcome pass rate stands less than this above its floor: what a chatbot that "
         "does nothing would score on the same graded dialogs (0.5: at least 50 points above it).",
+    )
+    min_production: float | None = Field(
+        default=None, ge=0, le=1,
+        description="Exit 1 when the share of production conversations with a verdict that broke no policy is below "
+        "this (needs transcripts).",
     )
     require_verdict: bool = Field(
         default=True,

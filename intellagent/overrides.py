@@ -106,6 +106,11 @@ OVERRIDES: tuple[Override, ...] = (
     Override("min_outcome", "report.min_outcome", "exit 1 if the outcome pass rate (0-1) is below RATE: the share of "
              "graded dialogs that left the world as the event's verified expected outcome does and said every "
              "expected output", type=float, metavar="RATE"),
+    Override("min_outcome_over_floor", "report.min_outcome_over_floor", "exit 1 if the outcome pass rate stands "
+             "less than DELTA above its floor, what a chatbot that does nothing would score on the same graded "
+             "dialogs (0.5: 50 points above it)", type=float, metavar="DELTA"),
+    Override("min_production", "report.min_production", "exit 1 if the share of production conversations "
+             "(--transcripts) that broke no policy (0-1) is below RATE", type=float, metavar="RATE"),
     Override("gate_on", "report.gate_on", "compare --fail-under, --min-outcome and the minimums with the rate (point) "
              "or the low end of its 95% interval (lower_bound)", choices=("point", "lower_bound")),
     Override("rollouts", "rollouts.enabled", "after simulate, search the chatbot's turns on every graded event (beam "
@@ -129,9 +134,11 @@ OVERRIDES: tuple[Override, ...] = (
              command_line=False, api=False),
     Override("tau_tasks", "tau.tasks", "with --scenarios-from tau:DIR, the tasks to play by τ-bench number, e.g. "
              "0-9,12 (default: all)", metavar="LIST", flag="--tasks"),
-    Override("transcripts", "transcripts.path", "also judge the chatbot's real conversations (JSONL: chat messages, "
-             "LangSmith runs or the plain format), report production beside the tests, and keep the failing ones as "
-             "regression scenarios (regression/)", type=Path, metavar="FILE", to_config=_absolute),
+    Override("transcripts", "transcripts.path", "also judge the chatbot's real conversations (OpenTelemetry GenAI "
+             "spans, Langfuse or LangSmith exports, OpenAI Chat Completions or Responses logs, Anthropic Messages, "
+             "chat messages or the plain format; personal data masked first), report production beside the tests, and "
+             "keep the failing ones as regression scenarios (regression/); with --stages production,report, judge "
+             "them alone, with no test run", type=Path, metavar="FILE", to_config=_absolute),
 )
 """Every override, in the order --help lists them."""
 

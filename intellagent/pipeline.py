@@ -4,7 +4,9 @@ checks or builds before the run spends its first call.
     describe ─► populate ─► simulate ─► (rollouts) ─► (production) ─► report
 
 Rollouts run only when asked for (`--rollouts`); production judges the chatbot's real conversations, when the run
-is given them (`transcripts:`).
+is given them (`transcripts:`). Production alone (`--stages production,report`) needs no test run: when the run
+folder has no policies yet, describe runs first for its policies and graph only (`POLICIES`), and writes no
+scenario.
 
 A stage's `run` reads the artifacts of the stages before it from the run folder, writes its own (its
 entries of the run folder's catalogue, `RunFolder.made_by`) and returns what it made: the runner
@@ -88,3 +90,16 @@ REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"),
 
 PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, PRODUCTION, REPORT)
 """The stages, in the order they run."""
+
+POLICIES: Stage[Described] = Stage("describe", describe.run_policies, RunFolder.made_by("describe"),
+                                   check=check_scenario_source)
+"""Describe for its policies and graph only: what production needs when the run folder has none."""
+
+
+def chosen_stages(config: Config, stages: tuple[str, ...], folder: RunFolder) -> list[Stage[Any]]:
+    """The stages a run of `config` over `stages` runs in `folder`, in order: with production and without describe,
+    describe's policies first when the folder has none (production alone)."""
+    chosen = [stage for stage in PIPELINE if stage.runs_in(config, stages)]
+    if PRODUCTION in chosen and DESCRIBE not in chosen and not (folder.policies.exists() and folder.graph.exists()):
+        chosen.insert(0, POLICIES)
+    return chosen

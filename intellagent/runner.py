@@ -33,7 +33,7 @@ from intellagent.executors import executor_for
 from intellagent.files import write_atomic
 from intellagent.llm import ResponseCache, RoleModels, ScriptedLLM, Usage
 from intellagent.llm.spec import without_credentials
-from intellagent.pipeline import PIPELINE, REPORT, Stage
+from intellagent.pipeline import REPORT, Stage, chosen_stages
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 
@@ -109,13 +109,13 @@ async def execute(
     unknown = set(stages) - set(STAGES)
     if unknown:
         raise UsageError(f"unknown stage {sorted(unknown)[0]!r}; stages are {', '.join(STAGES)}")
-    chosen = [stage for stage in PIPELINE if stage.runs_in(config, stages)]
+    folder = RunFolder(output or Path("results") / (config.name or "run"))
+    chosen = chosen_stages(config, stages, RunFolder(Path(scenarios_from)) if scenarios_from is not None else folder)
     # Inputs a later stage would find wrong fail now, before any call: an hour of describe and populate must
     # not end on a typo.
     for check in dict.fromkeys(stage.check for stage in chosen if stage.check is not None):  # each check once
         check(config, chatbot)
     executor = executor_for(config.executor, workers=config.workers)
-    folder = RunFolder(output or Path("results") / (config.name or "run"))
     if scenarios_from is not None and Path(scenarios_from).resolve() == folder.root.resolve():
         raise UsageError(f"--scenarios-from and --output are both {folder.root}; write the run to another folder, "
                          "so that the frozen test set stays as it is")

@@ -160,8 +160,8 @@ class Dialog(BaseModel):
         default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
     )
     production: str | None = Field(
-        default=None, description="A production conversation: its name and line in the transcripts file (None: a "
-        "simulated dialog)."
+        default=None, description="A production conversation: its name, format and place in the transcripts file "
+        "(None: a simulated dialog)."
     )
 
     @property

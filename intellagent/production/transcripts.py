@@ -1,12 +1,13 @@
 """Production conversations as dialogs: read, masked, checked, ready for the report's judge.
 
-Each conversation of the transcripts file becomes a `Dialog` named `P` + its line number (P0007: line 7),
-with every policy of the catalog to rule on (a real conversation was sampled from nothing), the name it
-has in the file, and what the checks found. Only the checks that need nothing but the trace run
-(`Check.needs`): confirmation before a write, grounding against the tool results in the transcript,
-compiled assertions on calls and their order; those that need the database the chatbot worked on are
-listed as not applicable. A line that holds no conversation becomes an `error` dialog that says which
-line and why, logged and skipped: one bad line never stops the rest.
+Each conversation of the transcripts file (read in its format, `formats`) becomes a `Dialog` named `P` + its
+number in the file's order (P0007: the seventh), with every policy of the catalog to rule on (a real conversation
+was sampled from nothing), its name and place in the file, and what the checks found. What is personal in it is
+masked first (`redaction`), before the checks, the file or any model see it. Only the checks that need nothing
+but the trace run (`Check.needs`): confirmation before a write, grounding against the tool results in the
+transcript, compiled assertions on calls and their order; those that need the database the chatbot worked on are
+listed as not applicable. A record that holds no conversation becomes an `error` dialog that says where and
+why, logged and skipped: one bad record never stops the rest.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from intellagent.config import Config, TranscriptsConfig
 from intellagent.environment.environment import Environment
 from intellagent.errors import UsageError
 from intellagent.production.formats import Conversation, Unreadable, read_transcripts
-from intellagent.production.redaction import redacted
+from intellagent.production.redaction import masks_for
 
 log = logging.getLogger("intellagent")
 
@@ -39,17 +40,18 @@ def check_transcripts(config: Config, chatbot: object = None) -> None:
         raise UsageError(f"transcripts: file {path} not found; fix transcripts.path or --transcripts")
 
 
-def production_id(line: int) -> str:
-    """The dialog id of the conversation on a line of the transcripts file."""
-    return f"P{line:04d}"
+def production_id(number: int) -> str:
+    """The dialog id of the `number`th conversation (or unreadable record) of the transcripts file."""
+    return f"P{number:04d}"
 
 
 def production_dialogs(settings: TranscriptsConfig, environment: Environment, catalog: PolicyCatalog,
                        compiled: Sequence[Check[Trace]] = ()) -> list[Dialog]:
-    """Every line of the transcripts file as a dialog: checked and masked, or an `error` naming the line.
+    """Every conversation of the transcripts file as a dialog, masked and checked, and every record that holds none as
+    an `error` naming its place.
 
     Args:
-        settings: the file and what to mask in it.
+        settings: the file, its format and what to mask in it.
         environment: the domain (its tools say which write and which need a yes; its checks run).
         catalog: the policies every conversation is judged on.
         compiled: the run's rules and compiled assertions, as checks.
@@ -57,11 +59,11 @@ def production_dialogs(settings: TranscriptsConfig, environment: Environment, ca
     assert settings.path is not None
     checks = [*every_check(environment), *compiled]
     dialogs = []
-    for read in read_transcripts(settings.path):
+    for read in read_transcripts(settings.path, settings.format):
         if isinstance(read, Unreadable):
-            log.warning("transcripts: line %d of %s skipped: %s", read.line, settings.path.name, read.reason)
-            dialogs.append(Dialog(id=production_id(read.line), role="production", status="error",
-                                  reason=f"line {read.line}: {read.reason}", production=f"line {read.line}"))
+            log.warning("transcripts: %s of %s skipped: %s", read.place, settings.path.name, read.reason)
+            dialogs.append(Dialog(id=production_id(read.number), role="production", status="error",
+                                  reason=f"{read.place}: {read.reason}", production=read.place))
         else:
             dialogs.append(_checked(read, settings, environment, catalog, checks))
     return dialogs
@@ -69,11 +71,12 @@ def production_dialogs(settings: TranscriptsConfig, environment: Environment, ca
 
 def _checked(conversation: Conversation, settings: TranscriptsConfig, environment: Environment,
              catalog: PolicyCatalog, checks: list[Check[Trace]]) -> Dialog:
-    messages = redacted(conversation.messages, settings.redact)
+    masks = masks_for(conversation.messages, settings.redact)
+    messages = masks.messages(conversation.messages)
     applicable = [check for check in checks if check.needs == "trace"]
     checked = check_trace(Trace(messages=messages, environment=environment), applicable)
     return Dialog(
-        id=production_id(conversation.line),
+        id=production_id(conversation.number),
         role="production",
         status="incomplete",
         reason=NOT_SIMULATED,
@@ -84,5 +87,5 @@ def _checked(conversation: Conversation, settings: TranscriptsConfig, environmen
         findings=checked.findings,
         ruled=checked.ruled,
         inapplicable=[check.name for check in checks if check.needs == "world"],
-        production=f"{conversation.name} (line {conversation.line})",
+        production=masks.text(f"{conversation.name} ({conversation.format}, {conversation.place})"),
     )

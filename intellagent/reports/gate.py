@@ -1,8 +1,9 @@
 """The quality gate: the run fails (exit 1) when a pass rate is below its minimum or a policy got worse.
 
-The core's rules come first (a run that judged nothing, `fail_under`, `min_category`, `min_policy`), then each
-section's, in the sections' order (`reports.sections`): `min_outcome`, the one minimum that no judge's reading
-enters, `min_persona`, `min_pass_k`, `min_detection`, the baseline's significantly worse policies, …
+The core's rules come first (a run that judged nothing — no dialog and, in a run that played none, nothing a section
+judged either —, `fail_under`, `min_category`, `min_policy`), then each section's, in the sections' order
+(`reports.sections`): `min_outcome`, the one minimum that no judge's reading enters, `min_persona`, `min_pass_k`,
+`min_detection`, the baseline's significantly worse policies, `min_production`, …
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def evaluate_gate(report: Report, settings: ReportConfig) -> Gate:
 def _core_failures(report: Report, settings: ReportConfig) -> list[str]:
     """Why the core's figures fail the gate: nothing judged, the pass rate, a category's or a policy's."""
     failures = []
-    if settings.require_verdict and not report.overall.pass_rate.total:
+    if settings.require_verdict and not report.overall.pass_rate.total and not _judged_apart(report):
         kept_out = report.overall.by_status.get("user_fault", 0)
         why = (f"; {counted(kept_out, 'dialog')} kept out because the simulated user was at fault, which says "
                "nothing of the chatbot either" if kept_out else "")
@@ -61,3 +62,11 @@ def _core_failures(report: Report, settings: ReportConfig) -> list[str]:
         label = f"{policy_id} ({policy.text[:60]})"
         failures += below(label, policy.pass_rate, minimum, "report.min_policy", "dialogs")
     return failures
+
+
+def _judged_apart(report: Report) -> int:
+    """The verdicts the sections hold on what is not a test dialog, in a run that played none (production alone)."""
+    if report.overall.dialogs:
+        return 0
+    return sum(section.verdicts(figures) for section in sections.SECTIONS
+               if (figures := section.of(report)) is not None)

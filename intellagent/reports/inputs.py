@@ -68,11 +68,15 @@ class RunArtifacts:
 
 
 def load_artifacts(folder: RunFolder) -> RunArtifacts:
-    """Read a run folder's artifacts; a missing one is a one-line error that says which stage makes it."""
+    """Read a run folder's artifacts; a missing one is a one-line error that says which stage makes it. A run that
+    judged production alone (its conversations and no dialog) has no scenario, event or dialog to read."""
     catalog, graph = folder.policies.require(), folder.graph.require()
-    scenarios, events = _latest(folder.scenarios.require()), _latest(folder.events.require())
+    alone = folder.transcripts.exists() and not folder.dialogs.exists()
+    scenarios, events, played = ((folder.scenarios.load(), folder.events.load(), []) if alone else
+                                 (folder.scenarios.require(), folder.events.require(), folder.dialogs.require()))
+    scenarios, events = _latest(scenarios), _latest(events)
     by_id = {event.id: event for event in events}
-    dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(folder.dialogs.require())]
+    dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(played)]
     mutants = folder.mutants.load()
     return RunArtifacts(
         catalog=catalog,

@@ -95,6 +95,10 @@ def _no_properties(*_: Any) -> dict[str, object]:
     return {}
 
 
+def _no_verdicts(*_: Any) -> int:
+    return 0
+
+
 @dataclass(frozen=True, kw_only=True)
 class Section(Generic[F]):
     """One section of the report: its figures and what each output makes of them.
@@ -113,6 +117,8 @@ class Section(Generic[F]):
             with None too, for a section that says what was not measured.
         asked_for: it measures the report's reliability only when the run asks for it (repeated trials, seeded
             violations): while no such section has figures, the reliability line says "not measured".
+        verdicts: the verdicts (pass or fail) its figures hold on what is not a test dialog: a run that played no test
+            dialog has still tested something when a section judged it (production alone).
         settings: the report settings (`report.<key>` in the config) its gate rules read, recorded in the gate.
         gate: why its figures fail the gate under the settings, a line per reason; called with None too, so that a
             threshold set on figures the run lacks says so.
@@ -132,6 +138,7 @@ class Section(Generic[F]):
     policy_columns: Callable[[F], list[PolicyColumn]] = _nothing
     reliability: Callable[[F | None, Report], list[str]] = _nothing
     asked_for: bool = False
+    verdicts: Callable[[F], int] = _no_verdicts
     settings: tuple[str, ...] = ()
     gate: Callable[[F | None, ReportConfig, Report], list[str]] = _nothing
     junit_properties: Callable[[F], dict[str, object]] = _no_properties

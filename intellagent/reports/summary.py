@@ -35,7 +35,9 @@ def summary_text(result: Reported) -> str:
     assert report is not None
     overall, coverage = report.overall, report.coverage
     rate = overall.pass_rate
-    if rate.rate is None:
+    if not overall.dialogs:
+        headline = f"{report.name}: no test dialog was played"
+    elif rate.rate is None:
         headline = f"{report.name}: no dialog got a verdict"
     else:
         headline = (f"{report.name}: {rate.passed} of {rate.total} dialogs passed ({percent(rate.rate)}, "

@@ -1,4 +1,5 @@
-"""Reading production conversations: three formats, one transcript shape, and a bad line that stops nothing."""
+"""Reading production conversations: chat messages, the plain format and LangSmith runs as one transcript shape,
+and a bad line that stops nothing."""
 
 from __future__ import annotations
 
@@ -72,8 +73,9 @@ def test_a_malformed_line_is_reported_with_its_number_and_the_next_lines_are_rea
 
     found = read(path)
 
-    assert [(type(f).__name__, f.line) for f in found] == [
-        ("Conversation", 1), ("Unreadable", 2), ("Unreadable", 3), ("Conversation", 5)]
+    assert [(type(f).__name__, f.number, f.place) for f in found] == [
+        ("Conversation", 1, "line 1"), ("Unreadable", 2, "line 2"), ("Unreadable", 3, "line 3"),
+        ("Conversation", 4, "line 5")]
     assert "not JSON" in found[1].reason  # type: ignore[union-attr]
     assert "`turns` is not a list" in found[2].reason  # type: ignore[union-attr]
 
@@ -82,7 +84,7 @@ def test_a_malformed_line_is_reported_with_its_number_and_the_next_lines_are_rea
     ({"messages": [{"role": "user", "content": "hello?"}]}, "user and the chatbot both"),
     ({"messages": [{"role": "wizard", "content": "hi"}]}, "unknown role"),
     ({"turns": [{"chatbot": "hi", "calls": [{"arguments": {}}]}, {"user": "x"}]}, "without a name"),
-    ({"text": "hello"}, "holds no"),
+    ({"text": "hello"}, "in no format read here"),
 ])
 def test_a_line_that_is_no_conversation_says_why(record: object, why: str, tmp_path: Path) -> None:
     (found,) = read(write_transcripts(tmp_path / "t.jsonl", record, malformed=False))

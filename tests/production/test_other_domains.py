@@ -47,7 +47,7 @@ def test_airline_trace_checks_judge_a_transcript_and_its_world_checks_stand_asid
     assert ("grounded_facts", 1) in found  # the amount and the credit's id come from no tool result
     assert airline.checks and {check.name for check in airline.checks} <= set(dialog.inapplicable)
     assert "writes_are_valid" in dialog.inapplicable
-    assert dialog.policies == ["P01", "P02"] and dialog.production == "air-1 (line 1)"
+    assert dialog.policies == ["P01", "P02"] and dialog.production == "air-1 (chat, line 1)"
 
 
 def store_order(tmp_path: Path) -> tuple[Environment, dict]:
@@ -129,5 +129,35 @@ def test_the_documented_example_file_reads_whole_and_its_rule_breaker_is_caught(
 
     assert [d.status for d in dialogs] == ["incomplete"] * 4
     assert {d.production: [f.check for f in d.findings if f.check == "confirmed_before_write"] for d in dialogs} == {
-        "chat-0412 (line 1)": [], "chat-0413 (line 2)": ["confirmed_before_write"], "plain-0414 (line 3)": [],
-        "6f1c2a9e-run (line 4)": []}
+        "chat-0412 (chat, line 1)": [], "chat-0413 (chat, line 2)": ["confirmed_before_write"],
+        "plain-0414 (plain, line 3)": [], "6f1c2a9e-run (langsmith, line 4)": []}
+
+
+def test_a_store_call_log_keeps_its_digit_ids_and_json_columns_while_the_customers_data_is_masked(
+        tmp_path: Path) -> None:
+    environment, shown = store_order(tmp_path)
+    shown = renamed(shown, "#W0000004", payments=True)
+    asked = f"Where is my order {shown['order_id']}? I'm ana@example.com, card 4111 1111 1111 1111."
+    history = [{"role": "user", "content": asked},
+               {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                   "name": "get_order", "arguments": json.dumps({"order_id": shown["order_id"]})}}]},
+               {"role": "tool", "tool_call_id": "c1", "content": json.dumps(shown)}]
+    answer = f"Order {shown['order_id']} of customer {shown['customer_id']} is {shown['status']}."
+    log = {"request": {"messages": history}, "response": {"choices": [{"message": {"role": "assistant",
+                                                                                  "content": answer}}]}}
+    path = tmp_path / "calls.jsonl"
+    path.write_text(json.dumps(log) + "\n")
+
+    (dialog,) = production_dialogs(TranscriptsConfig(path=path), environment, catalog(["P01"]))
+
+    user, reply = dialog.transcript
+    assert user.content == f"Where is my order {shown['order_id']}? I'm [email-1], card [card-1]."
+    assert reply.content == answer  # the customer's id is ten digits: an id, not a phone number
+    assert json.loads(reply.tool_calls[0].result or "") == shown  # digit ids, options and address as they were
+    regression = RunFolder(tmp_path / "regression")
+    regression.path(BACKGROUND).parent.mkdir(parents=True)
+    environment.create_database(regression.path(BACKGROUND), seed=7)
+    failing = Analysis(id=dialog.id, status="fail", tested=["P01"], source="x",
+                       violations=[Violation(policy="P01", turn=1, reason="x")])
+    event = regression_event(environment, regression_scenario(dialog, failing, catalog(["P01"])), dialog, regression)
+    assert event.dropped == [] and [r["order_id"] for r in event.user_rows["store_orders"]] == ["#W0000004"]

@@ -168,7 +168,7 @@ def test_the_end_of_run_summary_has_a_line_for_production(production_run) -> Non
     production = PRODUCTION.of(report)
     assert production is not None
     assert production_line(production) == (
-        "production: 2 of 3 conversations broke no policy (67%, 95% CI 21%–94%); worst P01; 1 line skipped; "
+        "production: 2 of 3 conversations broke no policy (67%, 95% CI 21%–94%); worst P01; 1 record skipped; "
         "1 regression scenario in regression/")
 
 
@@ -213,9 +213,9 @@ def test_the_report_shows_each_failing_conversation_with_its_evidence(production
     assert production is not None
     (failure,) = production.failures
 
-    assert (failure.id, failure.conversation) == ("P0001", "chat-hasty (line 1)")
+    assert (failure.id, failure.conversation) == ("P0001", "chat-hasty (chat, line 1)")
     assert [(b.policy, b.turn, b.source) for b in failure.breaches] == [("P01", 2, "check"), ("P01", 2, "judge")]
-    assert "chat-hasty (line 1)" in (folder / "report.html").read_text()
+    assert "chat-hasty (chat, line 1)" in (folder / "report.html").read_text()
 
 
 def test_a_config_names_its_transcripts_by_a_path_relative_to_its_own_folder(tmp_path: Path) -> None:

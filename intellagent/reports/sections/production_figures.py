@@ -1,34 +1,45 @@
 """Production (`production`, with `transcripts:`): the verdicts on the chatbot's real conversations, beside the
-tests'.
+tests' (or alone, in a run that played none).
 
 Per policy, how many conversations with a verdict reached it and how many broke it, with the pass rate's
 95% Wilson interval; the policies production broke, worst first; and coverage on the policy graph both
 ways: the policies and strong pairs by production frequency, those production reaches that no test dialog
 tested, and those the tests tested that production never reaches. Its panel shades the policy graph by traffic.
+What was read of each conversation (its turns, tool calls and results, the values masked) is listed, so that
+nothing is lost silently. Its gate rule is `report.min_production`, on the share of conversations that broke no
+policy; junit.xml has a suite of its own, a case per conversation.
 """
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
+from collections import Counter
 from html import escape
 
 import networkx as nx
 
 from intellagent.artifacts import Analysis, Dialog, PolicyCatalog
 from intellagent.artifacts.production_report import (
+    MASK,
+    ConversationRead,
     ProductionBreach,
     ProductionFailure,
     ProductionFigures,
     ProductionPair,
     ProductionPolicy,
 )
-from intellagent.artifacts.run_report import Rate
+from intellagent.artifacts.run_report import Rate, Report
+from intellagent.config import ReportConfig
 from intellagent.describe.production_traffic import Traffic
 from intellagent.files import id_order
 from intellagent.reports.charts import policy_graph
 from intellagent.reports.coverage import share, strong_pairs
 from intellagent.reports.dialog_analysis import RATED, by_status
-from intellagent.reports.section import JudgedRun, Page, Section
-from intellagent.reports.text import counted, percent
+from intellagent.reports.junit_cases import clean, figure, junit_case, junit_suite
+from intellagent.reports.minimums import shortfall
+from intellagent.reports.section import Durations, JudgedRun, Page, Section
+from intellagent.reports.text import counted, one_line, percent
 
 SHOWN_WORST = 5
 """Policies the summary names among those production broke."""
@@ -68,7 +79,27 @@ def production_figures(catalog: PolicyCatalog, graph: nx.Graph, tests: list[Anal
         pairs_in_production_never_tested=[pair.policies for pair in pairs if pair.seen and not pair.tested_together],
         not_applicable=sorted({name for dialog in transcripts for name in dialog.inapplicable}),
         failures=_failures(transcripts, production),
+        read=_read(transcripts, production),
     )
+
+
+def _read(transcripts: list[Dialog], production: list[Analysis]) -> list[ConversationRead]:
+    """Each conversation as read, masked and judged, in the file's order."""
+    verdicts = {analysis.id: analysis for analysis in production}
+    read = []
+    for dialog in transcripts:
+        analysis = verdicts.get(dialog.id)
+        status = analysis.status if analysis is not None else dialog.status
+        reason = dialog.reason if dialog.status == "error" else analysis.error if analysis is not None else None
+        calls = [call for message in dialog.transcript for call in message.tool_calls]
+        text = json.dumps([message.model_dump(include={"content", "tool_calls"}) for message in dialog.transcript],
+                          ensure_ascii=False)
+        masked = Counter(mask.split("-")[0][1:] for mask in set(MASK.findall(text)))
+        read.append(ConversationRead(
+            id=dialog.id, conversation=dialog.production or dialog.id, status=status, reason=reason,
+            turns=sum(message.role == "user" for message in dialog.transcript), calls=len(calls),
+            results=sum(call.result is not None for call in calls), masked=dict(sorted(masked.items()))))
+    return read
 
 
 def _failures(transcripts: list[Dialog], production: list[Analysis]) -> list[ProductionFailure]:
@@ -105,9 +136,22 @@ def production_line(production: ProductionFigures) -> str:
     if production.in_production_never_tested:
         parts.append(f"in production, never tested: {', '.join(production.in_production_never_tested)}")
     if production.skipped:
-        parts.append(f"{counted(len(production.skipped), 'line')} skipped")
+        parts.append(f"{counted(len(production.skipped), 'record')} skipped")
     if production.regression:
         parts.append(f"{counted(len(production.regression), 'regression scenario')} in regression/")
+    return "; ".join(parts)
+
+
+def reading_line(production: ProductionFigures) -> str:
+    """What was read of production in one line: conversations, tool calls and their results, values masked."""
+    read = [entry for entry in production.read if entry.status != "error" or entry.turns]
+    masked: Counter[str] = Counter()
+    for entry in production.read:
+        masked.update(entry.masked)
+    parts = [f"production read: {counted(len(read), 'conversation')}, {counted(production.calls, 'tool call')} "
+             f"({production.results} with their result)"]
+    if masked:
+        parts.append("masked " + ", ".join(f"{n} {kind}" for kind, n in sorted(masked.items())))
     return "; ".join(parts)
 
 
@@ -139,7 +183,8 @@ def production_panel(figures: ProductionFigures, page: Page) -> str:
         + '</div><div><h3 class="sub">Policy graph by traffic</h3>'
         + policy_graph(report.policies, report.coverage.strong_pairs.pairs, traffic=figures)
         + '<p class="legend">darker: more of production reached it; ringed red: broken there</p></div></div>'
-        "</section>"
+        + _reading(figures)
+        + "</section>"
     )
 
 
@@ -172,6 +217,59 @@ def _failing(figures: ProductionFigures) -> str:
     return f'<h3 class="sub">Failing conversations</h3><ul>{items}</ul>'
 
 
+def _reading(figures: ProductionFigures) -> str:
+    """Each conversation as read: its turns, calls and results, what was masked, and its verdict."""
+    rows = "".join(
+        f"<tr><td><code>{escape(entry.id)}</code></td><td>{escape(entry.conversation)}</td><td>{entry.turns}</td>"
+        f"<td>{entry.calls}</td><td>{entry.results}</td>"
+        f"<td>{escape(', '.join(f'{n} {kind}' for kind, n in entry.masked.items()) or '–')}</td>"
+        f"<td>{escape(entry.status)}{': ' + escape(one_line(entry.reason, 200)) if entry.reason else ''}</td></tr>"
+        for entry in figures.read)
+    return ('<h3 class="sub">Conversations read</h3><table><thead><tr><th>Id</th><th>Conversation</th><th>Turns</th>'
+            "<th>Tool calls</th><th>With their result</th><th>Masked</th><th>Verdict</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>") if rows else ""
+
+
+def production_gate(figures: ProductionFigures | None, settings: ReportConfig, report: Report) -> list[str]:
+    """`report.min_production` against production's pass rate (or its 95% low end, under `report.gate_on`)."""
+    minimum = settings.min_production
+    if minimum is None:
+        return []
+    if figures is None or not figures.pass_rate.total:
+        given = "the run was given no transcripts" if figures is None else (
+            f"{counted(figures.conversations, 'conversation')} read, none with a verdict")
+        return [f"--min-production {minimum:g} is set, but no production conversation got a verdict ({given})"]
+    return shortfall("production pass rate", figures.pass_rate, minimum, setting="--min-production",
+                     unit="conversations", gate_on=settings.gate_on)
+
+
+def production_suite(figures: ProductionFigures, report: Report, took: Durations) -> list[ET.Element]:
+    """The production suite: a case per conversation, passed, failed with what it broke, an error (a record that
+    could not be read, a judge that failed) or skipped with why it has no verdict."""
+    name = f"{report.name or 'run'}.production"
+    breaches = {failure.id: failure.breaches for failure in figures.failures}
+    cases = []
+    for entry in figures.read:
+        case = junit_case(name, f"{entry.id} {entry.conversation}", 0.0)
+        if entry.status == "fail":
+            found = breaches.get(entry.id, [])
+            failure = ET.SubElement(case, "failure", {"type": "PolicyViolation", "message": clean(one_line(
+                "broke " + ", ".join(dict.fromkeys(b.policy for b in found))))})
+            failure.text = clean("\n".join(f"{b.policy} at turn {'–' if b.turn is None else b.turn} ({b.source}): "
+                                            f"{b.reason}" for b in found))
+        elif entry.status == "error":
+            ET.SubElement(case, "error", {"type": "ConversationError",
+                                          "message": clean(one_line(entry.reason or "it could not be judged"))})
+        elif entry.status != "pass":
+            ET.SubElement(case, "skipped", {"message": clean(one_line(f"no verdict ({entry.status}): "
+                                                                      f"{entry.reason or ''}"))})
+        cases.append(case)
+    properties: dict[str, object] = {"conversations": figures.conversations,
+                                     "pass_rate": figure(figures.pass_rate.rate), "tool_calls": figures.calls,
+                                     "tool_results": figures.results}
+    return [junit_suite(name, cases, properties, 0.0)]
+
+
 def _listed(title: str, items: list[str]) -> str:
     chips = "".join(f'<span class="chip">{escape(item)}</span>' for item in items) or "none"
     return f'<h3 class="sub">{escape(title)}</h3><p class="chips">{chips}</p>'
@@ -189,7 +287,12 @@ PRODUCTION = Section(
     key="production",
     figures=ProductionFigures,
     measure=_measure,
-    summary=lambda figures, report: [production_line(figures)],
+    summary=lambda figures, report: [production_line(figures), reading_line(figures)],
     panel=production_panel,
+    verdicts=lambda figures: figures.pass_rate.total,
+    settings=("min_production",),
+    gate=production_gate,
+    junit_properties=lambda figures: {"production_pass_rate": figure(figures.pass_rate.rate)},
+    junit_suites=production_suite,
 )
 """The chatbot's real conversations beside the tests."""
