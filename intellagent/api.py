@@ -64,8 +64,8 @@ async def arun(
         label: what to call the run in run.json and in the run viewer (a build number, a branch).
         **overrides: `llm`, `chatbot_llm` (SPECs), `samples`, `seed`, `workers`, `max_cost`,
             `fail_under`, `baseline`, `min_category`, `min_policy`, `min_persona`, `gate_on`, `trials`, `calibrate`,
-            `min_detection`, `min_outcome`, `tau_tasks`, `executor`, `rollouts`, `transcripts` (a JSONL file of
-            production conversations) — as in `apply_overrides`.
+            `min_detection`, `min_outcome`, `tau_tasks`, `executor`, `rollouts`, `red_team`, `max_attack_success`,
+            `transcripts` (a JSONL file of production conversations) — as in `apply_overrides`.
     """
     frozen, tau_data = scenario_source(scenarios_from)
     settings = apply_overrides(load_config(config), tau_data=tau_data, **overrides)

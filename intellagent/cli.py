@@ -104,6 +104,13 @@ def parser() -> argparse.ArgumentParser:
                    help="after simulate, search the chatbot's turns on every graded event (beam search rewarded by "
                         "the expected outcome) and write training data: training/sft.jsonl, preferences.jsonl, "
                         "kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)")
+    p.add_argument("--red-team", action="store_true", default=None,
+                   help="after simulate, attack every rule through the conversation (an attacker that plans, reads "
+                        "refusals and backtracks) and through the data (an instruction planted in a record the "
+                        "chatbot reads), and report how often each rule breaks per strategy (see red_team: in the "
+                        "config)")
+    p.add_argument("--max-attack-success", type=float, metavar="RATE",
+                   help="exit 1 if a rule's attack success rate (0-1) is above RATE (with --red-team)")
     p.add_argument("--baseline", type=Path, metavar="DIR",
                    help="compare with an earlier run; exit 1 if a policy got significantly worse")
     p.add_argument("--scenarios-from", metavar="DIR|tau:DIR",
@@ -258,6 +265,8 @@ def _run(args: argparse.Namespace) -> int:
         executor=args.executor,
         transcripts=args.transcripts,
         rollouts=args.rollouts or ("rollouts" in named if named else None) or None,  # --stages rollouts asks for them
+        red_team=args.red_team or ("redteam" in named if named else None) or None,
+        max_attack_success=args.max_attack_success,
     )
     default_stages = FROZEN_STAGES if frozen else STAGES
     stages = named if named is not None else default_stages
