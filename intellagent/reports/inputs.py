@@ -10,6 +10,7 @@ import networkx as nx
 
 from intellagent.artifacts import (
     Analysis,
+    Attack,
     Dialog,
     Event,
     MutantRecord,
@@ -21,13 +22,14 @@ from intellagent.artifacts import (
 from intellagent.files import id_order
 from intellagent.run_folder import RunFolder
 
-T = TypeVar("T", Scenario, Event, Dialog, Rollout)
+T = TypeVar("T", Scenario, Event, Dialog, Rollout, Attack)
 
 
 @dataclass
 class RunArtifacts:
     """The artifacts of describe, populate and simulate, plus run.json (`rollouts`: rollouts.jsonl, when the run
-    rolled out).
+    rolled out; `attacks`: attacks.jsonl, when the red team attacked, with the winning branch of each attack that
+    broke its rule in `attack_dialogs`, by attack id).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
@@ -46,6 +48,8 @@ class RunArtifacts:
     production: list[Analysis] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
     solo_dialogs: list[Dialog] = field(default_factory=list)
+    attacks: list[Attack] = field(default_factory=list)
+    attack_dialogs: dict[str, Dialog] = field(default_factory=dict)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -72,6 +76,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
     by_id = {event.id: event for event in events}
     dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(folder.dialogs.require())]
     mutants = folder.mutants.load()
+    attacks = _latest(folder.attacks.load())
     return RunArtifacts(
         catalog=catalog,
         graph=graph,
@@ -85,7 +90,19 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         production=folder.production.load(),
         rollouts=_latest(folder.rollouts.load()),
         solo_dialogs=[d for d in dialogs if d.role == "solo"],
+        attacks=attacks,
+        attack_dialogs=winning_branches(folder, attacks),
     )
+
+
+def winning_branches(folder: RunFolder, attacks: list[Attack]) -> dict[str, Dialog]:
+    """The winning branch of each attack that broke its rule, by attack id (from its tree)."""
+    found = {}
+    for attack in attacks:
+        tree = folder.attack_trees.item(attack.id).load() if attack.breached else None
+        if tree is not None and tree.dialog is not None:
+            found[attack.id] = tree.dialog
+    return found
 
 
 def _with_event(dialog: Dialog, event: Event | None) -> Dialog:
