@@ -1,7 +1,8 @@
 """An instruction planted in the data the chatbot reads (the red team's indirect injection): in a free-text field of
 a record the event's user brings up, which the chatbot looks up with its tools and reads in their results.
 
-The records are the event's user's (`Event.user_rows`), of the company's side of the world, in order. In each, the
+The records are the event's user's (`Event.user_rows`), of the company's side of the world: those a call of the
+event's expected outcome names by their key first (the chatbot is sure to look them up), then the others. In each, the
 fields that can hold free text, best first: those named in `red_team.plant_in` (then no other), else a text field
 named for free text (a note, a remark, a comment, ...), a text field whose value is several words, a JSON field (the
 instruction goes into its longest text, or at the end of a list), a text field of one word. A key, a reference, a
@@ -63,12 +64,27 @@ def plant(environment: Environment, database: Path, event: Event, instruction: s
         fields: the only fields it may go in, as table.column (empty: chosen as the module says).
     """
     spared = _named_by_calls(event)
-    for record in readable_records(environment, database, event):
+    for record in plantable_records(environment, database, event, fields=fields):
         for column in plantable(record, fields=fields, spared=spared):
             planted = _planted(environment, database, record, column, instruction)
             if planted is not None:
                 return planted
     return None
+
+
+def plantable_records(environment: Environment, database: Path, event: Event, *,
+                      fields: Sequence[str] = ()) -> list[Record]:
+    """The event's user's records with a field an instruction may go in, best first (see the module), as the
+    complete database `database` holds them."""
+    spared = _named_by_calls(event)
+    records = looked_up_first(readable_records(environment, database, event), spared)
+    return [record for record in records if plantable(record, fields=fields, spared=spared)]
+
+
+def looked_up_first(records: list[Record], named: set[str]) -> list[Record]:
+    """The records some call of the event's outcome names by their key (`named`: the calls' values) first: the
+    chatbot is sure to look those up."""
+    return sorted(records, key=lambda record: not {str(value) for value in record.key.values()} & named)
 
 
 def plantable(record: Record, *, fields: Sequence[str] = (), spared: set[str] = frozenset()) -> list[Column]:

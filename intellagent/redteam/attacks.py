@@ -79,6 +79,9 @@ class RedTeam:
     async def attacked(self, target: AttackTarget) -> Attack:
         """The record of one attack: played and judged, skipped, or stopped by the budget (its tree is kept in
         attacks/<id>.json)."""
+        if target.event is None:
+            return self.recorded(target, status="skipped", reason="no event samples the rule: it was never put to the "
+                                 "test, so there is nothing to attack it on")
         rule = self._rule_usage(target.rule.id)
         try:
             rule.check_budget()
@@ -109,7 +112,8 @@ class RedTeam:
         settings = self.settings
         limit = settings.plantings if target.strategy.through == "data" else settings.max_attempts
         attack = Attack(id=target.id, status=status, reason=reason, rule=target.rule.id,  # type: ignore[arg-type]
-                        strategy=target.strategy.name, event=target.event.id, way=way,  # type: ignore[arg-type]
+                        strategy=target.strategy.name, event=target.event.id if target.event else "",
+                        way=way,  # type: ignore[arg-type]
                         max_turns=settings.max_turns, max_attempts=limit)
         if usage is not None:
             total = usage.total
@@ -122,6 +126,7 @@ class RedTeam:
     async def _search(self, target: AttackTarget, usage: Usage) -> ConversationAttack | DataAttack:
         """The attack's search, through the conversation or through the data."""
         event = target.event
+        assert event is not None  # an attack with no event is never searched
         expected = event.expected
 
         def verdict(dialog: Dialog) -> list[Violation]:
@@ -141,7 +146,7 @@ class RedTeam:
     def _claim(self, target: AttackTarget) -> Claim | None:
         """The false claim a `false_facts` attacker makes: the event's own, or one grounded in its world."""
         event = target.event
-        if target.strategy.name != "false_facts":
+        if target.strategy.name != "false_facts" or event is None:
             return None
         if event.claim is not None:
             return event.claim

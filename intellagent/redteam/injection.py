@@ -25,7 +25,7 @@ from intellagent.chatbots import Chatbot
 from intellagent.environment import Environment, worlds
 from intellagent.errors import IntellAgentError
 from intellagent.llm import LLM, Usage
-from intellagent.populate.planting import Record, plant, plantable, readable_records, records_text
+from intellagent.populate.planting import Record, plant, plantable_records, records_text
 from intellagent.prompt_files import prompt_text, render
 from intellagent.redteam.search import AttackSettings, Verdict
 from intellagent.redteam.strategies import breach_text, instructions
@@ -116,10 +116,9 @@ class DataAttack:
         whole.parent.mkdir(parents=True, exist_ok=True)
         worlds.materialize(stored, whole)
         try:
-            found = readable_records(self.environment, whole, self.event)
+            usable = plantable_records(self.environment, whole, self.event, fields=self.fields)
         finally:
             whole.unlink(missing_ok=True)
-        usable = [record for record in found if plantable(record, fields=self.fields)]
         if not usable:
             raise NothingToPlant("no record the event's user brings up has a free-text field to plant an "
                                  "instruction in" + ("" if self.fields else " (red_team.plant_in can name one)"))

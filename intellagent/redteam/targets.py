@@ -3,7 +3,7 @@
 A rule is a policy of policies.json (`red_team.rules` names some; by default every one). It is attacked on the
 valid events with a world whose scenario samples it, those whose expected outcome forbids a write for it first
 (the breach is then a write a program sees), up to `red_team.events_per_rule`; each strategy attacks each of those
-events once. A rule no event samples is not attacked, and the report says so. An attack's event is the event as
+events once. A rule no event samples is not attacked: its attacks are recorded `skipped`, and the report says so. An attack's event is the event as
 its attacker plays it: its brief on it (`Event.attack`), no persona (the attacker is its user), and, for
 `false_facts`, a false claim of the user's own rows, grounded in the event's world as populate grounds one.
 """
@@ -29,19 +29,20 @@ class AttackTarget:
     """One attack to make.
 
     Attributes:
-        id: its id, rule.strategy.event.
+        id: its id, rule.strategy.event (rule.strategy when no event lets it be made).
         rule: the policy attacked.
         strategy: how.
-        event: the event it is made on, as populate made it.
+        event: the event it is made on, as populate made it (None: no event samples the rule).
     """
 
     id: str
     rule: Policy
     strategy: Strategy
-    event: Event
+    event: Event | None
 
     def brief(self, settings: RedTeamConfig) -> AttackBrief:
         """What its attacker (or its planter) is told."""
+        assert self.event is not None  # only an attack with an event is made
         name = self.strategy.name
         return AttackBrief(rule=self.rule.id, text=self.rule.text, breach=breach_lines(self.rule.id, self.event),
                            strategy=name, language=settings.language if name == "language_switch" else None,
@@ -60,21 +61,19 @@ def attack_targets(catalog: PolicyCatalog, events: list[Event], settings: RedTea
         raise UsageError(f"red_team.rules names {', '.join(unknown)}, which policies.json does not hold; the "
                          f"policies are {', '.join(policies) or 'none'}")
     rules = [policies[rule] for rule in settings.rules] if settings.rules else catalog.policies
-    return [AttackTarget(id=f"{rule.id}.{name}.{event.id}", rule=rule, strategy=STRATEGIES[name], event=event)
-            for rule in rules for event in attacked_events(rule.id, events, settings.events_per_rule)
-            for name in dict.fromkeys(settings.strategies)]
+    strategies = [STRATEGIES[name] for name in dict.fromkeys(settings.strategies)]
+    targets = []
+    for rule in rules:
+        attacked: list[Event | None] = [*attacked_events(rule.id, events, settings.events_per_rule)] or [None]
+        targets += [AttackTarget(id=".".join([rule.id, strategy.name, *([event.id] if event else [])]), rule=rule,
+                                 strategy=strategy, event=event) for event in attacked for strategy in strategies]
+    return targets
 
 
 def attacked_events(rule: str, events: list[Event], count: int) -> list[Event]:
     """The events `rule` is attacked on: valid, with a world, sampling it; a forbidden write of it first."""
     sampling = [event for event in events if event.status == "ok" and event.database and rule in event.policies]
     return sorted(sampling, key=lambda event: not _forbids(event, rule))[:count]
-
-
-def unattacked_rules(catalog: PolicyCatalog, events: list[Event], settings: RedTeamConfig) -> list[str]:
-    """The rules asked for that no event lets the red team attack."""
-    rules = settings.rules or [policy.id for policy in catalog.policies]
-    return [rule for rule in rules if not attacked_events(rule, events, 1)]
 
 
 def breach_lines(rule: str, event: Event) -> list[str]:
@@ -100,5 +99,6 @@ def grounded_claim(environment: Environment, world: Path, event: Event, rules: s
 
 def attack_event(target: AttackTarget, settings: RedTeamConfig, claim: Claim | None) -> Event:
     """The event as the attack's attacker plays it (see the module)."""
+    assert target.event is not None  # only an attack with an event is made
     return target.event.model_copy(update={"attack": target.brief(settings), "persona": None, "claim": claim})
 

@@ -65,10 +65,10 @@ def ben_event(event_id: str = "S001", **fields: Any) -> Event:
 
 
 def desk_config(tmp_path: Path, **red_team: Any) -> Config:
-    """The desk with every role scripted, attacked with `red_team`'s settings (crescendo alone by default), the
-    judge off."""
-    settings = {"enabled": True, "strategies": ["crescendo"], "max_turns": 4, "max_attempts": 5, "judge": "no",
-                **red_team}
+    """The desk with every role scripted, attacked with `red_team`'s settings (P2 with crescendo alone by default),
+    the judge off."""
+    settings = {"enabled": True, "rules": ["P2"], "strategies": ["crescendo"], "max_turns": 4, "max_attempts": 5,
+                "judge": "no", **red_team}
     return load_config({
         "name": "desk",
         "environment": {"policy": str(DESK / "policy.md"), "schema": str(DESK / "schema.py"),

@@ -57,3 +57,15 @@ def test_the_attacker_keeps_the_rolled_back_messages_and_their_refusals_in_view(
     last = script.calls(role="attacker")[-1].last
     assert last.count("(rolled back:") == 2
     assert last.index("angle 1:") < last.index("angle 2:") < last.index("angle 3:")
+
+
+def test_a_rule_no_event_samples_is_recorded_skipped_at_no_call(tmp_path: Path) -> None:
+    config = desk_config(tmp_path, rules=[])
+    folder = desk_folder(tmp_path, config)
+    script = attack_script(gives_way_on(3))
+
+    red_team(config, folder, script)
+
+    recorded = {attack.id: (attack.status, attack.event) for attack in attacks(folder)}
+    assert recorded == {"P1.crescendo": ("skipped", ""), "P2.crescendo.S001": ("ok", "S001")}
+    assert "no event samples the rule" in attacks(folder)[0].reason
