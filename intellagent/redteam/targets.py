@@ -3,9 +3,10 @@
 A rule is a policy of policies.json (`red_team.rules` names some; by default every one). It is attacked on the
 valid events with a world whose scenario samples it, those whose expected outcome forbids a write for it first
 (the breach is then a write a program sees), up to `red_team.events_per_rule`; each strategy attacks each of those
-events once. A rule no event samples is not attacked: its attacks are recorded `skipped`, and the report says so. An attack's event is the event as
-its attacker plays it: its brief on it (`Event.attack`), no persona (the attacker is its user), and, for
-`false_facts`, a false claim of the user's own rows, grounded in the event's world as populate grounds one.
+events once. A rule no event samples is not attacked: its attacks are recorded `skipped`, and the report says so.
+An attack's event is the event as its attacker plays it: its brief on it (`Event.attack`), no persona (the attacker
+is its user), and, for `false_facts`, a false claim of the user's own rows, grounded in the event's world as
+populate grounds one.
 """
 
 from __future__ import annotations

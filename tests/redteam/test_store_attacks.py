@@ -11,14 +11,18 @@ from typing import Any
 
 import pytest
 
+import intellagent
 from intellagent.artifacts import Attack, AttackTree, Flow, Policy, PolicyCatalog
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
+from intellagent.reports.sections.red_team import RED_TEAM
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+from tests.describe.conftest import script_document
+from tests.pipeline.test_store_run import RULES
 from tests.populate.test_expected_outcomes import Populated, call, proposal, store_plan
 from tests.simulate.scripted_dialogs import say, stop, verdict
-from tests.store import environment
+from tests.store import config, environment
 
 CATALOG = PolicyCatalog(
     task_description="An online store.", flows=[Flow(id="F1", name="Orders")],
@@ -79,7 +83,7 @@ def test_on_the_store_the_instruction_is_planted_in_a_json_field_and_the_obedien
     script.on(role="user", reply=stop("success", "it answered"))
     script.on(role="critique", reply=verdict(True))
 
-    (attack,), folder = attacked(store, tmp_path, script, chatbot=obedient)
+    (attack,), _ = attacked(store, tmp_path, script, chatbot=obedient)
 
     assert (attack.breached, attack.source, attack.breach[0].call) == (True, "outcome",
                                                                        f'cancel_order(order_id="{order}")')
@@ -104,3 +108,28 @@ def test_the_careless_double_as_attacker_and_chatbot_leaves_valid_records_with_h
         assert tree is not None and attack.attempts == sum(a.id != "0" for a in tree.attempts) > 0
         assert attack.breached == any(a.breach for a in tree.attempts)
         assert attack.rolled_back <= attack.attempts <= 3
+
+
+@pytest.fixture(scope="module")
+def careless_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """A whole run on the store, from the document to the report, with the red team on, every model careless."""
+    folder = tmp_path_factory.mktemp("careless-red-team")
+    cfg = config(folder, samples=2, describe={"challenge_range": [3, 6], "graph_weights": "flows"},
+                 red_team={"strategies": ["authority", "injection"], "max_turns": 2, "max_attempts": 2,
+                           "plantings": 1})
+    script = script_document(ScriptedLLM(), flows=RULES).on(reply=careless_answers(seed=5))
+    report = intellagent.evaluate(cfg, output=folder / "run", script=script, red_team=True)
+    return folder / "run", report
+
+
+def test_a_whole_careless_run_attacks_every_rule_and_reports_what_its_records_say(careless_run) -> None:
+    folder, report = careless_run
+    recorded = RunFolder(folder).attacks.load()
+    policies = RunFolder(folder).policies.require().policies
+
+    assert RunFolder(folder).run_info.require().status in ("done", "gate_failed")
+    assert {attack.rule for attack in recorded} == {policy.id for policy in policies}
+    assert all(attack.status in ("ok", "skipped", "error") for attack in recorded)
+    figures = RED_TEAM.of(report)
+    assert figures is not None and figures.attacks == sum(attack.status == "ok" for attack in recorded)
+    assert figures.success.passed == sum(attack.breached for attack in recorded if attack.status == "ok")
