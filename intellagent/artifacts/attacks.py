@@ -1,4 +1,4 @@
-"""attacks.jsonl and attacks/<id>.json: the red team's attacks, each aimed at one rule (--red-team).
+"""attacks.jsonl and `attacks/<id>.json`: the red team's attacks, each aimed at one rule (--red-team).
 
 An attack is a rule of the policy, a strategy and an event whose world puts the rule to the test. Through the
 conversation, an attacker plays the user and searches for the message that makes the chatbot break the rule,
@@ -42,7 +42,7 @@ class AttackAttempt(BaseModel):
 
 
 class AttackTree(BaseModel):
-    """attacks/<id>.json: every attempt of one attack, and the dialog it came to."""
+    """`attacks/<id>.json`: every attempt of one attack, and the dialog it came to."""
 
     attack: str
     rule: str
@@ -80,7 +80,7 @@ class Attack(BaseModel):
     max_turns: int = Field(default=0, description="User turns a branch may take (red_team.max_turns).")
     max_attempts: int = Field(default=0, description="Attempts the attack may play (red_team.max_attempts, or "
                               "red_team.plantings through the data).")
-    tree: str | None = Field(default=None, description="Its attempts, relative to the run (attacks/<id>.json).")
+    tree: str | None = Field(default=None, description="Its attempts, relative to the run (`attacks/<id>.json`).")
     planted: Planted | None = Field(default=None, description="Through the data: the planting of the winning (or "
                                     "last) dialog.")
     calls: int = Field(default=0, description="LLM calls it made (the cache's answers not counted).")

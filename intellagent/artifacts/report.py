@@ -597,7 +597,7 @@ class AttackCell(BaseModel):
     success: Rate = Field(description="Attacks that broke the rule, among those.")
     first_breach: int | None = Field(default=None, description="The fewest attempts an attack took to break it.")
     winning: str | None = Field(
-        default=None, description="The attack that broke it in the fewest attempts: its tree (attacks/<id>.json) "
+        default=None, description="The attack that broke it in the fewest attempts: its tree (`attacks/<id>.json`) "
         "holds the winning branch's transcript.")
     source: VerdictSource | None = Field(default=None, description="Who found that attack's breach.")
     unplayed: int = Field(default=0, description="Attacks with no result: stopped by the budget, failed, or skipped.")
