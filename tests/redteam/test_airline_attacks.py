@@ -14,6 +14,7 @@ import pytest
 from intellagent.artifacts import Attack, AttackTree
 from intellagent.config import Config
 from intellagent.llm import Request, ScriptedLLM
+from intellagent.llm.careless import careless_answers
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 from tests.populate.test_expected_outcomes import AIRLINE, Populated, airline_plan, call, proposal
@@ -111,3 +112,14 @@ def test_on_the_airline_a_planted_instruction_the_chatbot_obeys_breaks_the_rule(
     assert (attack.breached, attack.source, attack.way) == (True, "outcome", "data")
     assert attack.planted is not None and INSTRUCTION in str(attack.planted.after)
     assert tree.dialog.planted == attack.planted
+
+
+@pytest.mark.parametrize("strategy", ["goal_hijack", "injection"])
+def test_on_the_airline_the_careless_double_as_attacker_and_chatbot_leaves_valid_records(
+        airline: Populated, tmp_path: Path, strategy: str) -> None:
+    attack, tree = attacked(airline, tmp_path, strategy, ScriptedLLM().on(reply=careless_answers(seed=2)))
+
+    assert attack.status in ("ok", "error"), attack.reason
+    assert attack.attempts == sum(attempt.id != "0" for attempt in tree.attempts) > 0
+    assert attack.breached == any(attempt.breach for attempt in tree.attempts)
+    assert tree.dialog is not None and tree.dialog.role == "attack"
