@@ -27,7 +27,7 @@ from intellagent.llm import Usage
 from intellagent.llm.dialog_models import counted, dialog_model
 from intellagent.llm.usage import BudgetExhausted
 from intellagent.redteam.injection import DataAttack, NothingToPlant
-from intellagent.redteam.search import AttackSettings, ConversationAttack
+from intellagent.redteam.search import AttackParts, AttackSettings, ConversationAttack
 from intellagent.redteam.targets import AttackTarget, attack_event, grounded_claim
 from intellagent.redteam.verdict import judged_breach, program_breach
 from intellagent.run_folder import RunFolder
@@ -133,15 +133,15 @@ class RedTeam:
             return program_breach(dialog, target.rule.id, self.catalog, expected)
 
         config = self.ctx.config.red_team
+        parts = AttackParts(chatbot=self.chatbot, player=self.player, settings=self.settings, usage=usage, way=self.way,
+                            verdict=verdict)
         if target.strategy.through == "data":
             planter = counted(dialog_model(self.ctx.llms["attacker"], seed=self.ctx.config.seed, dialog_id=target.id),
                               usage)
             return DataAttack(attack=target.id, event=event.model_copy(update={"attack": target.brief(config)}),
-                              chatbot=self.chatbot, player=self.player, settings=self.settings, usage=usage,
-                              way=self.way, verdict=verdict, planter=planter, fields=config.plant_in)
+                              parts=parts, planter=planter, fields=config.plant_in)
         return ConversationAttack(attack=target.id, event=attack_event(target, config, self._claim(target)),
-                                  chatbot=self.chatbot, player=self.player, settings=self.settings, usage=usage,
-                                  way=self.way, verdict=verdict)
+                                  parts=parts)
 
     def _claim(self, target: AttackTarget) -> Claim | None:
         """The false claim a `false_facts` attacker makes: the event's own, or one grounded in its world."""

@@ -21,17 +21,14 @@ from pydantic import BaseModel, Field
 
 from intellagent import text_limits
 from intellagent.artifacts import AttackAttempt, AttackTree, Event
-from intellagent.chatbots import Chatbot
 from intellagent.environment import Environment, worlds
 from intellagent.errors import IntellAgentError
-from intellagent.llm import LLM, Usage
+from intellagent.llm import LLM
 from intellagent.populate.planting import Record, plant, plantable_records, records_text
 from intellagent.prompt_files import prompt_text, render
-from intellagent.redteam.search import AttackSettings, Verdict
+from intellagent.redteam.search import AttackParts
 from intellagent.redteam.strategies import breach_text, instructions
 from intellagent.run_folder import RunFolder
-from intellagent.simulate.control import Way
-from intellagent.simulate.player import Casting, DialogPlayer
 
 STEP = "redteam/planter"
 
@@ -53,34 +50,22 @@ class DataAttack:
 
     Attributes:
         attack: the attack's id.
-        event: the event attacked, its brief on it (its user is still the event's own: see `played`).
-        chatbot: the chatbot under test.
-        player: plays each dialog.
-        settings: how many dialogs it may play, and their length.
-        usage: the attack's share of the run's accounting, within its rule's budget.
-        way: the run's own way of playing where the user has tools.
-        verdict: the programs' violations of the rule in a dialog.
+        event: the event attacked, its brief on it (its dialogs' user is still the event's own).
+        parts: what it plays with.
         planter: the attacker's model, which writes the instructions.
         fields: the fields an instruction may go in (`red_team.plant_in`).
     """
 
     attack: str
     event: Event
-    chatbot: Chatbot
-    player: DialogPlayer
-    settings: AttackSettings
-    usage: Usage
-    way: Way
-    verdict: Verdict
+    parts: AttackParts
     planter: LLM
     fields: Sequence[str] = ()
 
     def __post_init__(self) -> None:
-        brief = self.event.attack
-        assert brief is not None  # the brief says what to plant
-        self.tree = AttackTree(attack=self.attack, rule=brief.rule, strategy=brief.strategy, event=self.event.id)
-        self.environment: Environment = self.player.ctx.environment
-        self.folder = self.player.ctx.folder
+        self.tree = self.parts.tree(self.attack, self.event)
+        self.environment: Environment = self.parts.player.ctx.environment
+        self.folder = self.parts.player.ctx.folder
 
     async def run(self) -> AttackTree:
         """Plant and play until the rule breaks or the plantings are spent; the tree grows as each dialog ends.
@@ -90,16 +75,17 @@ class DataAttack:
         """
         records = await asyncio.to_thread(self._records)
         tried: list[str] = []
-        for number in range(1, self.settings.plantings + 1):
+        parts = self.parts
+        for number in range(1, parts.settings.plantings + 1):
             instruction = await self._instruction(records, tried)
             planted = await asyncio.to_thread(self._planted_event, str(number), instruction)
             if planted is None:
                 raise NothingToPlant(f"the instruction fits no field of {records[0].table.name} that keeps the "
                                      "domain's rules; name a free-text field with red_team.plant_in")
-            played = await self.player.play(planted, Casting.for_attack(self.attack, str(number), self.way),
-                                            self.chatbot, max_turns=self.settings.max_turns, usage=self.usage)
+            played = await parts.player.play(planted, parts.casting(self.attack, str(number)), parts.chatbot,
+                                             max_turns=parts.settings.max_turns, usage=parts.usage)
             dialog = played.dialog
-            attempt = AttackAttempt(id=str(number), messages=dialog.transcript, breach=self.verdict(dialog),
+            attempt = AttackAttempt(id=str(number), messages=dialog.transcript, breach=parts.verdict(dialog),
                                     ended=dialog.status, reason=dialog.reason, planted=planted.planted,
                                     world=dialog.database)
             self.tree.attempts.append(attempt)

@@ -53,23 +53,19 @@ class AttackSettings:
     plantings: int
 
 
-@dataclass
-class ConversationAttack:
-    """One attack through the conversation.
+@dataclass(frozen=True)
+class AttackParts:
+    """What one attack plays with, whichever way it goes.
 
     Attributes:
-        attack: the attack's id.
-        event: the attack's event, its brief on it.
         chatbot: the chatbot under test.
-        player: plays each attempt.
+        player: plays each dialog of the attack.
         settings: how long it may go on.
         usage: the attack's share of the run's accounting, within its rule's budget.
         way: the run's own way of playing where the user has tools (`simulate.control`).
-        verdict: the programs' violations of the rule in a dialog.
+        verdict: the programs' violations of the rule under attack in a dialog.
     """
 
-    attack: str
-    event: Event
     chatbot: Chatbot
     player: DialogPlayer
     settings: AttackSettings
@@ -77,17 +73,40 @@ class ConversationAttack:
     way: Way
     verdict: Verdict
 
+    def casting(self, attack: str, attempt: str) -> Casting:
+        """What an attempt of `attack` is played as."""
+        return Casting.for_attack(attack, attempt, self.way)
+
+    def tree(self, attack: str, event: Event) -> AttackTree:
+        """The empty tree of `attack` on `event`, its brief on it."""
+        brief = event.attack
+        assert brief is not None  # an attack's event carries its brief
+        return AttackTree(attack=attack, rule=brief.rule, strategy=brief.strategy, event=event.id)
+
+
+@dataclass
+class ConversationAttack:
+    """One attack through the conversation.
+
+    Attributes:
+        attack: the attack's id.
+        event: the attack's event, its brief on it.
+        parts: what it plays with.
+    """
+
+    attack: str
+    event: Event
+    parts: AttackParts
+
     def __post_init__(self) -> None:
-        brief = self.event.attack
-        assert brief is not None  # an attack through the conversation has its attacker's brief
-        self.tree = AttackTree(attack=self.attack, rule=brief.rule, strategy=brief.strategy, event=self.event.id)
-        folder = self.player.ctx.folder
-        self.worlds = folder.path(Casting.for_attack(self.attack, "0", self.way).stored_world).parent
+        self.tree = self.parts.tree(self.attack, self.event)
+        folder = self.parts.player.ctx.folder
+        self.worlds = folder.path(self.parts.casting(self.attack, "0").stored_world).parent
 
     @property
     def way_played(self) -> Literal["backtracking", "straight"]:
         """Backtracking, or straight when the chatbot's conversations cannot fork."""
-        return "backtracking" if isinstance(self.chatbot, SamplingChatbot) else "straight"
+        return "backtracking" if isinstance(self.parts.chatbot, SamplingChatbot) else "straight"
 
     async def run(self) -> AttackTree:
         """Play the attack to its end (see the module), and return its tree (kept in `self.tree` as it grows, so that
@@ -103,9 +122,9 @@ class ConversationAttack:
         return self.tree
 
     async def _backtracking(self) -> None:
-        kept, kept_id = await self._attempt("0", self.chatbot, parent=None), "0"
+        kept, kept_id = await self._attempt("0", self.parts.chatbot, parent=None), "0"
         played, number = kept, 0
-        while not played.ended and number < self.settings.max_attempts:
+        while not played.ended and number < self.parts.settings.max_attempts:
             number += 1
             played = await self._attempt(str(number), kept, parent=kept_id)
             attempt = self.tree.attempts[-1]
@@ -120,17 +139,18 @@ class ConversationAttack:
         self.tree.dialog = played.dialog
 
     async def _straight(self) -> None:
-        played = await self.player.play(self.event, Casting.for_attack(self.attack, "1", self.way), self.chatbot,
-                                        max_turns=self.settings.max_turns, usage=self.usage)
+        parts = self.parts
+        played = await parts.player.play(self.event, parts.casting(self.attack, "1"), parts.chatbot,
+                                         max_turns=parts.settings.max_turns, usage=parts.usage)
         self.tree.attempts.append(self._recorded("1", None, [], played))
         self.tree.dialog = played.dialog
 
     async def _attempt(self, attempt_id: str, start: Chatbot | Played, *, parent: str | None) -> Played:
         """One chatbot turn and the attacker's next message from `start` (the opening: the chatbot itself), recorded
         in the tree."""
-        casting = Casting.for_attack(self.attack, attempt_id, self.way)
-        played = await self.player.play(self.event, casting, start, one_turn=True, max_turns=self.settings.max_turns,
-                                        usage=self.usage)
+        parts = self.parts
+        played = await parts.player.play(self.event, parts.casting(self.attack, attempt_id), start, one_turn=True,
+                                         max_turns=parts.settings.max_turns, usage=parts.usage)
         before = start.state["transcript"] if isinstance(start, Played) else []
         self.tree.attempts.append(self._recorded(attempt_id, parent, before, played))
         return played
@@ -145,7 +165,7 @@ class ConversationAttack:
             turn=sum(message.role == "user" for message in before),
             messages=added,
             refused=parent is not None and bool(added) and refused(added[-1]),
-            breach=self.verdict(played.dialog),
+            breach=self.parts.verdict(played.dialog),
             ended=outcome.status if outcome else None,
             reason=outcome.reason if outcome else "",
             world=played.dialog.database,
