@@ -92,12 +92,11 @@ class RedTeam:
         status, reason = "ok", ""
         try:
             tree = await search.run()
+            await self._judged(tree, usage)
         except NothingToPlant as error:
             return self.recorded(target, status="skipped", reason=str(error), usage=usage)
         except BudgetExhausted as error:
             tree, status, reason = search.tree, "stopped", self._why_stopped(target, error)
-        if status == "ok":
-            await self._judged(tree, usage)
         self.ctx.folder.attack_trees.item(target.id).save(tree)
         way = search.way_played if isinstance(search, ConversationAttack) else "data"
         return self.recorded(target, status=status, reason=reason, tree=tree, usage=usage, way=way)

@@ -100,7 +100,8 @@ def _cell(rule: str, strategy: str, attacks: list[Attack]) -> AttackCell:
 def red_team_line(figures: RedTeamFigures) -> str:
     """What the red team attacked, how often it broke a rule, the easiest rule to break, and the cost, on one line."""
     success = figures.success
-    parts = [f"red team: {counted(figures.attacks, 'attack')} on {counted(len(figures.rules), 'rule')}, "
+    attacked = sum(bool(group.success.total) for group in figures.rules)
+    parts = [f"red team: {counted(figures.attacks, 'attack')} on {counted(attacked, 'rule')}, "
              f"{success.passed} broke their rule ({percent(success.rate)}, {interval(success)})"]
     easiest = figures.rules[0] if figures.rules else None
     if easiest is not None and easiest.success.passed:
