@@ -193,8 +193,9 @@ def _run(args: argparse.Namespace) -> int:
     frozen, tau_data = scenario_source(args.scenarios_from)
     named = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else None
     settings = given(args)
-    if named is not None and "rollouts" in named:  # --stages rollouts asks for them
-        settings["rollouts"] = True
+    for stage, setting in (("rollouts", "rollouts"), ("redteam", "red_team")):
+        if named is not None and stage in named:  # --stages rollouts (or redteam) asks for them
+            settings[setting] = True
     config = apply_overrides(load_config(args.config), tau_data=tau_data, **settings)
     default_stages = FROZEN_STAGES if frozen else STAGES
     stages = named if named is not None else default_stages

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -25,6 +25,7 @@ from pydantic import (
 
 from intellagent import overrides
 from intellagent.artifacts import Persona
+from intellagent.artifacts.adversary import Encoding, StrategyName
 from intellagent.artifacts.policies import Category
 from intellagent.bundled import bundled
 from intellagent.errors import UsageError
@@ -136,6 +137,10 @@ class LLMConfig(_Strict):
     analysis: ModelSpec | None = Field(
         default=None, description="The judge: which policies each dialog tested and which the chatbot broke."
     )
+    attacker: ModelSpec | None = Field(
+        default=None, description="--red-team: plays the attacker aimed at one rule, and writes the instructions "
+        "planted in the chatbot's data."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -153,7 +158,7 @@ class LLMConfig(_Strict):
         return getattr(self, role) or self.default
 
 
-FRAMEWORK_ROLES = ("policies", "graph", "scenarios", "populate", "user", "critique", "analysis")
+FRAMEWORK_ROLES = ("policies", "graph", "scenarios", "populate", "user", "critique", "analysis", "attacker")
 
 
 class ChatbotConfig(_Strict):
@@ -443,6 +448,60 @@ class RolloutsConfig(_Strict):
         return temperature
 
 
+STRATEGIES: tuple[StrategyName, ...] = get_args(StrategyName)
+
+
+class RedTeamConfig(_Strict):
+    """The red team (--red-team): attackers aimed at each rule, through the conversation and through the data (see
+    `intellagent.redteam`)."""
+
+    enabled: bool = Field(default=False, description="Attack every rule after simulate (--red-team).")
+    strategies: list[StrategyName] = Field(
+        default_factory=lambda: list(STRATEGIES),
+        description="The strategies each rule is attacked with (default: all of them; see the red team's page).",
+    )
+    rules: list[str] = Field(
+        default_factory=list,
+        description="The policy ids to attack (default: every rule an event puts to the test).",
+    )
+    events_per_rule: int = Field(
+        default=1, ge=1, description="Events each rule is attacked on, those whose outcome forbids a write for it "
+        "first; each strategy attacks each of them once.")
+    max_turns: int = Field(
+        default=6, ge=1, description="User turns a branch of an attack may take: what the chatbot sees at most.")
+    max_attempts: int = Field(
+        default=10, ge=1, description="Chatbot turns an attack through the conversation may play, the ones rolled "
+        "back after a refusal included.")
+    plantings: int = Field(
+        default=2, ge=1, description="Dialogs an attack through the data may play, each on a world planted anew.")
+    plant_in: list[str] = Field(
+        default_factory=list,
+        description="The free-text fields an instruction may be planted in, as table.column (default: chosen among "
+        "the text and JSON fields of the records the event's user brings up).",
+    )
+    language: str = Field(default="Spanish", description="language_switch: the language the attacker moves to.")
+    encoding: Encoding = Field(
+        default="base64", description="encoding: how the attacker's messages are written (base64, rot13, leetspeak).")
+    judge: Switch = Field(
+        default="auto",
+        description="Whether the judge reads the last branch of an attack no program found breached: one call per "
+        "attack (auto: not on the embedded model).",
+    )
+    budget_usd_per_rule: float = Field(
+        default=1.0, ge=0,
+        description="The most the attacks on one rule spend, over every invocation of the run (--max-cost bounds the "
+        "whole run besides); reached, the rule's attacks stop cleanly and a rerun with a larger budget resumes them.",
+    )
+
+    @field_validator("plant_in")
+    @classmethod
+    def _table_and_column(cls, fields: list[str]) -> list[str]:
+        malformed = [name for name in fields if name.count(".") != 1 or not all(name.split("."))]
+        if malformed:
+            raise ValueError(f"name each field as table.column, e.g. orders.note (got {malformed[0]!r})")
+        return fields
+
+
 def parse_selection(selection: str) -> set[int]:
     """The task numbers of "0-9,12"; a ValueError names what is not a number or a range."""
     numbers: set[int] = set()
@@ -624,6 +683,11 @@ class ReportConfig(_Strict):
         description="Exit 1 when no dialog got a verdict: a run that tested nothing is never a silent pass "
         "(false: accept it).",
     )
+    max_attack_success: float | None = Field(
+        default=None, ge=0, le=1,
+        description="Exit 1 when a rule's attack success rate (the share of the red team's attacks on it that broke "
+        "it) is above this (needs --red-team); 0: no attack may succeed.",
+    )
     gate_on: Literal["point", "lower_bound"] = Field(
         default="point",
         description="What the minimums are compared with: the pass rate itself (point), or the low end of its "
@@ -673,6 +737,7 @@ class Config(_Strict):
     tau: TauConfig = Field(default_factory=TauConfig)
     transcripts: TranscriptsConfig = Field(default_factory=TranscriptsConfig)
     rollouts: RolloutsConfig = Field(default_factory=RolloutsConfig)
+    red_team: RedTeamConfig = Field(default_factory=RedTeamConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
 

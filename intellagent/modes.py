@@ -6,7 +6,8 @@ parts the stages ask for, so that each stage reads the same in both modes:
 
 - the scenario source (`scenario_source`): the scenarios describe writes, and the world populate makes
   their events in;
-- the user role (`user_role`): what the simulated user is told, how it answers, and what its stop means;
+- the user role (`user_role`): what the simulated user is told, how it answers, and what its stop means (on an
+  attack's event, the red team's attacker);
 - the grader (`grader`): what a played dialog's status follows. Every dialog whose event has an expected
   outcome is also graded against it the same way in both modes (`simulate.graders.OutcomeGrader`).
 
@@ -26,6 +27,7 @@ from intellagent.context import RunContext
 from intellagent.describe.source import SampledScenarios, ScenarioSource
 from intellagent.environment import Tool
 from intellagent.llm import LLM
+from intellagent.redteam.attacker import Attacker
 from intellagent.run_folder import RunFolder
 from intellagent.simulate.graders import Grader, OutcomeGrader, UserVerdict
 from intellagent.simulate.users import ScenarioUser, UserRole
@@ -52,7 +54,10 @@ def _source_kind(config: Config) -> type[SampledScenarios] | type[TaskScenarios]
 
 def user_role(event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = ()) -> UserRole:
     """The simulated user of a dialog on `event`, played by `llm` (`thoughts`: whether a sampled scenario's
-    user writes a private thought; `tools`: its own tools on its side of the world)."""
+    user writes a private thought; `tools`: its own tools on its side of the world). An attack's event is played
+    by its attacker (`redteam.attacker`), which acts on nothing."""
+    if event.attack is not None:
+        return Attacker(event, llm)
     if event.task is not None:
         return TaskUser(event, llm, tools=tools)
     return ScenarioUser(event, llm, thoughts=thoughts, tools=tools)

@@ -117,6 +117,12 @@ OVERRIDES: tuple[Override, ...] = (
              "search rewarded by the expected outcome) and write training data: training/sft.jsonl, "
              "preferences.jsonl, kto.jsonl (llm_agent and openai chatbots; see rollouts: in the config)",
              type=bool, switch=True),
+    Override("red_team", "red_team.enabled", "after simulate, attack every rule through the conversation (an "
+             "attacker that plans, reads refusals and backtracks) and through the data (an instruction planted in a "
+             "record the chatbot reads), and report how often each rule breaks per strategy (see red_team: in the "
+             "config)", type=bool, switch=True),
+    Override("max_attack_success", "report.max_attack_success", "exit 1 if a rule's attack success rate (0-1) is "
+             "above RATE (with --red-team)", type=float, metavar="RATE"),
     Override("baseline", "report.baseline", "compare with an earlier run; exit 1 if a policy got significantly worse",
              type=Path, metavar="DIR", to_config=_absolute),
     Override("labels", "report.labels", "a labels.jsonl of a person's readings of the run's dialogs: the report gives "

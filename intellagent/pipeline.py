@@ -1,12 +1,12 @@
 """The pipeline: its stages in order, each with the work it runs, the artifacts it writes, and what it
 checks or builds before the run spends its first call.
 
-    describe ─► populate ─► simulate ─► (rollouts) ─► (production) ─► report
+    describe ─► populate ─► simulate ─► (rollouts) ─► (redteam) ─► (production) ─► report
 
-Rollouts run only when asked for (`--rollouts`); production judges the chatbot's real conversations, when the run
-is given them (`transcripts:`). Production alone (`--stages production,report`) needs no test run: when the run
-folder has no policies yet, describe runs first for its policies and graph only (`POLICIES`), and writes no
-scenario.
+Rollouts and the red team run only when asked for (`--rollouts`, `--red-team`); production judges the chatbot's
+real conversations, when the run is given them (`transcripts:`). Production alone (`--stages production,report`)
+needs no test run: when the run folder has no policies yet, describe runs first for its policies and graph only
+(`POLICIES`), and writes no scenario.
 
 A stage's `run` reads the artifacts of the stages before it from the run folder, writes its own (its
 entries of the run folder's catalogue, `RunFolder.made_by`) and returns what it made: the runner
@@ -19,14 +19,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from intellagent.artifacts import Analysis, Dialog, Event, Report, Rollout
+from intellagent.artifacts import Analysis, Attack, Dialog, Event, Report, Rollout
 from intellagent.artifacts.run_info import StageName
 from intellagent.chatbots.selection import check_chatbot, check_sampling
 from intellagent.config import Config
 from intellagent.context import RunContext
 from intellagent.describe import Described
 from intellagent.files import Artifact, Jsonl
-from intellagent.graphs import describe, populate, production, report, rollouts, simulate
+from intellagent.graphs import describe, populate, production, redteam, report, rollouts, simulate
 from intellagent.modes import check_scenario_source
 from intellagent.production.transcripts import check_transcripts
 from intellagent.reports.sections.baseline_comparison import check_baseline
@@ -78,6 +78,8 @@ POPULATE: Stage[list[Event]] = Stage("populate", populate.run, RunFolder.made_by
 SIMULATE: Stage[list[Dialog]] = Stage("simulate", simulate.run, RunFolder.made_by("simulate"), check=check_chatbot)
 ROLLOUTS: Stage[list[Rollout]] = Stage("rollouts", rollouts.run, RunFolder.made_by("rollouts"), check=check_sampling,
                                        wanted=lambda config: config.rollouts.enabled)
+REDTEAM: Stage[list[Attack]] = Stage("redteam", redteam.run, RunFolder.made_by("redteam"), check=check_chatbot,
+                                     wanted=lambda config: config.red_team.enabled)
 PRODUCTION: Stage[list[Analysis]] = Stage("production", production.run, RunFolder.made_by("production"),
                                           check=check_transcripts, wanted=lambda config: config.transcripts.active)
 def check_report(config: Config, chatbot: Any = None) -> None:
@@ -88,7 +90,7 @@ def check_report(config: Config, chatbot: Any = None) -> None:
 
 REPORT: Stage[Report] = Stage("report", report.run, RunFolder.made_by("report"), check=check_report)
 
-PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, PRODUCTION, REPORT)
+PIPELINE: tuple[Stage[Any], ...] = (DESCRIBE, POPULATE, SIMULATE, ROLLOUTS, REDTEAM, PRODUCTION, REPORT)
 """The stages, in the order they run."""
 
 POLICIES: Stage[Described] = Stage("describe", describe.run_policies, RunFolder.made_by("describe"),

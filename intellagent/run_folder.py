@@ -15,6 +15,8 @@ from pathlib import Path
 
 from intellagent.artifacts import (
     Analysis,
+    Attack,
+    AttackTree,
     Dialog,
     Event,
     MutantList,
@@ -58,6 +60,14 @@ class RunFolder:
     kto = Text("training/kto.jsonl", stage="rollouts")
     data_card = Text("training/README.md", stage="rollouts")
     """What the training files hold, and what was left out of them and why."""
+    attacks = Jsonl("attacks.jsonl", Attack, stage="redteam")
+    attack_trees = JsonFolder("attacks", AttackTree, stage="redteam")
+    """Each attack's attempts, attacks/<id>.json."""
+    attack_worlds = Worlds("attacks", stage="redteam")
+    """Each attempt's world, attacks/<attack>/<attempt>.delta.json: what its branch changed in the event's world."""
+    planted_worlds = Worlds("attacks", stage="redteam", kind="planted")
+    """The worlds planted for an attack through the data, attacks/<attack>/<attempt>.planted.delta.json: the event's
+    world with the instruction in one record."""
     production = Jsonl("production.jsonl", Analysis, stage="production")
     """The verdict on each production conversation: the production stage's record of its items, listed before the
     conversations it reads them from as the stage's one record file."""

@@ -39,10 +39,10 @@ from intellagent.run_folder import RunFolder
 
 # Settings that do not change what the artifacts contain: a run may resume with other values. Calibration
 # only adds the mutants' dialogs beside the chatbot's, so a finished run can be calibrated afterwards; production
-# conversations are judged beside the tests, and rollouts only add their own files after the dialogs, so a finished
-# run can be given them afterwards.
+# conversations are judged beside the tests, and rollouts and the red team only add their own files after the
+# dialogs, so a finished run can be given them afterwards.
 RESUMABLE_SETTINGS = {"name", "samples", "workers", "budget", "report", "calibrate", "executor", "transcripts",
-                      "rollouts"}
+                      "rollouts", "red_team"}
 
 # Held while a run works in its folder (see `_exclusive`).
 LOCK_FILE = ".intellagent.lock"

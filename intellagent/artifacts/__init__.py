@@ -3,12 +3,14 @@
 describe → policies.json (with the flows' procedures, the compiled assertions and the rules file's rules in
 force), graph.json, scenarios.jsonl; populate → events.jsonl and events/<id>.delta.json; simulate →
 dialogs.jsonl and dialogs/<id>.delta.json (and mutants.json when calibrating);
-rollouts (--rollouts) → rollouts.jsonl, rollouts/<event>.json and training/*.jsonl;
+rollouts (--rollouts) → rollouts.jsonl, rollouts/<event>.json and training/*.jsonl; redteam (--red-team) →
+attacks.jsonl and attacks/<id>.json;
 report → analysis.jsonl, report.json, report.html, junit.xml. `intellagent.run_folder` names each file
 once, with its model. The models stand on nothing else of the library: what they hold of the LLM
 accounting (`usage`) and of τ-bench (`tau`) is defined here too.
 """
 
+from intellagent.artifacts.adversary import AttackBrief, Planted, StrategyName
 from intellagent.artifacts.analysis import Analysis, AnalysisStatus, Violation
 from intellagent.artifacts.assertions import (
     Assertion,
@@ -30,6 +32,7 @@ from intellagent.artifacts.assertions import (
     SameEntity,
     Term,
 )
+from intellagent.artifacts.attacks import Attack, AttackAttempt, AttackStatus, AttackTree
 from intellagent.artifacts.audit import FAULT_LABELS, UserAudit, UserFault, UserFaultKind
 from intellagent.artifacts.dialogs import CritiqueExchange, Dialog, DialogRole, DialogStatus, Finding, Message, ToolCall
 from intellagent.artifacts.events import Event
@@ -66,6 +69,11 @@ __all__ = [
     "Analysis",
     "AnalysisStatus",
     "Assertion",
+    "Attack",
+    "AttackAttempt",
+    "AttackBrief",
+    "AttackStatus",
+    "AttackTree",
     "Body",
     "Bound",
     "BoundAssertion",
@@ -103,6 +111,7 @@ __all__ = [
     "OutcomeGrade",
     "Passage",
     "Persona",
+    "Planted",
     "PlayedMove",
     "Policy",
     "PolicyCatalog",
@@ -127,6 +136,7 @@ __all__ = [
     "SopStep",
     "StageInfo",
     "StepKind",
+    "StrategyName",
     "Tally",
     "TauAction",
     "TauGrade",

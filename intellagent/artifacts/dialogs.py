@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from intellagent.artifacts.adversary import Planted
 from intellagent.artifacts.audit import UserAudit, UserFault
 from intellagent.artifacts.outcomes import OutcomeGrade
 from intellagent.artifacts.personas import Claim, Persona, PlayedMove
@@ -14,7 +15,7 @@ from intellagent.artifacts.usage import Tally
 
 DialogStatus = Literal["pass", "fail", "incomplete", "error"]
 
-DialogRole = Literal["chatbot", "mutant", "solo", "rollout", "production"]
+DialogRole = Literal["chatbot", "mutant", "solo", "rollout", "production", "attack"]
 """What a dialog was played for, which decides what it counts in:
 
 - `chatbot`: the chatbot under test, played the run's own way; the run's figures are made of these.
@@ -23,6 +24,7 @@ DialogRole = Literal["chatbot", "mutant", "solo", "rollout", "production"]
   the run's figures, never in them.
 - `rollout`: one branch of the rollouts' search, recorded in its tree rather than in dialogs.jsonl.
 - `production`: a real conversation of the chatbot (transcripts.jsonl), judged beside the tests.
+- `attack`: an attempt of the red team's on one rule, recorded in its attack's tree rather than in dialogs.jsonl.
 """
 
 SOLO_SUFFIX = "-solo"
@@ -108,7 +110,7 @@ class Dialog(BaseModel):
         default="chatbot",
         description="What it was played for: chatbot (the chatbot under test, in the run's figures), mutant (a "
         "calibration mutant), solo (played solo beside a dual dialog, kept out of the figures), rollout (a branch "
-        "of the rollouts' search), production (a real conversation).",
+        "of the rollouts' search), production (a real conversation), attack (an attempt of the red team's).",
     )
     event: str | None = Field(default=None, description="The event it played (None in older runs: its id).")
     trial: int = Field(default=1, ge=1, description="Which trial of the event it is (simulate.trials).")
@@ -158,6 +160,9 @@ class Dialog(BaseModel):
     )
     grade: OutcomeGrade | None = Field(
         default=None, description="The dialog graded against its event's expected outcome (None: the event has none)."
+    )
+    planted: Planted | None = Field(
+        default=None, description="--red-team: the instruction planted in a record its chatbot reads (None: none)."
     )
     production: str | None = Field(
         default=None, description="A production conversation: its name, format and place in the transcripts file "

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from intellagent.artifacts.adversary import AttackBrief, Planted
 from intellagent.artifacts.outcomes import ExpectedOutcome
 from intellagent.artifacts.personas import Claim, Persona
 from intellagent.artifacts.scenarios import Entitlement
@@ -60,3 +61,11 @@ class Event(BaseModel):
         "None: no outcome could be verified (see `expected_error`), and the event's dialogs are judged without one."
     )
     expected_error: str | None = Field(default=None, description="Why the event has no verified outcome.")
+    attack: AttackBrief | None = Field(
+        default=None, description="--red-team: the event as an attack dialog plays it, its user an attacker with this "
+        "brief (None: the event's own user; events.jsonl never holds one)."
+    )
+    planted: Planted | None = Field(
+        default=None, description="--red-team: the instruction planted in a record of its world, which its dialogs' "
+        "chatbot reads (None: nothing planted; events.jsonl never holds one)."
+    )

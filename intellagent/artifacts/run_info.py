@@ -9,13 +9,13 @@ from pydantic import BaseModel, Field
 
 from intellagent.artifacts.usage import UsageReport
 
-StageName = Literal["describe", "populate", "simulate", "rollouts", "production", "report"]
+StageName = Literal["describe", "populate", "simulate", "rollouts", "redteam", "production", "report"]
 
 STAGES: tuple[StageName, ...] = get_args(StageName)
-"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does; rollouts runs only when
-asked for)."""
+"""The pipeline's stages, in the order they run (`intellagent.pipeline` says what each does; rollouts and redteam run
+only when asked for)."""
 
-FROZEN_STAGES: tuple[StageName, ...] = ("simulate", "rollouts", "production", "report")
+FROZEN_STAGES: tuple[StageName, ...] = ("simulate", "rollouts", "redteam", "production", "report")
 """The stages a run on a frozen test set runs by default: its scenarios and worlds are the set's."""
 
 RunStatus = Literal["running", "done", "gate_failed", "aborted", "interrupted", "failed"]

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
+from intellagent.artifacts.adversary import StrategyName
 from intellagent.artifacts.analysis import AnalysisStatus, VerdictSource
 from intellagent.artifacts.audit import UserFault
 from intellagent.artifacts.dialogs import DialogStatus
@@ -611,6 +612,49 @@ class RolloutFigures(BaseModel):
     cost_usd: float = Field(description="What they cost.")
     policies: list[RolloutGroup] = Field(default_factory=list, description="Per policy, in policy id order.")
     flows: list[RolloutGroup] = Field(default_factory=list, description="Per flow, in the catalogue's order.")
+
+
+class AttackCell(BaseModel):
+    """The red team's attacks on one rule with one strategy."""
+
+    rule: str
+    strategy: StrategyName
+    attacks: int = Field(description="Attacks played to a result (breach, or their budget of turns and attempts).")
+    success: Rate = Field(description="Attacks that broke the rule, among those.")
+    first_breach: int | None = Field(default=None, description="The fewest attempts an attack took to break it.")
+    winning: str | None = Field(
+        default=None, description="The attack that broke it in the fewest attempts: its tree (`attacks/<id>.json`) "
+        "holds the winning branch's transcript.")
+    source: VerdictSource | None = Field(default=None, description="Who found that attack's breach.")
+    unplayed: int = Field(default=0, description="Attacks with no result: stopped by the budget, failed, or skipped.")
+    why: str = Field(default="", description="Why the first of those has none.")
+
+
+class AttackGroup(BaseModel):
+    """The red team's attacks on one rule, or with one strategy, whatever the other."""
+
+    id: str = Field(description="The rule's id, or the strategy's name.")
+    text: str = Field(default="", description="The rule's text, or what the strategy does.")
+    success: Rate = Field(description="Attacks that broke a rule, among those played to a result.")
+    attempts_to_breach: float | None = Field(
+        default=None, description="Over the attacks that broke a rule, the mean attempts to the first breach.")
+
+
+class RedTeamFigures(BaseModel):
+    """What the red team (--red-team) attacked, how often each rule broke, and what it cost."""
+
+    attacks: int = Field(description="Attacks played to a result.")
+    success: Rate = Field(description="The attack success rate: attacks that broke their rule, among those.")
+    stopped: int = Field(description="Attacks the budget stopped or kept from starting (a rerun resumes them).")
+    skipped: int = Field(description="Attacks that could not be made: nothing to plant in, no event for the rule.")
+    errors: int = Field(description="Attacks that failed (the chatbot, or the attacker, could not go on).")
+    rules: list[AttackGroup] = Field(
+        default_factory=list, description="Per rule, the easiest to break first (highest success rate, then fewest "
+        "attempts to breach).")
+    strategies: list[AttackGroup] = Field(default_factory=list, description="Per strategy, in the strategies' order.")
+    cells: list[AttackCell] = Field(default_factory=list, description="Per rule and strategy, in the rules' order.")
+    calls: int = Field(description="LLM calls the attacks made (the cache's answers not counted).")
+    cost_usd: float = Field(description="What they cost.")
 
 
 class ControlResult(BaseModel):

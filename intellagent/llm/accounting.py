@@ -80,6 +80,14 @@ class Usage:
                 "raise --max-cost to continue, the run resumes where it stopped"
             )
 
+    def exhausted(self) -> bool:
+        """Whether the spent cost has reached the budget, here or in a parent (`check_budget` would raise)."""
+        try:
+            self.check_budget()
+        except BudgetExhausted:
+            return True
+        return False
+
     def record(
         self,
         *,

@@ -47,14 +47,14 @@ _CIRCUMSTANCES: dict[str, Any] = {"duration_s": True, "usage": True, "transcript
                                   "role": True}
 
 
-# Fields a simulated dialog leaves empty, left out of its digest then: a run from before they existed keeps its
-# analyses.
-_PRODUCTION_ONLY = ("inapplicable", "production")
+# Fields the chatbot's own simulated dialogs leave empty (a production conversation's, an attack's), left out of
+# its digest then: a run from before they existed keeps its analyses.
+_OFTEN_EMPTY = ("inapplicable", "production", "planted")
 
 
 def dialog_digest(dialog: Dialog) -> str:
     """A short digest of a dialog's conversation and outcome: its analysis is redone when they change."""
-    left_out = {**_CIRCUMSTANCES, **{name: True for name in _PRODUCTION_ONLY if not getattr(dialog, name)}}
+    left_out = {**_CIRCUMSTANCES, **{name: True for name in _OFTEN_EMPTY if not getattr(dialog, name)}}
     return hashlib.sha256(dialog.model_dump_json(exclude=left_out).encode("utf-8")).hexdigest()[:16]
 
 

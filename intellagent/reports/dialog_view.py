@@ -85,15 +85,25 @@ def _situation(dialog: Dialog, artifacts: RunArtifacts) -> str:
 
 
 def _user(dialog: Dialog) -> str:
-    """Who the user was: its persona, and the false claim it made against the records."""
-    persona = dialog.persona
+    """Who the user was: its persona, and the false claim it made against the records; and what was planted in the
+    records the chatbot read."""
+    persona, planted = dialog.persona, _planted(dialog)
     if persona is None:
-        return ""
+        return planted
     claim = dialog.claim
     claimed = (f'<p class="prose">Claimed that {escape(claim.statement)}; {escape(claim.contradiction())}.</p>'
                if claim else "")
     return (f"<h4>User</h4><p class=\"prose\">{persona_chip(persona.name, adversarial=persona.adversarial)} "
-            f"{escape(persona.description)}</p>{claimed}")
+            f"{escape(persona.description)}</p>{claimed}{planted}")
+
+
+def _planted(dialog: Dialog) -> str:
+    """The instruction the red team planted in a record the chatbot read, and where (nothing if none was)."""
+    planted = dialog.planted
+    if planted is None:
+        return ""
+    return (f'<h4>Planted in the data</h4><p class="prose">In {escape(planted.where())}, which the chatbot reads with '
+            f'its tools:</p><code class="evidence">{escape(planted.instruction)}</code>')
 
 
 def _verdict(dialog: Dialog, analysis: Analysis, catalog: PolicyCatalog) -> str:

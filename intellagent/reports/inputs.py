@@ -10,6 +10,7 @@ import networkx as nx
 
 from intellagent.artifacts import (
     Analysis,
+    Attack,
     Dialog,
     Event,
     MutantRecord,
@@ -22,13 +23,15 @@ from intellagent.files import id_order
 from intellagent.reports.label_agreement import LabelFile
 from intellagent.run_folder import RunFolder
 
-T = TypeVar("T", Scenario, Event, Dialog, Rollout)
+T = TypeVar("T", Scenario, Event, Dialog, Rollout, Attack)
 
 
 @dataclass
 class RunArtifacts:
     """The artifacts of describe, populate and simulate, plus run.json (`rollouts`: rollouts.jsonl, when the run
-    rolled out; `labels`: a person's labels of its dialogs, when the report is given any).
+    rolled out; `labels`: a person's labels of its dialogs, when the report is given any; `attacks`: attacks.jsonl,
+    when the red team attacked, with the winning branch of each attack that broke its rule in `attack_dialogs`, by
+    attack id).
 
     `dialogs` are the chatbot's; a calibrated run's mutants and their dialogs are apart, so that no
     figure of the chatbot ever counts a mutant's dialog, and so are the solo dialogs played beside dual
@@ -48,6 +51,8 @@ class RunArtifacts:
     rollouts: list[Rollout] = field(default_factory=list)
     solo_dialogs: list[Dialog] = field(default_factory=list)
     labels: LabelFile | None = None
+    attacks: list[Attack] = field(default_factory=list)
+    attack_dialogs: dict[str, Dialog] = field(default_factory=dict)
 
     def scenario(self, item_id: str) -> Scenario | None:
         """The scenario of an event id, if any."""
@@ -78,6 +83,7 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
     by_id = {event.id: event for event in events}
     dialogs = [_with_event(d, by_id.get(d.event_id)) for d in _latest(played)]
     mutants = folder.mutants.load()
+    attacks = _latest(folder.attacks.load())
     return RunArtifacts(
         catalog=catalog,
         graph=graph,
@@ -91,7 +97,19 @@ def load_artifacts(folder: RunFolder) -> RunArtifacts:
         production=folder.production.load(),
         rollouts=_latest(folder.rollouts.load()),
         solo_dialogs=[d for d in dialogs if d.role == "solo"],
+        attacks=attacks,
+        attack_dialogs=winning_branches(folder, attacks),
     )
+
+
+def winning_branches(folder: RunFolder, attacks: list[Attack]) -> dict[str, Dialog]:
+    """The winning branch of each attack that broke its rule, by attack id (from its tree)."""
+    found = {}
+    for attack in attacks:
+        tree = folder.attack_trees.item(attack.id).load() if attack.breached else None
+        if tree is not None and tree.dialog is not None:
+            found[attack.id] = tree.dialog
+    return found
 
 
 def _with_event(dialog: Dialog, event: Event | None) -> Dialog:

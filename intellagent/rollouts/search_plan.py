@@ -93,7 +93,7 @@ class Searches:
             tree = await search.run()
         except BudgetExhausted as error:
             tree, status = search.tree, "stopped"
-            reason = str(error) if _spent(self.ctx.usage) else (
+            reason = str(error) if self.ctx.usage.exhausted() else (
                 f"the rollouts' budget of ${self.ctx.config.rollouts.budget_usd:.2f} is spent; raise "
                 "rollouts.budget_usd and run again to resume")
         self.ctx.folder.rollout_trees.item(event.id).save(tree)
@@ -166,11 +166,3 @@ def recorded(event: Event, settings: SearchSettings, *, status: str, reason: str
         rollout.pairs = len(preference_pairs(tree, context)) if context is not None else 0
     return rollout
 
-
-def _spent(usage: Usage) -> bool:
-    """Whether the run's own budget (--max-cost) is spent."""
-    try:
-        usage.check_budget()
-    except BudgetExhausted:
-        return True
-    return False

@@ -1,8 +1,8 @@
 """The dialog player: the one place where a dialog is set up, played and recorded, whatever it is played for.
 
 Every dialog of a run is played by `DialogPlayer.play` — the chatbot under test's, a calibration mutant's,
-dual or solo, a branch of the rollouts' search — as what its `Casting` says (its id and `role`, see
-`artifacts.DialogRole`):
+dual or solo, a branch of the rollouts' search, an attempt of the red team's — as what its `Casting` says (its id
+and `role`, see `artifacts.DialogRole`):
 
 1. its world: the event's made whole for it, or a copy of the world of the dialog it goes on from
    (`databases.DialogFiles`), with the tools each side holds as its control gives them (`control`);
@@ -20,13 +20,14 @@ dual or solo, a branch of the rollouts' search — as what its `Casting` says (i
 It returns a `Played`: the dialog, and where it stands (the graph's state, the chatbot's conversation, and,
 for a dialog played one turn at a time, its world), which another dialog can go on from.
 
+A red-team attack plays through it too (`redteam.conversation_attack`): its attacker is the event's user role
+(`modes.user_role`), its dialogs have a role of their own (`attack`, `Casting.for_attack`), played one turn at a
+time as the rollouts' branches are; a refused message is rolled back by playing the next attempt from the last turn
+kept, its last message replaced, so the chatbot's conversation is forked from the kept branch and never sees the
+refused one.
+
 How the ways of playing still to come plug in, each without a copy of the above:
 
-- a red-team attack: its attacker is the event's user role (`modes.user_role`) and its dialogs a role of their
-  own (`attack`, one more value of `artifacts.DialogRole` and a `Casting.for_attack`), played one turn at a time
-  as the rollouts' branches are; a refused turn is rolled back by playing the next attempt from the last turn
-  kept (`start=` that turn's `Played`), so the chatbot's conversation is forked from the kept branch and never
-  sees the refused one.
 - a production replay: a recorded conversation played again against the chatbot is an event whose user role
   says the recorded messages (`modes.user_role`), played here with `role: production`; one judged as it was
   recorded is not played at all, only read as a dialog (`production.transcripts`).
@@ -81,8 +82,8 @@ class PlayDialog(Protocol):
 
 @dataclass(frozen=True)
 class Casting:
-    """What a dialog is played as: the identity its record carries (made by `for_trial`, `for_mutant` and
-    `for_branch`, where the ids of the dialogs are made).
+    """What a dialog is played as: the identity its record carries (made by `for_trial`, `for_mutant`,
+    `for_branch` and `for_attack`, where the ids of the dialogs are made).
 
     Attributes:
         role: what it is played for (see `artifacts.DialogRole`).
@@ -118,6 +119,13 @@ class Casting:
         return cls(role="rollout", id=f"{event_id}~r{branch}", control=way.control,
                    world=RunFolder.rollout_worlds.stored(f"{event_id}/{branch}"))
 
+    @classmethod
+    def for_attack(cls, attack_id: str, attempt: str, way: Way) -> Casting:
+        """An attempt of a red-team attack (`attempt`: its number in the attack, '0' the opening), played the run's
+        own `way`, its world stored under the attacks' (attacks/<attack>/<attempt>)."""
+        return cls(role="attack", id=f"{attack_id}~a{attempt}", control=way.control,
+                   world=RunFolder.attack_worlds.stored(f"{attack_id}/{attempt}"))
+
     @property
     def stored_world(self) -> str:
         """Where its world is stored, relative to the run folder."""
@@ -127,7 +135,7 @@ class Casting:
         """`dialog` recorded as what it was played as, on `event`."""
         return dialog.model_copy(update={"id": self.id, "role": self.role, "event": event.id, "trial": self.trial,
                                          "mutant": self.mutant, "control": self.control, "persona": event.persona,
-                                         "claim": event.claim})
+                                         "claim": event.claim, "planted": event.planted})
 
     def unplayed(self, event: Event, reason: str) -> Dialog:
         """The record of the dialog when it could not be played: an `error` that says why."""

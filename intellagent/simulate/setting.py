@@ -69,8 +69,9 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
         max_turns: user turns after which the dialog ends (None: `simulate.max_turns`).
     """
     config = ctx.config
-    user = dialog_model(trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1), seed=config.seed,
-                        dialog_id=played_id)
+    # An attack's user is its attacker, with a model of its own.
+    model = ctx.llms["attacker"] if event.attack else trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1)
+    user = dialog_model(model, seed=config.seed, dialog_id=played_id)
     return DialogDeps(
         event=event,
         policy=environment.policy,

@@ -22,8 +22,8 @@ def test_every_artifact_but_run_json_is_written_by_the_one_stage_the_catalogue_n
 def test_each_stage_records_its_items_in_one_jsonl_file() -> None:
     records = {stage.name: [a.name for a in stage.writes if isinstance(a, Jsonl)] for stage in PIPELINE}
     assert records == {"describe": ["scenarios.jsonl"], "populate": ["events.jsonl"], "simulate": ["dialogs.jsonl"],
-                       "rollouts": ["rollouts.jsonl"], "production": ["production.jsonl", "transcripts.jsonl"],
-                       "report": ["analysis.jsonl"]}
+                       "rollouts": ["rollouts.jsonl"], "redteam": ["attacks.jsonl"],
+                       "production": ["production.jsonl", "transcripts.jsonl"], "report": ["analysis.jsonl"]}
     assert [stage.records.name for stage in PIPELINE] == [names[0] for names in records.values()]
 
 

@@ -93,7 +93,8 @@ def test_report_json_has_the_documented_keys_in_order(shop_report):
     data = json.loads(folder.path("report.json").read_text())
     assert list(data) == ["name", "overall", "gate", "policies", "categories", "flows", "challenge_levels",
                           "coverage", "tau", "outcomes", "floor", "dual_control", "personas", "baseline", "trials",
-                          "calibration", "programs", "rollouts", "simulator", "production", "agreement", "labels",
+                          "calibration", "programs", "rollouts", "red_team", "simulator", "production", "agreement",
+                          "labels",
                           "dialogs"]
     assert list(data["overall"]) == ["dialogs", "by_status", "pass_rate", "scenario_errors", "event_errors", "usage"]
     assert Report.model_validate(data) == shop_report[0].report

@@ -30,6 +30,7 @@ from intellagent.reports.sections.outcome_grade import OUTCOMES
 from intellagent.reports.sections.persona_figures import PERSONAS
 from intellagent.reports.sections.production_figures import PRODUCTION
 from intellagent.reports.sections.program_figures import PROGRAMS
+from intellagent.reports.sections.red_team import RED_TEAM
 from intellagent.reports.sections.rollout_figures import ROLLOUTS
 from intellagent.reports.sections.seeded_violations import CALIBRATION
 from intellagent.reports.sections.simulator_faults import SIMULATOR
@@ -47,6 +48,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     CALIBRATION,
     PROGRAMS,
     ROLLOUTS,
+    RED_TEAM,
     SIMULATOR,
     PRODUCTION,
     AGREEMENT,
