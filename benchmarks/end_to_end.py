@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Time the main job end to end: `run.py --config airline.yml` into a fresh temporary folder.
 
-Prints the wall time of each stage and in total, with the LLM calls and tokens each stage used, as
-recorded in the run's run.json; then what the run found, from its report.json: the dialogs with a
-verdict, the policies they ruled on, the violations (by a check or the judge) and the coverage. The
-embedded model is used unless --llm gives another SPEC.
+Prints the wall time of each stage and in total, with the LLM calls, prompt and output tokens each stage used
+and the share of prompt tokens the server's prefix cache served, as recorded in the run's run.json; then the
+same per step, the costliest first (the profile of the run, call by call); then what the run found, from its
+report.json: the dialogs with a verdict, the policies they ruled on, the violations (by a check or the judge)
+and the coverage. The embedded model is used unless --llm gives another SPEC.
 
     python benchmarks/end_to_end.py                      # the embedded model, the example's size
     python benchmarks/end_to_end.py --llm openai:gpt-4o-mini --samples 5
@@ -54,8 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     if not info_path.exists():
         print(f"no run.json: the job exited {job.returncode} before starting", file=sys.stderr)
         return job.returncode or 1
+    info = json.loads(info_path.read_text(encoding="utf-8"))
     print()
-    print(timing_table(json.loads(info_path.read_text(encoding="utf-8")), wall))
+    print(timing_table(info, wall))
+    print()
+    print(step_table(info))
     report_path = folder / RunFolder.report.name
     if report_path.exists():
         print()
@@ -67,29 +71,41 @@ def main(argv: list[str] | None = None) -> int:
     return job.returncode
 
 
+HEADER = ("LLM calls", "prompt tok", "from cache", "output tok")
+
+
 def timing_table(info: dict[str, Any], wall: float) -> str:
     """The per-stage and total figures of a run.json, as a text table."""
     usage = info.get("usage", {})
     per_stage = usage.get("stages", {})
-    rows = [("stage", "wall time", "LLM calls", "input tok", "output tok")]
+    rows = [("stage", "wall time", *HEADER)]
     for name, stage in info.get("stages", {}).items():
-        tally = per_stage.get(name, {})
-        rows.append((name, _seconds(_duration(stage)), *_counts(tally)))
-    total = usage.get("total", {})
-    rows.append(("total", _seconds(wall), *_counts(total)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(
-            cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in rows
-    ]
-    lines.insert(1, "-" * len(lines[0]))
+        rows.append((name, _seconds(_duration(stage)), *_counts(per_stage.get(name, {}))))
+    rows.append(("total", _seconds(wall), *_counts(usage.get("total", {}))))
+    lines = _aligned(rows)
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
     cpus = os.cpu_count() or 0
     lines.append(f"status {info.get('status')}, {cpus} CPU cores, Python {platform.python_version()}; "
                  "total wall time includes start-up and loading the model")
     return "\n".join(lines)
+
+
+def step_table(info: dict[str, Any]) -> str:
+    """The figures of each step of a run.json (stage/step), the most prompt and output tokens first."""
+    steps = info.get("usage", {}).get("steps", {})
+    ordered = sorted(steps.items(), key=lambda item: -(item[1].get("input_tokens", 0)
+                                                       + 8 * item[1].get("output_tokens", 0)))
+    return "\n".join(_aligned([("step", *HEADER), *((name, *_counts(tally)) for name, tally in ordered)]))
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows as lines of aligned columns, the first left-aligned, a rule under the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths,
+                                                                                                 strict=True)))
+             for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return lines
 
 
 def verdict_figures(report: dict[str, Any]) -> str:
@@ -120,9 +136,11 @@ def _duration(stage: dict[str, Any]) -> float | None:
     return (end - start).total_seconds()
 
 
-def _counts(tally: dict[str, Any]) -> tuple[str, str, str]:
+def _counts(tally: dict[str, Any]) -> tuple[str, str, str, str]:
     calls = f"{tally.get('calls', 0)}" + (f" (+{tally['cached']} cached)" if tally.get("cached") else "")
-    return calls, f"{tally.get('input_tokens', 0):,}", f"{tally.get('output_tokens', 0):,}"
+    prompt = tally.get("input_tokens", 0)
+    served = f"{tally.get('cache_read_tokens', 0) / prompt:.0%}" if prompt else "–"
+    return calls, f"{prompt:,}", served, f"{tally.get('output_tokens', 0):,}"
 
 
 def _seconds(value: float | None) -> str:

@@ -11,6 +11,8 @@ class Tally(BaseModel):
     calls: int = 0
     cached: int = 0
     input_tokens: int = 0
+    cache_read_tokens: int = Field(default=0, description="Of the input tokens, those the provider's prompt cache "
+                                   "served (a prefix it had already read): the share a stage's prompt order saves.")
     output_tokens: int = 0
     cost_usd: float = 0.0
 
@@ -18,6 +20,7 @@ class Tally(BaseModel):
         self.calls += other.calls
         self.cached += other.cached
         self.input_tokens += other.input_tokens
+        self.cache_read_tokens += other.cache_read_tokens
         self.output_tokens += other.output_tokens
         self.cost_usd = round(self.cost_usd + other.cost_usd, 6)
 

@@ -98,10 +98,12 @@ class Usage:
         cached: bool,
         prices: tuple[float, float] | None,
         unpriced_model: str | None = None,
+        cache_read_tokens: int = 0,
     ) -> None:
         """Count one answered call. `step` is 'stage/step', e.g. 'describe/policies'.
 
         Args:
+            cache_read_tokens: of the input tokens, those the provider's prompt cache served.
             prices: USD per input and per output token, or None when free or unknown.
             unpriced_model: the model's name when its price is unknown, so the report can say so.
         """
@@ -110,6 +112,7 @@ class Usage:
         tally = Tally(calls=0 if cached else 1, cached=1 if cached else 0)
         if not cached:
             tally.input_tokens, tally.output_tokens = input_tokens, output_tokens
+            tally.cache_read_tokens = cache_read_tokens
             if prices:
                 tally.cost_usd = input_tokens * prices[0] + output_tokens * prices[1]
             if unpriced_model:
@@ -121,7 +124,8 @@ class Usage:
             self._by["roles"][role].add(tally)
         if self.parent is not None:
             self.parent.record(step=step, role=role, input_tokens=input_tokens, output_tokens=output_tokens,
-                               cached=cached, prices=prices, unpriced_model=unpriced_model)
+                               cached=cached, prices=prices, unpriced_model=unpriced_model,
+                               cache_read_tokens=cache_read_tokens)
 
     @property
     def total(self) -> Tally:

@@ -173,6 +173,7 @@ class LLM:
             role=self.role,
             input_tokens=tokens.get("input_tokens", 0),
             output_tokens=tokens.get("output_tokens", 0),
+            cache_read_tokens=(tokens.get("input_token_details") or {}).get("cache_read") or 0,
             cached=cached,
             prices=self._prices,
             unpriced_model=None if self._prices or self.spec.provider in ("local", "scripted") else self.spec.model,

@@ -134,3 +134,21 @@ def test_a_rate_limit_that_outlasts_the_retries_is_an_outage(server, tmp_path):
     with pytest.raises(ProviderUnavailable, match="slow down"):
         asyncio.run(llm_for(base_url, tmp_path, retries=1).answer([HumanMessage("x")], Answer, step="s/x"))
     assert len(seen) == 2
+
+
+def test_the_prompt_tokens_a_servers_prefix_cache_served_are_counted_per_step(server, tmp_path):
+    base_url, queue, _ = server
+    answer = completion('{"text": "hi"}')
+    answer["usage"]["prompt_tokens_details"] = {"cached_tokens": 8}  # as llama.cpp's server and OpenAI report it
+    queue += [(200, answer), (200, completion('{"text": "again"}'))]
+    llm = llm_for(base_url, tmp_path, retries=0)
+
+    async def two_calls():
+        for text in ("hello", "other"):
+            await llm.answer([HumanMessage(text)], Answer, step="populate/outcome")
+
+    asyncio.run(two_calls())
+
+    report = llm.usage.report()
+    assert (report.total.input_tokens, report.total.cache_read_tokens) == (20, 8)
+    assert report.steps["populate/outcome"].cache_read_tokens == 8 and report.stages["populate"].cache_read_tokens == 8

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intellagent.artifacts import Entitlement
+from intellagent.artifacts import Entitlement, Scenario
 from tests.populate.test_expected_outcomes import (
     AIRLINE,
     SCENARIO,
@@ -114,3 +114,41 @@ def test_on_the_store_an_entitled_cancellation_is_an_outcome_that_doing_nothing_
     assert not expected.floor.nothing and expected.floor.reckless  # it forbids nothing a grade could catch
     order, _ = order_and_line(run.event.user_rows)
     assert f"store_orders {order}" in expected.touched
+
+
+def shared_prefix(first: str, second: str) -> str:
+    """The longest start the two texts have in common."""
+    differs = (i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b)
+    length = next(differs, min(len(first), len(second)))
+    return first[:length]
+
+
+def another(scenario: Scenario) -> Scenario:
+    """The same request in another scenario's words."""
+    hurried = "In a hurry, you write in to have it undone. " + scenario.description
+    return scenario.model_copy(update={"description": hurried})
+
+
+def test_two_events_outcome_prompts_share_their_prefix_up_to_the_event_for_the_servers_prompt_cache(
+        tmp_path: Path) -> None:
+    runs = [Populated(tmp_path / name, AIRLINE, airline_plan("business"), cancel_booking, scenario=scenario)
+            for name, scenario in (("one", CANCEL_BOOKING), ("two", another(CANCEL_BOOKING)))]
+    first, second = (run.script.calls(schema="ExpectedOutcomeProposal")[0] for run in runs)
+
+    assert first.system == second.system  # the world: policy, tables and counts
+    common = shared_prefix(first.last, second.last)
+    assert "# The tools that act on the world" in common and "cancel_reservation" in common
+    assert common.endswith("# The scenario\n")  # the event's own text comes only after everything shared
+
+
+def test_on_the_store_two_events_outcome_prompts_share_the_tools_before_the_event(tmp_path: Path) -> None:
+    def cancel_order(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        order, _ = order_and_line(rows)
+        return proposal(call("get_order", order_id=order), call("cancel_order", ("P01",), order_id=order))
+
+    runs = [Populated(tmp_path / name, store_environment(), store_plan(), cancel_order, scenario=scenario)
+            for name, scenario in (("one", CANCEL_ORDER), ("two", another(CANCEL_ORDER)))]
+    first, second = (run.script.calls(schema="ExpectedOutcomeProposal")[0] for run in runs)
+
+    common = shared_prefix(first.last, second.last)
+    assert "cancel_order" in common and common.endswith("# The scenario\n")

@@ -37,6 +37,20 @@ def test_violations_are_counted_by_who_found_them(shop_report):
     assert figures(report)["violations"] == "3 (1 by a check, 2 by the judge)"
 
 
+def test_the_profile_lists_each_step_costliest_first_with_the_share_its_prompt_cache_served():
+    info = {"usage": {"steps": {
+        "describe/policies": {"calls": 1, "input_tokens": 2000, "output_tokens": 900},
+        "populate/outcome": {"calls": 3, "input_tokens": 30000, "cache_read_tokens": 21000, "output_tokens": 600},
+        "simulate/user": {"calls": 9, "input_tokens": 9000, "cache_read_tokens": 0, "output_tokens": 300},
+    }}}
+
+    header, _rule, *rows = load_benchmark("end_to_end").step_table(info).splitlines()
+
+    assert header.split() == ["step", "LLM", "calls", "prompt", "tok", "from", "cache", "output", "tok"]
+    assert [row.split()[0] for row in rows] == ["populate/outcome", "simulate/user", "describe/policies"]
+    assert rows[0].split()[1:] == ["3", "30,000", "70%", "600"] and rows[2].split()[3] == "0%"
+
+
 def test_a_report_of_1200_dialogs_lists_them_in_number_order(tmp_path):
     folder = RunFolder(tmp_path)
     analyses = load_benchmark("report_scale").synthetic_run(folder, 1200)
