@@ -56,7 +56,7 @@ def tasks() -> list[TauTask]:
 def settings(**overrides: Any) -> dict[str, Any]:
     """configs/telecom.yml with every role scripted, playing τ²-bench's telecom tasks dual."""
     data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
-    for key in ("policy", "solo_policy"):
+    for key in ("policy", "solo_policy", "rules"):
         data["environment"][key] = str((ROOT / "configs" / data["environment"][key]).resolve())
     data.update({"llm": "scripted", "simulate": {**data["simulate"], "max_turns": 8, "dual_control": "dual"},
                  "tau": {"data": str(TAU2)}})

@@ -1,9 +1,12 @@
-"""The airline's shipped rules file: every rule stands, and the main job's config reads it with no compile call."""
+"""The shipped rules files (the airline's and the telecom's): every rule stands, and the main job's config reads
+its file with no compile call."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+
+import pytest
 
 from intellagent.config import apply_overrides, load_config
 from intellagent.environment import load_environment
@@ -15,14 +18,15 @@ from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 
 
-def test_every_shipped_airline_rule_passes_its_examples_and_fits_the_domain() -> None:
-    config = load_config("airline")
+@pytest.mark.parametrize(("example", "at_least"), [("airline", 10), ("telecom", 6)])
+def test_every_shipped_rule_passes_its_examples_and_fits_the_domain(example: str, at_least: int) -> None:
+    config = load_config(example)
     assert config.environment.rules is not None
 
     found = reviewed(read_rules(config.environment.rules), load_environment(config.environment),
                      folder=config.environment.rules.parent)
 
-    assert found.refused == [] and len(found.held) >= 10
+    assert found.refused == [] and len(found.held) >= at_least
 
 
 def test_the_main_jobs_config_reads_the_shipped_rules_and_compiles_none(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A whole run of the telecom example with the careless double in every role, each dialog played dual and solo
 (the example's `dual_control: both`), and rolled out for training data: whatever it answers, the run ends with
 valid artifacts and honest statuses, every world it made is valid, the chatbot reached the customer's side of the
-world only when it held the customer's tools (solo), and the report sets the two ways side by side."""
+world only when it held the customer's tools (solo), the report sets the two ways side by side, and the shipped
+rules file's rules are in force."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from intellagent.environment import Environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.reports.sections.dual_control import DUAL_CONTROL
+from intellagent.rules.rules_file import read_rules
 from tests.conftest import ROOT, world_file
 from tests.rollouts.training_records import (
     labelled_turns,
@@ -40,6 +42,7 @@ def careless_config() -> dict[str, Any]:
     data = yaml.safe_load((ROOT / "configs/telecom.yml").read_text())
     data["environment"]["policy"] = str(ROOT / "policies/telecom.md")
     data["environment"]["solo_policy"] = str(ROOT / "policies/telecom_solo.md")
+    data["environment"]["rules"] = str(ROOT / "db_schemas/telecom/rules.yml")
     return {**data, "llm": "scripted", "chatbot": {**data["chatbot"], "llm": "scripted"}, "samples": SAMPLES,
             "rollouts": {**data["rollouts"], "enabled": True, "beam": 2, "max_turns": 3}}
 
@@ -66,6 +69,15 @@ def test_the_run_finishes_and_every_artifact_validates_against_its_model(run) ->
     assert report == Report.model_validate_json((folder / "report.json").read_text())
     assert ET.parse(folder / "junit.xml").getroot().tag == "testsuites"
     assert (folder / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_shipped_rules_are_in_force_with_no_rule_refused(run) -> None:
+    _, folder = run
+    catalog = PolicyCatalog.model_validate_json((folder / "policies.json").read_text())
+    shipped = read_rules(ROOT / "db_schemas/telecom/rules.yml").rules
+    assert [held.rule.id for held in catalog.rules] == [rule.id for rule in shipped]
+    assert catalog.refused_rules == []
+    assert all(catalog.checks.get(held.rule.check) == held.policies for held in catalog.rules)
 
 
 def test_every_item_has_an_honest_status_and_an_error_says_why(run) -> None:
