@@ -42,7 +42,7 @@ from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe import Described
 from intellagent.describe.assertion_compiler import batches, compiled_batch
-from intellagent.describe.check_map import mapped_checks
+from intellagent.describe.check_map import asks_declared, mapped_checks
 from intellagent.describe.extraction import (
     PolicyAnswer,
     extracted_flows,
@@ -230,7 +230,9 @@ async def cover_document(state: State, runtime: DescribeRuntime) -> Update:
 async def map_checks(state: State, runtime: DescribeRuntime) -> Update:
     """Which policies each deterministic check enforces (one call)."""
     ctx = runtime.context.ctx
-    catalog = await mapped_checks(ctx.llms["policies"], state["catalog"], every_check(ctx.environment))
+    llm = ctx.llms["policies"]
+    catalog = await mapped_checks(llm, state["catalog"], every_check(ctx.environment),
+                                  ask_declared=asks_declared(llm.spec.provider))
     return {"catalog": catalog}
 
 

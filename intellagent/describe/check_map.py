@@ -91,21 +91,32 @@ def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, 
     return mapped, notes
 
 
-async def mapped_checks(llm: LLM, catalog: PolicyCatalog, checks: list[Check]) -> PolicyCatalog:
-    """`catalog` with the policies each deterministic check enforces (one call).
+def asks_declared(provider: str) -> bool:
+    """Whether the checks that declare a category are put to a model of `provider` too. Not to the embedded
+    model: it listed every id for each of them, a mapping `check_map` refuses, which cost a fifth of describe's
+    output tokens for nothing; they are mapped by the policies' evidence instead (`by_category`)."""
+    return provider != "local"
+
+
+async def mapped_checks(llm: LLM, catalog: PolicyCatalog, checks: list[Check], *,
+                        ask_declared: bool = True) -> PolicyCatalog:
+    """`catalog` with the policies each deterministic check enforces (one call, none when no check is asked).
 
     A failed call, or a mapping not believed, leaves a check unmapped, noted in the catalog's errors:
     its findings are then reported without a policy, and the judge alone rules on every policy. A check
-    that declares a category is mapped within it only, and when left unmapped, to that category's policies.
+    that declares a category is mapped within it only, and when left unmapped, to that category's policies;
+    with `ask_declared` off, it is not asked about at all.
     """
-    messages = render("describe/checks", policies=catalog.listing(), checks=checks_text(checks))
-    try:
-        answer = await llm.answer(messages, check_map_schema(catalog, checks), step="describe/checks")
-    except LLMError as error:
-        catalog.errors.append(f"checks: not mapped to policies: {error}")
-    else:
-        catalog.checks, notes = check_map(answer, catalog, checks)
-        catalog.errors += notes
+    asked = [check for check in checks if ask_declared or not check.category]
+    if asked:
+        messages = render("describe/checks", policies=catalog.listing(), checks=checks_text(asked))
+        try:
+            answer = await llm.answer(messages, check_map_schema(catalog, asked), step="describe/checks")
+        except LLMError as error:
+            catalog.errors.append(f"checks: not mapped to policies: {error}")
+        else:
+            catalog.checks, notes = check_map(answer, catalog, asked)
+            catalog.errors += notes
     fallback, notes = by_category(checks, catalog)
     catalog.checks.update(fallback)
     catalog.errors += notes

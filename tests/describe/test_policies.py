@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from conftest import catalog_of, configure, rules, run_describe, script_document
 
-from intellagent.artifacts import CATEGORIES
+from intellagent.artifacts import CATEGORIES, Flow, Policy, PolicyCatalog
 from intellagent.checks.builtin import BUILTIN
+from intellagent.describe.check_map import asks_declared, mapped_checks
 from intellagent.describe.evidence import evidenced
 from intellagent.errors import RunAborted
-from intellagent.llm import HTTPError
+from intellagent.llm import HTTPError, RoleModels, Usage
+from intellagent.llm.cache import ResponseCache
 from intellagent.llm.careless import careless_answers
 from intellagent.prompt_files import render
 
@@ -131,6 +134,28 @@ def test_each_deterministic_check_is_mapped_to_the_policies_it_enforces(scripted
                                          "claimed_changes_were_made", "announced_work_was_done"}
     assert "Before changing a booking" in asked.text and "explicit yes" in asked.text
     assert schema["properties"]["grounded_facts"]["items"]["enum"] == ["P01", "P02"]  # only the catalog's ids
+
+
+def test_not_asked_about_the_checks_that_declare_a_category_they_are_mapped_by_the_policies_evidence(
+        scripted_config, script, tmp_path):
+    script.on(schema="CheckPolicies", reply={"writes_are_valid": ["P02"]})
+    models = RoleModels(configure(scripted_config, samples=1), cache=ResponseCache(tmp_path / "cache.sqlite"),
+                        usage=Usage(), script=script)
+    llm = models["policies"]
+    described = PolicyCatalog(
+        task_description="A shop assistant.", flows=[Flow(id="F1", name="Orders", description="Orders.")],
+        policies=[Policy(id="P01", text=CONFIRM, category="user_consent", challenge=2, flows=["F1"]),
+                  Policy(id="P02", text="Orders ship within two days.", category="company_policy", challenge=1,
+                         flows=["F1"])])
+
+    mapped = asyncio.run(mapped_checks(llm, described, list(BUILTIN), ask_declared=False))
+
+    (asked,) = script.calls(schema="CheckPolicies")
+    schema = asked.body["response_format"]["json_schema"]["schema"]
+    assert set(schema["properties"]) == {check.name for check in BUILTIN if not check.category}
+    assert mapped.checks["writes_are_valid"] == ["P02"]
+    assert mapped.checks["confirmed_before_write"] == ["P01"]  # by the policy's own words, with no question
+    assert asks_declared("openai") and not asks_declared("local")
 
 
 def test_a_failed_check_mapping_leaves_the_checks_unmapped_and_says_so(scripted_config, script, folder):
