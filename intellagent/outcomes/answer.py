@@ -12,6 +12,7 @@ with no model made per event.
 from __future__ import annotations
 
 import copy
+import json
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -123,12 +124,14 @@ class _EventAnswer:
     __name__: str
 
     def __init__(self, model: type[BaseModel], schema: dict[str, Any], policies: tuple[str, ...],
-                 problems: Callable[[BaseModel], list[InitErrorDetails]] = lambda answer: []) -> None:
+                 problems: Callable[[BaseModel], list[InitErrorDetails]] = lambda answer: [],
+                 settle: Callable[[BaseModel], BaseModel] = lambda answer: answer) -> None:
         self.__name__ = model.__name__
         self._model = model
         self._schema = schema
         self.policies = policies
         self._problems = problems
+        self._settle = settle
 
     def model_json_schema(self) -> dict[str, Any]:
         """The JSON schema of the answer."""
@@ -143,7 +146,7 @@ class _EventAnswer:
         Raises:
             ValidationError: the answer is not JSON, leaves the schema, or names a policy the event does not sample.
         """
-        answer = self._model.model_validate_json(text)
+        answer = self._settle(self._model.model_validate_json(text))
         problems: list[InitErrorDetails] = [
             {"type": "literal_error", "loc": where, "input": named,
              "ctx": {"expected": ", ".join(repr(policy) for policy in self.policies) or "no policy"}}
@@ -164,7 +167,32 @@ def proposal_schema(environment: Environment, policies: tuple[str, ...],
     def problems(answer: BaseModel) -> list[InitErrorDetails]:
         return [_problem(where, message) for where, message in proposal_problems(environment, answer, entitled)]
 
-    return _EventAnswer(parts.proposal, parts.proposal_schema, policies, problems)
+    return _EventAnswer(parts.proposal, parts.proposal_schema, policies, problems,
+                        settle=lambda answer: settled(environment, answer, entitled))
+
+
+def settled(environment: Environment, answer: BaseModel, entitled: Entitlement | None) -> BaseModel:
+    """A proposal with what a program can settle settled, before it is checked, so that no call is spent sending
+    it back: a look-up repeated with the same arguments is kept once, and a change both made and forbidden whose
+    tool is the one the scenario entitles the user to use is made (the forbidden entry dropped). A contradiction
+    the scenario does not settle is still sent back: read as a refusal, it would fail a chatbot that delivers."""
+    writes = {tool.name for tool in world_tools(environment) if tool.writes}
+    calls, seen = [], set()
+    for call in getattr(answer, "calls", []):
+        key = (call.tool, json.dumps(given_arguments(call), sort_keys=True))
+        if call.tool in writes or key not in seen:
+            calls.append(call)
+        seen.add(key)
+
+    def made(item: Any) -> bool:
+        forbidden_call = ForbiddenCall(tool=item.tool, arguments=item.arguments, policies=[item.policy])
+        return any(forbids(environment, forbidden_call, call.tool, given_arguments(call)) for call in calls)
+
+    forbidden = [item for item in getattr(answer, "forbidden", [])
+                 if not (entitled is not None and item.tool == entitled.tool and made(item))]
+    if len(calls) == len(getattr(answer, "calls", [])) and len(forbidden) == len(getattr(answer, "forbidden", [])):
+        return answer
+    return answer.model_copy(update={"calls": calls, "forbidden": forbidden})
 
 
 def mend_schema(environment: Environment, policies: tuple[str, ...],

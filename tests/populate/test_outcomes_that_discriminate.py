@@ -152,3 +152,33 @@ def test_on_the_store_two_events_outcome_prompts_share_the_tools_before_the_even
 
     common = shared_prefix(first.last, second.last)
     assert "cancel_order" in common and common.endswith("# The scenario\n")
+
+
+def test_a_change_made_and_forbidden_that_the_scenario_entitles_is_settled_as_made_with_no_call_spent(
+        tmp_path: Path) -> None:
+    def making_and_forbidding(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        reservation = user_and_reservation(rows)[1]
+        cancel = call("cancel_reservation", ("P01",), reservation_id=reservation)
+        return proposal(call("get_reservation_details", reservation_id=reservation),
+                        call("get_reservation_details", reservation_id=reservation), cancel,
+                        forbidden=[{"tool": "cancel_reservation", "arguments": {"reservation_id": reservation},
+                                    "policy": "P02", "reason": "a careless chatbot might"}])
+
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), making_and_forbidding, scenario=CANCEL_BOOKING)
+
+    assert len(run.script.calls(schema="ExpectedOutcomeProposal")) == 1  # nothing sent back
+    expected = run.event.expected
+    assert expected is not None and expected.kind == "delivery" and expected.forbidden == []
+    assert [c.tool for c in expected.calls] == ["get_reservation_details", "cancel_reservation"]  # the look-up once
+
+
+def test_on_the_store_a_look_up_repeated_with_its_arguments_is_kept_once(tmp_path: Path) -> None:
+    def repeating(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        order, _ = order_and_line(rows)
+        look_up = call("get_order", order_id=order)
+        return proposal(look_up, look_up, look_up, call("cancel_order", ("P01",), order_id=order))
+
+    run = Populated(tmp_path, store_environment(), store_plan(), repeating, scenario=CANCEL_ORDER)
+
+    expected = run.event.expected
+    assert expected is not None and [c.tool for c in expected.calls] == ["get_order", "cancel_order"]
