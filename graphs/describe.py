@@ -1,10 +1,11 @@
 """The describe stage: policy document → flows → policies → policy graph → scenarios.
 
     start ─► task ─► flows ═► policies ─► merge ─► cover ─► checks ─► prepare_programs (reads the rules file)
-                                  ═► procedure (one per flow) ═╗
-                                  ═► compile (one per batch)  ═╩► programs     writes policies.json (and
-                                                                              a proposed rules file)
-      │                                                               │
+      │                                                      ▲              ▲
+      ├─ a policy list ─► listed ────────────────────────────┴──────────────┘ (to checks when the list maps none)
+      │                           ═► procedure (one per flow) ═╗
+      │                           ═► compile (one per batch)  ═╩► programs     writes policies.json (and a proposed
+      │                                                               │        rules file; a policy list to review)
       ├─ policies.json exists ──────────► prepare_scoring ═► score ─► assemble   writes graph.json
       │                                                                  │ (policies only: done)
       └─ graph.json exists ─────────────────────────────────────────► traffic ─► plan
@@ -15,6 +16,10 @@ The scenarios come from the run's scenario source (`intellagent.modes`): by defa
 policy sets, each tried again with another candidate set while its scenario fails, and a set sampled
 again written after the scenarios planned before it for the same set; in τ-bench mode (`tau.data`),
 τ-bench's published tasks, one call per task to name the policies it tests.
+
+With `environment.policy_list` naming a file that exists, the policies are read from it (`listed`), checked before
+any call: no task, flow, policy or coverage call, and no check-mapping call when the list maps the checks. Naming a
+file that does not exist yet, the policies are extracted and written there too, for review.
 
 A run that judges production alone asks for the policies only (`run_policies`): the stage ends with graph.json,
 and writes no scenario.
@@ -42,7 +47,7 @@ from intellagent.checks import every_check
 from intellagent.context import RunContext, log
 from intellagent.describe import Described
 from intellagent.describe.assertion_compiler import batches, compiled_batch
-from intellagent.describe.check_map import asks_declared, mapped_checks
+from intellagent.describe.check_map import asks_declared, listed_checks, mapped_checks
 from intellagent.describe.extraction import (
     PolicyAnswer,
     extracted_flows,
@@ -50,8 +55,9 @@ from intellagent.describe.extraction import (
     policy_catalog,
     task_description,
 )
-from intellagent.describe.passage_coverage import covered
+from intellagent.describe.passage_coverage import covered, with_uncovered
 from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
+from intellagent.describe.policy_list import PolicyList, listed_catalog, read_policy_list, write_listed
 from intellagent.describe.procedure_reading import flow_procedure
 from intellagent.describe.production_traffic import Traffic
 from intellagent.describe.programs import BatchResult, ProcedureResult, with_programs
@@ -76,6 +82,7 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 class State(TypedDict, total=False):
     document: str
+    listed: PolicyList  # the reviewed policy list, when the config names one that exists
     policies_only: bool  # production alone: no scenario to write
     reading: str  # the document as the prompts show it: its flowcharts read step by step
     task_description: str
@@ -157,19 +164,25 @@ Update = dict[str, Any]
 
 
 def start(state: State, runtime: DescribeRuntime) -> Update:
-    """Pick up the artifacts an earlier run completed."""
-    folder = runtime.context.ctx.folder
-    catalog = folder.policies.load()
+    """Pick up the artifacts an earlier run completed, or else the reviewed policy list the config names, if it
+    exists (checked here, before any call)."""
+    ctx = runtime.context.ctx
+    catalog = ctx.folder.policies.load()
     if catalog is None:
+        path = ctx.config.environment.policy_list
+        if path is not None and path.is_file():
+            return {"listed": read_policy_list(path, every_check(ctx.environment))}
         return {}
+    folder = ctx.folder
     graph = folder.graph.load()
     return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
 
 
 def route_start(state: State) -> str:
-    """Resume after the last artifact written: extraction, scoring or the scenarios (none for the policies only)."""
+    """Resume after the last artifact written: the policy list or extraction, scoring or the scenarios (none for the
+    policies only)."""
     if "catalog" not in state:
-        return "task"
+        return "listed" if "listed" in state else "task"
     if "graph" not in state:
         return "prepare_scoring"
     return END if state.get("policies_only") else "traffic"
@@ -178,6 +191,21 @@ def route_start(state: State) -> str:
 def route_graph(state: State) -> str:
     """On to the scenarios, or done when the run asks for the policies only."""
     return END if state.get("policies_only") else "traffic"
+
+
+def read_listed(state: State, runtime: DescribeRuntime) -> Update:
+    """The policies as the reviewed list states them, the passages none of them covers listed, and the checks mapped
+    as the list maps them, if it does (no call)."""
+    listed, document = state["listed"], state["document"]
+    catalog = with_uncovered(listed_catalog(listed), document)
+    if listed.checks is not None:
+        catalog = listed_checks(catalog, every_check(runtime.context.ctx.environment), listed.checks)
+    return {"reading": reading(document), "catalog": catalog}
+
+
+def route_listed(state: State) -> str:
+    """On to the programs when the list maps the checks, else to the call that maps them."""
+    return "checks" if state["listed"].checks is None else "prepare_programs"
 
 
 async def describe_task(state: State, runtime: DescribeRuntime) -> Update:
@@ -303,6 +331,12 @@ def programs(state: State, runtime: DescribeRuntime) -> Update:
             log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
                         written.proposed)
     ctx.folder.policies.save(catalog)
+    listed = ctx.config.environment.policy_list
+    if listed is not None and "listed" not in state and write_listed(
+            catalog, every_check(ctx.environment), listed, document=ctx.config.environment.policy,
+            model=ctx.llms["policies"].spec.label):
+        log.warning("describe: the extracted policies are written to %s; review them there and commit the file, "
+                    "which later runs read instead of extracting them", listed)
     return {"catalog": catalog}
 
 
@@ -411,6 +445,7 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     """The describe stage's state machine (the run is given as the runtime context, a `DescribeDeps`)."""
     graph = StateGraph(State, context_schema=DescribeDeps)
     graph.add_node("start", start)
+    graph.add_node("listed", read_listed)
     graph.add_node("task", describe_task)
     graph.add_node("flows", extract_flows)
     graph.add_node("policies", extract_policies)
@@ -430,7 +465,8 @@ def build_graph() -> CompiledStateGraph[State, DescribeDeps, State, State]:
     graph.add_node("next_round", next_round)
     graph.add_node("finish", finish)
     graph.add_edge(START, "start")
-    graph.add_conditional_edges("start", route_start, ["task", "prepare_scoring", "traffic", END])
+    graph.add_conditional_edges("start", route_start, ["listed", "task", "prepare_scoring", "traffic", END])
+    graph.add_conditional_edges("listed", route_listed, ["checks", "prepare_programs"])
     graph.add_edge("task", "flows")
     graph.add_conditional_edges("flows", route_flows, ["policies"])
     graph.add_edge("policies", "merge")

@@ -99,6 +99,13 @@ class EnvironmentConfig(_Strict):
         description="The domain's reviewed rules file (YAML): rules a program decides over every dialog, each citing "
         "its policy passage with examples it must pass and fail; a run reads it and compiles nothing (optional).",
     )
+    policy_list: Path | None = Field(
+        default=None,
+        description="A reviewed policy list (YAML): the task, flows, policies and check mapping describe reads "
+        "instead of extracting them from the policy document, so every run, on any model, tests the same policies "
+        "under the same ids. A file that does not exist yet is written there, for review, once describe has "
+        "extracted the policies; an existing one is never overwritten (optional).",
+    )
     tool_timeout: float = Field(
         default=10.0, gt=0,
         description="Seconds one tool call may run; past it the chatbot gets an error result and the dialog goes on.",
@@ -832,6 +839,8 @@ def _validate(data: dict[str, Any], *, origin: str, base_dir: Path) -> Config:
             setattr(env, key, str(resolved))
     if env.rules is not None:
         env.rules = (base_dir / env.rules).resolve()
+    if env.policy_list is not None:
+        env.policy_list = (base_dir / env.policy_list).resolve()
     if config.report.baseline is not None:
         config.report.baseline = (base_dir / config.report.baseline).resolve()
     if config.report.labels is not None:

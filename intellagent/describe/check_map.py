@@ -73,16 +73,15 @@ def in_category(policy: Policy, category: Category) -> bool:
     return policy.category == category or evidenced(policy, category)
 
 
-def by_category(checks: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
-    """The checks left unmapped that declare a category, mapped to that category's policies, with a note each.
+def by_category(unmapped: list[Check], catalog: PolicyCatalog) -> tuple[dict[str, list[str]], list[str]]:
+    """The checks of `unmapped` that declare a category, mapped to that category's policies, with a note each.
 
     Only the policies that are of the category on evidence (`describe.evidence`): a confirmation check
     still decides the rules that ask for the user's yes when the model could not place it, and a
     grounding check is not pinned on a compensation rule a small model filed as knowledge extraction.
     """
-    unmapped = [c for c in checks if c.category and c.name not in catalog.checks]
     mapped, notes = {}, []
-    for check in unmapped:
+    for check in (check for check in unmapped if check.category):
         ids = [policy.id for policy in catalog.policies if evidenced(policy, check.category)]
         if ids:
             mapped[check.name] = ids
@@ -117,7 +116,21 @@ async def mapped_checks(llm: LLM, catalog: PolicyCatalog, checks: list[Check], *
         else:
             catalog.checks, notes = check_map(answer, catalog, asked)
             catalog.errors += notes
-    fallback, notes = by_category(checks, catalog)
+    return _completed(catalog, checks, unmapped=[check for check in checks if check.name not in catalog.checks])
+
+
+def listed_checks(catalog: PolicyCatalog, checks: list[Check], listed: dict[str, list[str]]) -> PolicyCatalog:
+    """`catalog` with the policies each check enforces as a reviewed policy list maps them (no call): a check it maps
+    to none enforces none, and one it does not name that declares a category is mapped to that category's
+    policies, as when a model could not place it."""
+    catalog.checks = {name: list(dict.fromkeys(ids)) for name, ids in listed.items() if ids}
+    return _completed(catalog, checks, unmapped=[check for check in checks if check.name not in listed])
+
+
+def _completed(catalog: PolicyCatalog, checks: list[Check], *, unmapped: list[Check]) -> PolicyCatalog:
+    """The mapping completed by the categories the `unmapped` checks declare, and the checks that rule in every
+    dialog named."""
+    fallback, notes = by_category(unmapped, catalog)
     catalog.checks.update(fallback)
     catalog.errors += notes
     catalog.every_dialog = [check.name for check in checks if check.every_dialog and check.name in catalog.checks]
