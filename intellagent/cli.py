@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 from intellagent.artifacts import FROZEN_STAGES, STAGES
@@ -119,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="%(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(_mask_credentials)
+    # A run interrupted while graph tasks wait for a free worker leaves their coroutines unstarted (langgraph's
+    # gate on `max_concurrency` does not close them), and Python warns as each is collected: after Ctrl-C that is
+    # noise, not a fault of the run.
+    warnings.filterwarnings("ignore", message="coroutine 'arun_with_retry' was never awaited", category=RuntimeWarning)
     on_main_thread = threading.current_thread() is threading.main_thread()  # where signals can be handled
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None  # CI's cancel, as Ctrl-C
     try:
