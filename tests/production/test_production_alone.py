@@ -31,10 +31,10 @@ PERSONAL = ("mia.li3668@example.com", "415-555-2671", "4155552671")  # in the ex
 
 
 def judge(request: Request) -> dict[str, Any]:
-    """The consent rule is broken at the chatbot turn that says a reservation is cancelled before the user said
-    yes."""
+    """The consent rule (the policy that asks for a yes, as the script words it or as the example's policy list
+    does) is broken at the chatbot turn that says a reservation is cancelled before the user said yes."""
     policies = dict(re.findall(r"^(P\d+): (.*)$", request.text, re.MULTILINE))
-    consent = next(pid for pid, text in policies.items() if text == CONSENT)
+    consent = next(pid for pid, text in policies.items() if '"yes"' in text or "explicit yes" in text)
     agreed = False
     for turn, role, content in re.findall(r"^\[(\d+)\] (chatbot|user): (.*)$", request.text, re.MULTILINE):
         agreed = agreed or (role == "user" and content.lower().startswith("yes"))
@@ -55,8 +55,11 @@ def airline_script() -> ScriptedLLM:
 
 
 def settings(**overrides: Any) -> Config:
-    return apply_overrides(load_config("airline"), llm="scripted", chatbot_llm="scripted", transcripts=EXPORT,
-                           **overrides)
+    """The example config on the scripted double, describe extracting the policies (not reading the example's list),
+    so that the script says which policies the judge holds the chatbot to."""
+    config = load_config("airline")
+    config.environment.policy_list = None
+    return apply_overrides(config, llm="scripted", chatbot_llm="scripted", transcripts=EXPORT, **overrides)
 
 
 @pytest.fixture(scope="module")
