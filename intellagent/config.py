@@ -57,6 +57,12 @@ def switched_on(setting: Switch, provider: str) -> bool:
     return setting == "yes" or (setting == "auto" and provider != "local")
 
 
+def on_locally(setting: Switch, provider: str) -> bool:
+    """Whether `setting`, a measure for small models, is on for a model of `provider`: `auto` is on for the embedded
+    model only."""
+    return setting == "yes" or (setting == "auto" and provider == "local")
+
+
 class EnvironmentConfig(_Strict):
     """Where the world of the chatbot under test is defined."""
 
@@ -280,6 +286,12 @@ class PopulateConfig(_Strict):
         description="One call per scenario: the plan's rows, whose own values are kept where valid and the rest "
         "generated; no rewrite of the texts with symbols, no constraints or values step (auto: yes for local "
         "models).",
+    )
+    drafted_outcomes: Switch = Field(
+        default="auto",
+        description="An event whose user is entitled to a change gets that change as its expected outcome, drafted "
+        "from its rows, the model asked only for the arguments the rows leave open; else the model proposes the "
+        "whole outcome (auto: on local models, which never wrote the change when asked for it all).",
     )
     max_repairs: int = Field(default=2, ge=0, description="Times a rejected row is sent back for repair.")
     sample_rows: int = Field(

@@ -161,10 +161,10 @@ def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
                 if event.entitled else prompt_text("populate/outcome_refusal"))
     return deps.messages("outcome", tools=_tools_text(deps), scenario=scenario,
                          expected_behaviour=event.expected_behaviour, entitled=entitled,
-                         policies=policies or "(none named)", rows=_rows_text(deps, event))
+                         policies=policies or "(none named)", rows=rows_text(deps, event))
 
 
-def _rows_text(deps: EventDeps, event: Event) -> str:
+def rows_text(deps: EventDeps, event: Event) -> str:
     """The event's own rows (those of the user's side in full), then the rows they refer to (at most
     `MAX_REFERENCED`), one JSON line each."""
     own = {**event.user_rows, **event.user_side_rows}

@@ -19,6 +19,7 @@ from langchain_core.messages import BaseMessage
 from intellagent.artifacts import Event, Scenario
 from intellagent.checks.compiled_checks import catalog_checks
 from intellagent.checks.trace import Trace, WorldRows
+from intellagent.config import on_locally
 from intellagent.context import RunContext
 from intellagent.environment import worlds
 from intellagent.environment.checks import Check
@@ -67,6 +68,7 @@ class EventDeps:
     samples: str
     llm: LLM
     lean: bool
+    drafts: bool
     policies: dict[str, str]
     background_rows: WorldRows
     programs: list[tuple[Check[Trace], frozenset[str]]] = field(default_factory=list)
@@ -84,18 +86,19 @@ class EventDeps:
                         counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
         llm = ctx.llms["populate"]
-        setting = ctx.config.populate.lean
         # On the embedded model the rewritten texts and the constraints and values steps were most of
         # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
         # and the rules restated the plan's symbols ("user_id: U1").
-        lean = setting == "yes" or (setting == "auto" and llm.spec.provider == "local")
+        lean = on_locally(ctx.config.populate.lean, llm.spec.provider)
+        drafts = on_locally(ctx.config.populate.drafted_outcomes, llm.spec.provider)
         catalog = ctx.folder.policies.load()
         policies = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
         programs = [(found, frozenset(catalog.checks.get(found.name, []))) for found in catalog_checks(catalog)
                     ] if catalog else []
         with ScratchWorld.open(background) as scratch:
             yield cls(ctx=ctx, env=env, tables=tables, world=world, scratch=scratch,
-                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, policies=policies,
+                      world_prompt=str(prompt[0].content), samples=samples, llm=llm, lean=lean, drafts=drafts,
+                      policies=policies,
                       background_rows=WorldRows(env, background), programs=programs)
 
     def messages(self, step: str, **values: Any) -> list[BaseMessage]:

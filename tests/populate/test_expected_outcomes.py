@@ -84,11 +84,13 @@ class Populated:
     """One scenario populated on the scripted double, on a domain."""
 
     def __init__(self, tmp_path: Path, environment: dict[str, str], plan: dict[str, Any], propose: Answer,
-                 mend: list[Answer] | None = None, scenario: Scenario = SCENARIO) -> None:
+                 mend: list[Answer] | None = None, scenario: Scenario = SCENARIO,
+                 populate: dict[str, Any] | None = None, script: ScriptedLLM | None = None) -> None:
         self.config: Config = load_config({"name": "outcomes", "environment": environment, "llm": "scripted",
-                                           "seed": 7, "workers": 1, "populate": {"lean": "yes"}}, base_dir=tmp_path)
+                                           "seed": 7, "workers": 1, "populate": {"lean": "yes", **(populate or {})}},
+                                          base_dir=tmp_path)
         self.folder = tmp_path / "run"
-        self.script = ScriptedLLM()
+        self.script = script or ScriptedLLM()
         self.script.on(schema="SymbolicPlan", reply=plan)
         self.script.on(schema="ExpectedOutcomeProposal", reply=lambda request: propose(shown_rows(request)))
         self.script.on(schema="MendedCall", replies=[lambda request, answer=answer: answer(shown_rows(request))

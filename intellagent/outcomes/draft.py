@@ -1,0 +1,140 @@
+"""An event's expected outcome drafted by a program, the model asked only what the rows cannot say.
+
+Asked for a whole outcome (the calls, the forbidden changes, the facts to state), the embedded model never wrote
+the change a scenario entitles its user to: three tries of a prompt of ten thousand tokens each, and the event
+was left with no outcome. Yet the scenario already names that change's tool (`Event.entitled`), and the event's
+rows hold the records it is made on. So where `populate.drafted_outcomes` is on (by default on the embedded model)
+and the user is entitled to a change, the outcome is that change:
+
+- its tool is the scenario's;
+- each argument naming a key or a reference of a table the event's rows fill takes the event's own value, where
+  the rows hold exactly one (the user's id, the id of the record to change);
+- the model is asked for the arguments left, and for nothing else (step `populate/outcome_arguments`, a short
+  answer after the world's shared prompt), or not at all when nothing is left;
+- a draft that fails when it runs goes back to the model once, with the error and every argument open; what still
+  fails is dropped, and the event says why it has no outcome.
+
+The look-ups before the change and the changes the rules forbid are not drafted: the outcome is graded on the
+world the change leaves, which a chatbot that does nothing fails, and its floor says that a reckless one passes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from intellagent.chatbots.tool_choice import describe_tools
+from intellagent.llm import LLMError
+from intellagent.outcomes.proposal import Proposal, ProposedCall, rows_text
+from intellagent.prompt_files import prompt_text
+
+if TYPE_CHECKING:
+    from intellagent.artifacts import Event
+    from intellagent.environment import Tool
+    from intellagent.outcomes.verification import Failure
+    from intellagent.populate.event import EventDeps
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The entitled change as the event's rows fill it.
+
+    Attributes:
+        known: the arguments the rows settle: a key or reference with one value among the event's rows.
+        left: the required arguments they do not.
+        choices: the values the rows offer for an identifying argument they hold several of.
+    """
+
+    tool: Tool
+    known: dict[str, Any]
+    left: list[str]
+    choices: dict[str, list[Any]]
+
+
+def is_drafted(deps: EventDeps, event: Event) -> bool:
+    """Whether the event's outcome is drafted from its rows (`populate.drafted_outcomes`): where the user is entitled
+    to a change (a refusal's outcome is still proposed whole)."""
+    return deps.drafts and event.entitled is not None
+
+
+def draft(deps: EventDeps, event: Event) -> Draft:
+    """The change `event` entitles its user to, with what its rows settle of the arguments."""
+    assert event.entitled is not None
+    tool = deps.env.tool(event.entitled.tool)
+    values = _identifying_values(deps, event)
+    properties = tool.parameters.get("properties", {})
+    known = {name: found[0] for name, found in values.items() if name in properties and len(found) == 1}
+    choices = {name: found for name, found in values.items() if name in properties and len(found) > 1}
+    left = [name for name in tool.parameters.get("required", []) if name not in known]
+    return Draft(tool=tool, known=known, left=left, choices=choices)
+
+
+def _identifying_values(deps: EventDeps, event: Event) -> dict[str, list[Any]]:
+    """Column name → its distinct values among the event's own rows, for the columns that identify a record:
+    a table's key, or a reference to another table."""
+    found: dict[str, list[Any]] = {}
+    for table_name, rows in {**event.user_rows, **event.user_side_rows}.items():
+        table = deps.tables[table_name]
+        identifying = {*table.key, *(column for key in table.foreign_keys for column in key.columns)}
+        for row in rows:
+            for column in identifying:
+                value = row.get(column)
+                if value is not None and value not in found.setdefault(column, []):
+                    found[column].append(value)
+    return found
+
+
+async def drafted(deps: EventDeps, event: Event) -> Proposal:
+    """The outcome of the entitled change: drafted from the rows, its arguments left asked of the model (one call,
+    none when the rows settle them all)."""
+    sketch = draft(deps, event)
+    if not sketch.left:
+        return _proposal(sketch, sketch.known)
+    try:
+        answer = await deps.llm.answer(_messages(deps, event, sketch), sketch.tool.arguments_model,
+                                       step="populate/outcome_arguments")
+    except LLMError as error:
+        return Proposal(error=f"the arguments of {sketch.tool.name} were not given: {error}")
+    return _proposal(sketch, {**_given(answer), **sketch.known})
+
+
+async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: Failure) -> Proposal:
+    """The drafted change, which failed with `failure`, asked of the model once more with the error shown and every
+    argument open (a value the rows settled may be the record the change is not about); the answer is taken as
+    given, and not sent back again. Dropped when the model cannot answer, or its own answer failed."""
+    sketch, call = draft(deps, event), proposal.calls[failure.index]
+    sent = replace(proposal, repairs=proposal.repairs + 1)
+    if call.mended:
+        return sent.dropping(failure.index, failure.reason, writes=True)
+    every = replace(sketch, left=list(sketch.tool.parameters.get("required", [])))
+    messages = _messages(deps, event, every, failed=(call, failure.reason))
+    try:
+        answer = await deps.llm.answer(messages, sketch.tool.arguments_model, step="populate/outcome_arguments")
+    except LLMError as error:
+        return sent.dropping(failure.index, f"{failure.reason} (asked again: {error})", writes=True)
+    return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=_given(answer), mended=True)])
+
+
+def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:
+    return Proposal(calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments)])
+
+
+def _given(answer: Any) -> dict[str, Any]:
+    """The arguments the model gave, as it wrote them (no default added for one it left out)."""
+    return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[ProposedCall, str] | None = None
+              ) -> list[Any]:
+    """The question after the world's shared prompt: the scenario, the change, what the rows settle, what is left."""
+    assert event.entitled is not None
+    known = "\n".join(f"- {name}: {json.dumps(value, ensure_ascii=False)}" for name, value in sketch.known.items()
+                      if name not in sketch.left)
+    choices = "\n".join(f"- {name}: one of {', '.join(json.dumps(value) for value in values)}"
+                        for name, values in sketch.choices.items())
+    error = "\n\n" + prompt_text("populate/outcome_arguments_failed", call=failed[0].text(),
+                                   error=failed[1]) if failed else ""
+    return deps.messages("outcome_arguments", scenario=event.scenario, request=event.entitled.request,
+                         tool=describe_tools([sketch.tool]), known=known or "(none)", choices=choices or "(none)",
+                         left=", ".join(sketch.left), rows=rows_text(deps, event), error=error)

@@ -1,0 +1,162 @@
+"""Where outcomes are drafted (`populate.drafted_outcomes`, on by default on the embedded model), an event whose user
+is entitled to a change gets that change as its outcome: the arguments that identify a record come from the event's
+own rows, the model is asked only for the ones left (and not at all when none is), and a draft that fails when it
+runs is asked again once with the error, else leaves the event without an outcome and says why. On the airline and
+on the store (order ids of digits, JSON columns, an order whose line and payment must agree with it)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from intellagent.artifacts import Entitlement
+from intellagent.config import load_config
+from intellagent.environment import load_environment
+from intellagent.llm import ScriptedLLM
+from intellagent.llm.careless import careless_answers
+from intellagent.llm.scripted import Request
+from intellagent.run_folder import RunFolder
+from intellagent.runner import execute
+from tests.populate.test_careless_model import DOMAINS, assert_outcomes_verified_or_explained
+from tests.populate.test_careless_model import scenarios as careless_scenarios
+from tests.populate.test_expected_outcomes import (
+    AIRLINE,
+    SCENARIO,
+    Populated,
+    airline_plan,
+    shown_rows,
+    store_plan,
+    user_and_reservation,
+)
+from tests.store import environment as store_environment
+
+DRAFTED = {"drafted_outcomes": "yes"}
+CANCEL_BOOKING = SCENARIO.model_copy(update={"entitled": Entitlement(
+    tool="cancel_reservation", request="Cancel the customer's business booking, made yesterday.")})
+MORE_BAGS = SCENARIO.model_copy(update={"entitled": Entitlement(
+    tool="update_reservation_baggages", request="Add one checked bag to the booking.")})
+CANCEL_ORDER = SCENARIO.model_copy(update={"entitled": Entitlement(
+    tool="cancel_order", request="Cancel the customer's pending order.")})
+
+
+def never_proposed(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    raise AssertionError("a drafted outcome asks for no whole proposal")
+
+
+def arguments_asked(script: ScriptedLLM) -> list[Request]:
+    return [request for request in script.requests if "The arguments still open" in request.text]
+
+
+def bags(total: int, nonfree: int, reservation: str | None = None) -> Any:
+    """An answer giving the bag change's arguments: the reservation the rows show unless another is named."""
+    def answer(request: Request) -> dict[str, Any]:
+        rows = shown_rows(request)
+        return {"reservation_id": reservation or rows["reservations"][0]["reservation_id"], "total_baggages": total,
+                "nonfree_baggages": nonfree, "payment_id": rows["payment_methods"][0]["payment_id"]}
+    return answer
+
+
+def test_a_change_the_rows_settle_is_the_outcome_with_no_call_at_all(tmp_path: Path) -> None:
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), never_proposed, scenario=CANCEL_BOOKING,
+                    populate=DRAFTED)
+
+    _, reservation = user_and_reservation(run.event.user_rows)
+    expected = run.event.expected
+    assert expected is not None and run.event.expected_error is None
+    assert [(call.tool, call.arguments) for call in expected.calls] == [
+        ("cancel_reservation", {"reservation_id": reservation})]
+    assert arguments_asked(run.script) == [] and run.script.calls(schema="ExpectedOutcomeProposal") == []
+    assert expected.kind == "delivery" and expected.floor is not None and not expected.floor.nothing
+
+
+def test_the_model_is_asked_only_for_the_arguments_the_rows_leave_and_the_rows_ids_win(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
+                              reply=bags(1, 0, reservation="WRONG1"))
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
+                    populate=DRAFTED, script=script)
+
+    (asked,) = arguments_asked(run.script)
+    _, reservation = user_and_reservation(run.event.user_rows)
+    assert f'- reservation_id: "{reservation}"' in asked.last
+    assert "The arguments still open: total_baggages, nonfree_baggages." in asked.last
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    (change,) = expected.calls
+    assert change.tool == "update_reservation_baggages" and change.arguments["reservation_id"] == reservation
+    assert change.arguments["total_baggages"] == 1 and expected.touched
+
+
+def test_a_draft_that_fails_is_asked_again_once_with_the_error_and_every_argument_open(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
+                              replies=[bags(1, 3), bags(1, 0)])
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
+                    populate=DRAFTED, script=script)
+
+    first, second = arguments_asked(run.script)
+    assert "failed" not in first.last
+    assert "nonfree_baggages=3" in second.last
+    assert "nonfree_baggages must be between 0 and total_baggages" in second.last
+    assert "The arguments still open: reservation_id, total_baggages, nonfree_baggages, payment_id." in second.last
+    expected = run.event.expected
+    assert expected is not None and expected.repairs == 1, run.event.expected_error
+    assert expected.calls[0].arguments["nonfree_baggages"] == 0
+
+
+def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_why(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=bags(1, 3))
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
+                    populate=DRAFTED, script=script)
+
+    assert len(arguments_asked(run.script)) == 2
+    assert run.event.expected is None and run.event.expected_error is not None
+    assert run.event.expected_error.startswith("a change of the outcome could not be verified")
+    assert not (run.folder / "events/S001.expected.delta.json").exists()
+
+
+def test_a_scenario_with_nothing_to_deliver_still_has_its_outcome_proposed_whole(tmp_path: Path) -> None:
+    refusal = {"calls": [], "outputs": [], "forbidden": [
+        {"tool": "cancel_reservation", "arguments": None, "policy": "P01", "reason": "booked too long ago"}]}
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), lambda rows: refusal, populate=DRAFTED)
+
+    assert len(run.script.calls(schema="ExpectedOutcomeProposal")) == 1 and arguments_asked(run.script) == []
+    assert run.event.expected is not None and run.event.expected.kind == "refusal"
+
+
+def test_on_the_store_an_order_is_cancelled_by_a_draft_with_no_call(tmp_path: Path) -> None:
+    run = Populated(tmp_path, store_environment(), store_plan(), never_proposed, scenario=CANCEL_ORDER,
+                    populate=DRAFTED)
+
+    order = run.event.user_rows["store_orders"][0]["order_id"]
+    assert order.startswith("#W") and order[2:].isdigit()
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert [(call.tool, call.arguments) for call in expected.calls] == [("cancel_order", {"order_id": order})]
+    assert f"store_orders {order}" in expected.touched and not expected.floor.nothing  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("domain", "tools"), [
+    ("airline", ["cancel_reservation", "update_reservation_baggages", "update_reservation_flights"]),
+    ("clinic", ["cancel_appointment"]),
+])
+def test_whatever_a_careless_model_answers_each_drafted_event_has_a_verified_outcome_or_says_why(
+        tmp_path: Path, domain: str, tools: list[str]) -> None:
+    script = ScriptedLLM().on(reply=careless_answers(seed=5))
+    cfg = load_config({"name": "careless", "environment": DOMAINS[domain](), "llm": "scripted", "seed": 7,
+                       "workers": 2, "populate": {"drafted_outcomes": "yes"}}, base_dir=tmp_path)
+    folder = tmp_path / "run"
+    asyncio.run(execute(cfg, output=folder, stages=(), progress=False))
+    for number, scenario in enumerate(careless_scenarios(6), start=0):
+        tool = tools[number % len(tools)]
+        RunFolder(folder).scenarios.append(scenario.model_copy(update={
+            "entitled": Entitlement(tool=tool, request=f"The change {tool} makes.")}))
+    asyncio.run(execute(cfg, output=folder, stages=("populate",), script=script, progress=False))
+
+    events = RunFolder(folder).events.load()
+    # Random rows rarely hold a record the change can be made on: what counts is that none is made up.
+    assert_outcomes_verified_or_explained(events, folder, load_environment(cfg.environment), some=False)
+    assert len(events) == 6 and all(event.expected or event.expected_error for event in events)
+    assert all(call.tool in tools for event in events if event.expected for call in event.expected.calls)
+    assert script.calls(schema="ExpectedOutcomeProposal") == []
