@@ -1,7 +1,7 @@
 """A reviewed policy list (`environment.policy_list`): describe reads the task, flows, policies and check mapping from
 it instead of extracting them, checks it before any call, and writes the extracted ones there for review when the
-file does not exist yet. On the store (JSON columns, ids of digits, a check of its own) and on the airline, whose
-shipped list is the example's."""
+file does not exist yet. On the store (JSON columns, ids of digits, a check of its own) and on the airline; the
+lists the airline and telecom examples ship stand against their domains."""
 
 from __future__ import annotations
 
@@ -225,28 +225,36 @@ def test_a_resumed_run_keeps_its_policies_even_when_a_list_appears(tmp_path, fol
     assert catalog_of(folder).policies == first.policies and script.calls(schema="TaskAnswer") == []
 
 
-# ── the airline's list ──────────────────────────────────────────────────────────────────────
+# ── the shipped lists ───────────────────────────────────────────────────────────────────────
 
 
-@pytest.fixture(scope="module")
-def airline_checks() -> list:
-    return every_check(load_environment(load_config("airline").environment))
+SHIPPED = {"airline": 6, "telecom": 5}
+"""Each example with a shipped list, and how many checks of its own its domain has."""
 
 
-def test_the_example_config_reads_the_shipped_airline_list() -> None:
-    assert load_config("airline").environment.policy_list == AIRLINE_LIST
+@pytest.fixture(scope="module", params=list(SHIPPED))
+def example(request: pytest.FixtureRequest) -> tuple[str, Config, list]:
+    config = load_config(request.param)
+    return request.param, config, every_check(load_environment(config.environment))
 
 
-def test_the_shipped_airline_list_stands_against_the_airline_domain(airline_checks) -> None:
-    policy_list = read_policy_list(AIRLINE_LIST, airline_checks)
+def test_the_example_config_reads_its_shipped_list(example) -> None:
+    name, config, _ = example
+    assert config.environment.policy_list == ROOT / "policies" / f"{name}.yml"
+
+
+def test_the_shipped_list_stands_against_its_domain_with_challenges_spread(example) -> None:
+    _, config, checks = example
+    policy_list = read_policy_list(config.environment.policy_list, checks)
 
     assert 25 <= len(policy_list.policies) <= 40
     assert len({policy.challenge for policy in policy_list.policies}) == 5
 
 
-def test_the_shipped_airline_list_maps_every_check_and_each_of_the_domains_to_some_policy(airline_checks) -> None:
-    mapping = read_policy_list(AIRLINE_LIST, airline_checks).checks or {}
-    domain = [check.name for check in airline_checks if check.function.__module__.endswith("airline.checks")]
+def test_the_shipped_list_maps_every_check_and_each_of_the_domains_to_some_policy(example) -> None:
+    name, config, checks = example
+    mapping = read_policy_list(config.environment.policy_list, checks).checks or {}
+    domain = [check.name for check in checks if check.function.__module__.endswith(f"{name}.checks")]
 
-    assert set(mapping) == {check.name for check in airline_checks}
-    assert len(domain) == 6 and all(mapping[name] for name in domain)
+    assert set(mapping) == {check.name for check in checks}
+    assert len(domain) == SHIPPED[name] and all(mapping[check] for check in domain)
