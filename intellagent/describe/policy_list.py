@@ -37,6 +37,7 @@ from intellagent import text_limits
 from intellagent.artifacts import Category, Flow, Policy, PolicyCatalog
 from intellagent.checks import Check
 from intellagent.errors import UsageError
+from intellagent.yaml_files import yaml_mapping
 
 KEY = "environment.policy_list"
 
@@ -107,12 +108,7 @@ def read_policy_list(path: Path, checks: list[Check]) -> PolicyList:
         UsageError: the file is not YAML, or an entry is malformed or names a flow, policy or check that does not
             exist (one line naming the file and the entry).
     """
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise UsageError(f"{KEY}: {path} is not YAML: {' '.join(str(error).split())}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{KEY}: {path} holds no mapping of task, flows and policies")
+    data = yaml_mapping(path, key=KEY, holds="mapping of task, flows and policies")
     try:
         listed = PolicyList.model_validate(data)
     except ValidationError as error:

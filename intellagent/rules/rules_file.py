@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from intellagent.artifacts import RulesFile
 from intellagent.errors import UsageError
+from intellagent.yaml_files import yaml_mapping
 
 HEADER = """\
 # Rules of the {domain} domain, as reviewed code: each cites the policy passage it encodes, rules on its
@@ -27,12 +28,7 @@ def read_rules(path: Path) -> RulesFile:
     if not path.is_file():
         raise UsageError(f"environment.rules: file {path} not found; write it, or run `intellagent rules compile` "
                          "to propose one")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise UsageError(f"environment.rules: {path} is not YAML: {' '.join(str(error).split())}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"environment.rules: {path} holds no `rules:` list")
+    data = yaml_mapping(path, key="environment.rules", holds="`rules:` list")
     try:
         return RulesFile.model_validate(data)
     except ValidationError as error:
