@@ -57,7 +57,7 @@ from intellagent.describe.extraction import (
 )
 from intellagent.describe.passage_coverage import covered, with_uncovered
 from intellagent.describe.policy_graph import BlockScores, scored_block, scoring_blocks, weighted_graph
-from intellagent.describe.policy_list import PolicyList, listed_catalog, read_policy_list, write_listed
+from intellagent.describe.policy_list import PolicyList, listed_catalog, propose_list, read_policy_list
 from intellagent.describe.procedure_reading import flow_procedure
 from intellagent.describe.production_traffic import Traffic
 from intellagent.describe.programs import BatchResult, ProcedureResult, with_programs
@@ -173,8 +173,7 @@ def start(state: State, runtime: DescribeRuntime) -> Update:
         if path is not None and path.is_file():
             return {"listed": read_policy_list(path, every_check(ctx.environment))}
         return {}
-    folder = ctx.folder
-    graph = folder.graph.load()
+    graph = ctx.folder.graph.load()
     return {"catalog": catalog} if graph is None else {"catalog": catalog, "graph": graph}
 
 
@@ -317,7 +316,7 @@ async def compile_batch(task: CompileTask, runtime: DescribeRuntime) -> Update:
 def programs(state: State, runtime: DescribeRuntime) -> Update:
     """The procedures, assertions and rules put into the catalog; policies.json is written here. What was compiled
     is also written as a proposed rules file, beside the reviewed one (which the run then uses instead) or in the
-    run folder."""
+    run folder; extracted policies, as the policy list the config names, if it is not written yet."""
     ctx, compiled = runtime.context.ctx, state.get("compiled", [])
     path, rules = ctx.config.environment.rules, state["rules"]
     used = compiled if path is None else [BatchResult(result.batch, [], result.notes) for result in compiled]
@@ -331,12 +330,8 @@ def programs(state: State, runtime: DescribeRuntime) -> Update:
             log.warning("describe: %d compiled rules proposed in %s; review them there", len(written.rules.rules),
                         written.proposed)
     ctx.folder.policies.save(catalog)
-    listed = ctx.config.environment.policy_list
-    if listed is not None and "listed" not in state and write_listed(
-            catalog, every_check(ctx.environment), listed, document=ctx.config.environment.policy,
-            model=ctx.llms["policies"].spec.label):
-        log.warning("describe: the extracted policies are written to %s; review them there and commit the file, "
-                    "which later runs read instead of extracting them", listed)
+    if "listed" not in state:
+        propose_list(ctx, catalog)
     return {"catalog": catalog}
 
 

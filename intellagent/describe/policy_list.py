@@ -35,7 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from intellagent import text_limits
 from intellagent.artifacts import Category, Flow, Policy, PolicyCatalog
-from intellagent.checks import Check
+from intellagent.checks import Check, every_check
+from intellagent.context import RunContext, log
 from intellagent.errors import UsageError
 from intellagent.yaml_files import yaml_mapping
 
@@ -160,6 +161,16 @@ def policy_list(catalog: PolicyCatalog, checks: list[Check]) -> PolicyList:
 def policy_list_text(listed: PolicyList) -> str:
     """A policy list as YAML: task, flows, policies (each with its id first), checks."""
     return yaml.safe_dump(listed.model_dump(exclude_none=True), sort_keys=False, allow_unicode=True, width=110)
+
+
+def propose_list(ctx: RunContext, catalog: PolicyCatalog) -> None:
+    """The extracted policies written to the policy list the config names, for review, when it does not exist yet,
+    with a warning that points at it."""
+    path = ctx.config.environment.policy_list
+    if path is not None and write_listed(catalog, every_check(ctx.environment), path,
+                                         document=ctx.config.environment.policy, model=ctx.llms["policies"].spec.label):
+        log.warning("describe: the extracted policies are written to %s; review them there and commit the file, "
+                    "which later runs read instead of extracting them", path)
 
 
 def write_listed(catalog: PolicyCatalog, checks: list[Check], path: Path, *, document: Path, model: str) -> bool:
