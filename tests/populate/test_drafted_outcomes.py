@@ -20,6 +20,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.llm.scripted import Request
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+from tests.conftest import ROOT
 from tests.populate.test_careless_model import DOMAINS, assert_outcomes_verified_or_explained
 from tests.populate.test_careless_model import scenarios as careless_scenarios
 from tests.populate.test_expected_outcomes import (
@@ -31,9 +32,11 @@ from tests.populate.test_expected_outcomes import (
     store_plan,
     user_and_reservation,
 )
+from tests.simulate.scripted_dialogs import dialogs, say, stands, verdict
 from tests.store import environment as store_environment
 
 DRAFTED = {"drafted_outcomes": "yes"}
+REFUSER = ROOT / "examples" / "chatbots" / "refuser.yml"
 CANCEL_BOOKING = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="cancel_reservation", request="Cancel the customer's business booking, made yesterday.")})
 MORE_BAGS = SCENARIO.model_copy(update={"entitled": Entitlement(
@@ -160,3 +163,21 @@ def test_whatever_a_careless_model_answers_each_drafted_event_has_a_verified_out
     assert len(events) == 6 and all(event.expected or event.expected_error for event in events)
     assert all(call.tool in tools for event in events if event.expected for call in event.expected.calls)
     assert script.calls(schema="ExpectedOutcomeProposal") == []
+
+
+def test_the_refuser_example_fails_a_drafted_outcome_in_a_dialog(tmp_path: Path) -> None:
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), never_proposed, scenario=CANCEL_BOOKING,
+                    populate=DRAFTED)
+    refuser = load_config(REFUSER)
+    config = run.config.model_copy(update={"chatbot": refuser.chatbot})
+    script = ScriptedLLM().on(role="user", schema="UserTurn", replies=[
+        say("Please cancel my booking."), *stands("failure", "it refused")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    refused = tmp_path / "refused"
+    asyncio.run(execute(config, output=refused, stages=("simulate",), scenarios_from=run.folder, script=script,
+                        progress=False))
+
+    (dialog,) = dialogs(refused)
+    assert [call for message in dialog.transcript for call in message.tool_calls] == []
+    assert dialog.grade is not None and dialog.grade.reward == 0.0
+    assert dialog.grade.missed == [call.text() for call in run.event.expected.calls]  # type: ignore[union-attr]
