@@ -11,8 +11,8 @@ and the user is entitled to a change, the outcome is that change:
   the rows hold exactly one (the user's id, the id of the record to change);
 - the model is asked for the arguments left, and for nothing else (step `populate/outcome_arguments`, a short
   answer after the world's shared prompt), or not at all when nothing is left;
-- a draft that fails when it runs goes back to the model once, with the error and every argument open; what still
-  fails is dropped, and the event says why it has no outcome.
+- a draft that fails when it runs goes back to the model once, with the error (every argument open when the rows
+  settled them all); what still fails is dropped, and the event says why it has no outcome.
 
 The look-ups before the change and the changes the rules forbid are not drafted: the outcome is graded on the
 world the change leaves, which a chatbot that does nothing fails, and its floor says that a reckless one passes.
@@ -100,20 +100,23 @@ async def drafted(deps: EventDeps, event: Event) -> Proposal:
 
 
 async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: Failure) -> Proposal:
-    """The drafted change, which failed with `failure`, asked of the model once more with the error shown and every
-    argument open (a value the rows settled may be the record the change is not about); the answer is taken as
-    given, and not sent back again. Dropped when the model cannot answer, or its own answer failed."""
+    """The drafted change, which failed with `failure`, asked of the model once more with the error shown (it is then
+    not sent back again); dropped when the model cannot answer, or its own answer failed. The rows' values still win
+    over the model's, unless they settled every argument: then one of them may be a record the change is not about
+    (the item to exchange for, not the one held), and every argument is asked for."""
     sketch, call = draft(deps, event), proposal.calls[failure.index]
     sent = replace(proposal, repairs=proposal.repairs + 1)
     if call.mended:
         return sent.dropping(failure.index, failure.reason, writes=True)
-    every = replace(sketch, left=list(sketch.tool.parameters.get("required", [])))
-    messages = _messages(deps, event, every, failed=(call, failure.reason))
+    settled = sketch.known if sketch.left else {}
+    asked = sketch if sketch.left else replace(sketch, known={}, left=list(sketch.tool.parameters.get("required", [])))
     try:
-        answer = await deps.llm.answer(messages, sketch.tool.arguments_model, step="populate/outcome_arguments")
+        answer = await deps.llm.answer(_messages(deps, event, asked, failed=(call, failure.reason)),
+                                       sketch.tool.arguments_model, step="populate/outcome_arguments")
     except LLMError as error:
         return sent.dropping(failure.index, f"{failure.reason} (asked again: {error})", writes=True)
-    return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=_given(answer), mended=True)])
+    arguments = {**_given(answer), **settled}
+    return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments, mended=True)])
 
 
 def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:
@@ -129,8 +132,7 @@ def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[Pro
               ) -> list[Any]:
     """The question after the world's shared prompt: the scenario, the change, what the rows settle, what is left."""
     assert event.entitled is not None
-    known = "\n".join(f"- {name}: {json.dumps(value, ensure_ascii=False)}" for name, value in sketch.known.items()
-                      if name not in sketch.left)
+    known = "\n".join(f"- {name}: {json.dumps(value, ensure_ascii=False)}" for name, value in sketch.known.items())
     choices = "\n".join(f"- {name}: one of {', '.join(json.dumps(value) for value in values)}"
                         for name, values in sketch.choices.items())
     error = "\n\n" + prompt_text("populate/outcome_arguments_failed", call=failed[0].text(),

@@ -20,6 +20,7 @@ from intellagent.llm.careless import careless_answers
 from intellagent.llm.scripted import Request
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
+from tests.conftest import ROOT
 from tests.populate.test_careless_model import DOMAINS, assert_outcomes_verified_or_explained
 from tests.populate.test_careless_model import scenarios as careless_scenarios
 from tests.populate.test_expected_outcomes import (
@@ -31,9 +32,11 @@ from tests.populate.test_expected_outcomes import (
     store_plan,
     user_and_reservation,
 )
+from tests.simulate.scripted_dialogs import dialogs, say, stands, verdict
 from tests.store import environment as store_environment
 
 DRAFTED = {"drafted_outcomes": "yes"}
+REFUSER = ROOT / "examples" / "chatbots" / "refuser.yml"
 CANCEL_BOOKING = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="cancel_reservation", request="Cancel the customer's business booking, made yesterday.")})
 MORE_BAGS = SCENARIO.model_copy(update={"entitled": Entitlement(
@@ -89,9 +92,9 @@ def test_the_model_is_asked_only_for_the_arguments_the_rows_leave_and_the_rows_i
     assert change.arguments["total_baggages"] == 1 and expected.touched
 
 
-def test_a_draft_that_fails_is_asked_again_once_with_the_error_and_every_argument_open(tmp_path: Path) -> None:
+def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_still_kept(tmp_path: Path) -> None:
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
-                              replies=[bags(1, 3), bags(1, 0)])
+                              replies=[bags(1, 3), bags(1, 0, reservation="ZFA04Y")])
     run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
                     populate=DRAFTED, script=script)
 
@@ -99,10 +102,11 @@ def test_a_draft_that_fails_is_asked_again_once_with_the_error_and_every_argumen
     assert "failed" not in first.last
     assert "nonfree_baggages=3" in second.last
     assert "nonfree_baggages must be between 0 and total_baggages" in second.last
-    assert "The arguments still open: reservation_id, total_baggages, nonfree_baggages, payment_id." in second.last
+    assert "The arguments still open: total_baggages, nonfree_baggages." in second.last
     expected = run.event.expected
     assert expected is not None and expected.repairs == 1, run.event.expected_error
     assert expected.calls[0].arguments["nonfree_baggages"] == 0
+    assert expected.calls[0].arguments["reservation_id"] == user_and_reservation(run.event.user_rows)[1]
 
 
 def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_why(tmp_path: Path) -> None:
@@ -114,6 +118,19 @@ def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_w
     assert run.event.expected is None and run.event.expected_error is not None
     assert run.event.expected_error.startswith("a change of the outcome could not be verified")
     assert not (run.folder / "events/S001.expected.delta.json").exists()
+
+
+def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_argument_open(tmp_path: Path) -> None:
+    def same_booking(request: Request) -> dict[str, Any]:
+        return {"reservation_id": shown_rows(request)["reservations"][0]["reservation_id"]}
+
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=same_booking)
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy", booked="2024-04-01T10:00:00"), never_proposed,
+                    scenario=CANCEL_BOOKING, populate=DRAFTED, script=script)
+
+    (asked,) = arguments_asked(run.script)
+    assert "cancellation_eligibility" in asked.last and "The arguments still open: reservation_id." in asked.last
+    assert run.event.expected is None and "cancellation_eligibility" in (run.event.expected_error or "")
 
 
 def test_a_scenario_with_nothing_to_deliver_still_has_its_outcome_proposed_whole(tmp_path: Path) -> None:
@@ -160,3 +177,21 @@ def test_whatever_a_careless_model_answers_each_drafted_event_has_a_verified_out
     assert len(events) == 6 and all(event.expected or event.expected_error for event in events)
     assert all(call.tool in tools for event in events if event.expected for call in event.expected.calls)
     assert script.calls(schema="ExpectedOutcomeProposal") == []
+
+
+def test_the_refuser_example_fails_a_drafted_outcome_in_a_dialog(tmp_path: Path) -> None:
+    run = Populated(tmp_path, AIRLINE, airline_plan("business"), never_proposed, scenario=CANCEL_BOOKING,
+                    populate=DRAFTED)
+    refuser = load_config(REFUSER)
+    config = run.config.model_copy(update={"chatbot": refuser.chatbot})
+    script = ScriptedLLM().on(role="user", schema="UserTurn", replies=[
+        say("Please cancel my booking."), *stands("failure", "it refused")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    refused = tmp_path / "refused"
+    asyncio.run(execute(config, output=refused, stages=("simulate",), scenarios_from=run.folder, script=script,
+                        progress=False))
+
+    (dialog,) = dialogs(refused)
+    assert [call for message in dialog.transcript for call in message.tool_calls] == []
+    assert dialog.grade is not None and dialog.grade.reward == 0.0
+    assert dialog.grade.missed == [call.text() for call in run.event.expected.calls]  # type: ignore[union-attr]
