@@ -21,6 +21,7 @@ POLICY = 600
 SCENARIO = 1000  # three to six sentences; the embedded model looped to the old bound of 1,500 in half its scenarios
 THOUGHT = 500
 MESSAGE = 600
+USER_MESSAGE = 320  # one or two short sentences; the embedded model's user looped its request up to the 600 above
 REASON = 400
 CHATBOT_REPLY = 1500
 

@@ -22,7 +22,7 @@ class UserTurn(BaseModel):
         description="Private notes on what the agent did and what to do now; never shown to it.",
     )
     message: str = Field(
-        max_length=text_limits.MESSAGE, description="What you say to the agent now (not sent when you stop)."
+        max_length=text_limits.USER_MESSAGE, description="What you say to the agent now (not sent when you stop)."
     )
     decision: Literal["continue", "stop-success", "stop-failure"] = Field(
         description="continue; or stop-success / stop-failure once you can tell whether the agent did what it should."
