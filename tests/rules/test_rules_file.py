@@ -108,3 +108,14 @@ def test_a_missing_rules_file_is_a_usage_error_that_says_how_to_make_one(tmp_pat
 
     assert code == 2
     assert "run `intellagent rules compile` to propose one" in capsys.readouterr().err
+
+
+def test_the_readme_s_example_rule_is_in_force_on_the_store_it_cites(tmp_path: Path, returns: Environment) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("## Rules as code", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "rules.yml"
+    path.write_text(example, encoding="utf-8")
+
+    found = reviewed(read_rules(path), returns, folder=tmp_path)
+
+    assert [rule.id for rule in found.held] == ["cancel-only-pending-orders"] and found.refused == []
