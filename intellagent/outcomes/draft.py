@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, create_model
 
 from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.llm import LLMError
@@ -44,12 +47,15 @@ class Draft:
         known: the arguments the rows settle: a key or reference with one value among the event's rows.
         left: the required arguments they do not.
         choices: the values the rows offer for an identifying argument they hold several of.
+        held: a list argument as the rows hold it now, where its items are rows of a table the event fills (the
+            flights a booking holds, for a change of its cabin): offered, not settled, as the change may replace it.
     """
 
     tool: Tool
     known: dict[str, Any]
     left: list[str]
     choices: dict[str, list[Any]]
+    held: dict[str, list[dict[str, Any]]]
 
 
 def is_drafted(deps: EventDeps, event: Event) -> bool:
@@ -67,7 +73,22 @@ def draft(deps: EventDeps, event: Event) -> Draft:
     known = {name: found[0] for name, found in values.items() if name in properties and len(found) == 1}
     choices = {name: found for name, found in values.items() if name in properties and len(found) > 1}
     left = [name for name in tool.parameters.get("required", []) if name not in known]
-    return Draft(tool=tool, known=known, left=left, choices=choices)
+    return Draft(tool=tool, known=known, left=left, choices=choices, held=_held_lists(event, properties, known))
+
+
+def _held_lists(event: Event, properties: dict[str, Any], known: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each list argument whose items' fields are columns of a table of the event's rows, as those rows give it: of
+    the record the settled arguments name, where the rows refer to it."""
+    held: dict[str, list[dict[str, Any]]] = {}
+    for name, schema in properties.items():
+        fields = list(schema.get("items", {}).get("properties", {})) if schema.get("type") == "array" else []
+        for rows in {**event.user_rows, **event.user_side_rows}.values():
+            if fields and rows and all(field in rows[0] for field in fields):
+                own = [row for row in rows if all(row[column] == value for column, value in known.items()
+                                                  if column in row)]
+                held[name] = [{field: row[field] for field in fields} for row in own]
+                break
+    return held
 
 
 def _identifying_values(deps: EventDeps, event: Event) -> dict[str, list[Any]]:
@@ -92,7 +113,7 @@ async def drafted(deps: EventDeps, event: Event) -> Proposal:
     if not sketch.left:
         return _proposal(sketch, sketch.known)
     try:
-        answer = await deps.llm.answer(_messages(deps, event, sketch), sketch.tool.arguments_model,
+        answer = await deps.llm.answer(_messages(deps, event, sketch), open_arguments(sketch.tool, sketch.left),
                                        step="populate/outcome_arguments")
     except LLMError as error:
         return Proposal(error=f"the arguments of {sketch.tool.name} were not given: {error}")
@@ -112,11 +133,24 @@ async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: 
     asked = sketch if sketch.left else replace(sketch, known={}, left=list(sketch.tool.parameters.get("required", [])))
     try:
         answer = await deps.llm.answer(_messages(deps, event, asked, failed=(call, failure.reason)),
-                                       sketch.tool.arguments_model, step="populate/outcome_arguments")
+                                       open_arguments(sketch.tool, asked.left), step="populate/outcome_arguments")
     except LLMError as error:
         return sent.dropping(failure.index, f"{failure.reason} (asked again: {error})", writes=True)
     arguments = {**_given(answer), **settled}
     return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments, mended=True)])
+
+
+def open_arguments(tool: Tool, left: list[str]) -> type[BaseModel]:
+    """The answer's schema: the tool's own arguments that are left open, and no other (the model need not write out
+    again what the rows settle)."""
+    return _open_model(tool.arguments_model, tuple(left))
+
+
+# Once per tool and set of open arguments: a model class made per event is never freed.
+@lru_cache(maxsize=64)
+def _open_model(arguments: type[BaseModel], left: tuple[str, ...]) -> type[BaseModel]:
+    fields = {name: (field.annotation, field) for name, field in arguments.model_fields.items() if name in left}
+    return create_model(arguments.__name__, __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
 
 
 def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:
@@ -133,8 +167,10 @@ def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[Pro
     """The question after the world's shared prompt: the scenario, the change, what the rows settle, what is left."""
     assert event.entitled is not None
     known = "\n".join(f"- {name}: {json.dumps(value, ensure_ascii=False)}" for name, value in sketch.known.items())
-    choices = "\n".join(f"- {name}: one of {', '.join(json.dumps(value) for value in values)}"
-                        for name, values in sketch.choices.items())
+    choices = "\n".join([*(f"- {name}: one of {', '.join(json.dumps(value) for value in values)}"
+                          for name, values in sketch.choices.items()),
+                        *(f"- {name}: now {json.dumps(items, ensure_ascii=False)}"
+                          for name, items in sketch.held.items())])
     error = "\n\n" + prompt_text("populate/outcome_arguments_failed", call=failed[0].text(),
                                    error=failed[1]) if failed else ""
     return deps.messages("outcome_arguments", scenario=event.scenario, request=event.entitled.request,

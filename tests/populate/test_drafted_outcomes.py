@@ -7,6 +7,7 @@ on the store (order ids of digits, JSON columns, an order whose line and payment
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ CANCEL_BOOKING = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="cancel_reservation", request="Cancel the customer's business booking, made yesterday.")})
 MORE_BAGS = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="update_reservation_baggages", request="Add one checked bag to the booking.")})
+UPGRADE = SCENARIO.model_copy(update={"entitled": Entitlement(
+    tool="update_reservation_flights", request="Move the booking to the business cabin, on the same flights.")})
 CANCEL_ORDER = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="cancel_order", request="Cancel the customer's pending order.")})
 
@@ -53,13 +56,13 @@ def arguments_asked(script: ScriptedLLM) -> list[Request]:
     return [request for request in script.requests if "The arguments still open" in request.text]
 
 
-def bags(total: int, nonfree: int, reservation: str | None = None) -> Any:
-    """An answer giving the bag change's arguments: the reservation the rows show unless another is named."""
-    def answer(request: Request) -> dict[str, Any]:
-        rows = shown_rows(request)
-        return {"reservation_id": reservation or rows["reservations"][0]["reservation_id"], "total_baggages": total,
-                "nonfree_baggages": nonfree, "payment_id": rows["payment_methods"][0]["payment_id"]}
-    return answer
+def bags(total: int, nonfree: int) -> Any:
+    """An answer giving the bag change's open arguments."""
+    return lambda request: {"total_baggages": total, "nonfree_baggages": nonfree}
+
+
+def asked_fields(request: Request) -> set[str]:
+    return set(request.body["response_format"]["json_schema"]["schema"]["properties"])
 
 
 def test_a_change_the_rows_settle_is_the_outcome_with_no_call_at_all(tmp_path: Path) -> None:
@@ -75,9 +78,8 @@ def test_a_change_the_rows_settle_is_the_outcome_with_no_call_at_all(tmp_path: P
     assert expected.kind == "delivery" and expected.floor is not None and not expected.floor.nothing
 
 
-def test_the_model_is_asked_only_for_the_arguments_the_rows_leave_and_the_rows_ids_win(tmp_path: Path) -> None:
-    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
-                              reply=bags(1, 0, reservation="WRONG1"))
+def test_the_model_is_asked_only_for_the_arguments_the_rows_leave(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=bags(1, 0))
     run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
                     populate=DRAFTED, script=script)
 
@@ -85,6 +87,7 @@ def test_the_model_is_asked_only_for_the_arguments_the_rows_leave_and_the_rows_i
     _, reservation = user_and_reservation(run.event.user_rows)
     assert f'- reservation_id: "{reservation}"' in asked.last
     assert "The arguments still open: total_baggages, nonfree_baggages." in asked.last
+    assert asked_fields(asked) == {"total_baggages", "nonfree_baggages"}
     expected = run.event.expected
     assert expected is not None, run.event.expected_error
     (change,) = expected.calls
@@ -92,9 +95,28 @@ def test_the_model_is_asked_only_for_the_arguments_the_rows_leave_and_the_rows_i
     assert change.arguments["total_baggages"] == 1 and expected.touched
 
 
-def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_still_kept(tmp_path: Path) -> None:
+def test_a_list_argument_is_offered_as_the_rows_hold_it_for_a_change_that_keeps_it(tmp_path: Path) -> None:
+    def upgrade(request: Request) -> dict[str, Any]:
+        line = next(line for line in request.last.splitlines() if line.startswith("- flights: now "))
+        return {"cabin": "business", "flights": json.loads(line.removeprefix("- flights: now "))}
+
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=upgrade)
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=UPGRADE, populate=DRAFTED,
+                    script=script)
+
+    (asked,) = arguments_asked(run.script)
+    _, reservation = user_and_reservation(run.event.user_rows)
+    held = [{"flight_number": row["flight_number"], "date": row["date"]}
+            for row in run.event.user_rows["reservation_flights"] if row["reservation_id"] == reservation]
+    assert held and f"- flights: now {json.dumps(held)}" in asked.last
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert expected.calls[0].arguments["flights"] == held and expected.calls[0].arguments["cabin"] == "business"
+
+
+def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_kept(tmp_path: Path) -> None:
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
-                              replies=[bags(1, 3), bags(1, 0, reservation="ZFA04Y")])
+                              replies=[bags(1, 3), bags(1, 0)])
     run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
                     populate=DRAFTED, script=script)
 
@@ -122,6 +144,7 @@ def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_w
 
 def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_argument_open(tmp_path: Path) -> None:
     def same_booking(request: Request) -> dict[str, Any]:
+        assert asked_fields(request) == {"reservation_id"}
         return {"reservation_id": shown_rows(request)["reservations"][0]["reservation_id"]}
 
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=same_booking)
