@@ -10,7 +10,8 @@ and the user is entitled to a change, the outcome is that change:
 - each argument naming a key or a reference of a table the event's rows fill takes the event's own value, where
   the rows hold exactly one (the user's id, the id of the record to change);
 - the model is asked for the arguments left, and for nothing else (step `populate/outcome_arguments`, a short
-  answer after the world's shared prompt), or not at all when nothing is left;
+  answer after the world's shared prompt), or not at all when nothing is left, or when the rows hold no record
+  for an identifying argument (the model then took the tool description's example id);
 - a draft that fails when it runs goes back to the model once, with the error (every argument open when the rows
   settled them all); what still fails is dropped, and the event says why it has no outcome.
 
@@ -112,6 +113,10 @@ async def drafted(deps: EventDeps, event: Event) -> Proposal:
     sketch = draft(deps, event)
     if not sketch.left:
         return _proposal(sketch, sketch.known)
+    keys = {column for table in deps.tables for column in table.key}
+    unheld = [name for name in sketch.left if name in keys and name not in sketch.choices]
+    if unheld:  # the record the change is made on is not in the event's world: any id given would be made up
+        return Proposal(error=f"the event's rows hold no {' or '.join(unheld)} for {sketch.tool.name} to act on")
     try:
         answer = await deps.llm.answer(_messages(deps, event, sketch), open_arguments(sketch.tool, sketch.left),
                                        step="populate/outcome_arguments")

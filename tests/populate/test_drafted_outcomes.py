@@ -156,6 +156,16 @@ def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_ar
     assert run.event.expected is None and "cancellation_eligibility" in (run.event.expected_error or "")
 
 
+def test_a_change_whose_record_the_rows_lack_leaves_no_outcome_with_no_call(tmp_path: Path) -> None:
+    user_only = {"entities": [{"symbol": "U1", "description": "a gold member"}], "relations": [],
+                 "rows": [{"table": "users", "values": {"user_id": "U1", "membership": "gold"}}]}
+    run = Populated(tmp_path, AIRLINE, user_only, never_proposed, scenario=MORE_BAGS, populate=DRAFTED)
+
+    assert arguments_asked(run.script) == [] and run.event.expected is None
+    assert run.event.expected_error == (
+        "the event's rows hold no reservation_id for update_reservation_baggages to act on")
+
+
 def test_a_scenario_with_nothing_to_deliver_still_has_its_outcome_proposed_whole(tmp_path: Path) -> None:
     refusal = {"calls": [], "outputs": [], "forbidden": [
         {"tool": "cancel_reservation", "arguments": None, "policy": "P01", "reason": "booked too long ago"}]}
