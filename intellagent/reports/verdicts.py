@@ -5,7 +5,8 @@ Where the event has a verified expected outcome, it rules on the sampled policie
 write (see `outcome_verdicts`: a forbidden write made, an expected write made otherwise or never made).
 A check's finding is a violation of every policy the check enforces (describe's mapping) that the
 dialog's scenario sampled, with its evidence; a check that reads every chatbot message (`every_dialog`)
-rules on its policies in every dialog, passed or broken. The judge rules on the scenario's policies.
+rules on its policies in every dialog, passed or broken, and a reviewed rule wherever it ruled (a call of its
+tool, or a breach). The judge rules on the scenario's policies.
 Where the outcome or a check rules on a policy and the judge tested it, they may disagree (a breach the
 judge calls held, or the reverse): every violation is kept and the policy is marked disputed; where the
 judge gave the same verdict as each of them it is marked agreed, which the report counts as the judges'
@@ -22,6 +23,7 @@ from typing import get_args
 from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, ExpectedOutcome, PolicyCatalog, Violation
 from intellagent.artifacts.analysis import VerdictSource
 from intellagent.artifacts.rates import Share
+from intellagent.artifacts.rules import RULE
 from intellagent.reports.dialog_analysis import RATED, dialog_digest
 from intellagent.reports.outcome_verdicts import outcome_ruling
 from intellagent.reports.text import one_line
@@ -31,23 +33,28 @@ SOURCES: tuple[VerdictSource, ...] = get_args(VerdictSource)
 
 
 def ruled_policies(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
-    """The policies a dialog gets a verdict on: its scenario's, then those of the every-dialog checks that ran."""
-    everywhere = _ruled_everywhere(dialog, catalog)
+    """The policies a dialog gets a verdict on: its scenario's, then those of the checks that rule wherever they ran
+    (`_unbounded`)."""
+    everywhere = {p for name in _unbounded(dialog, catalog) for p in catalog.checks.get(name, [])}
     return list(dict.fromkeys([*dialog.policies, *(p.id for p in catalog.policies if p.id in everywhere)]))
 
 
-def _ruled_everywhere(dialog: Dialog, catalog: PolicyCatalog) -> set[str]:
-    """The policies of the every-dialog checks that ran on the dialog."""
-    return {p for name in dialog.checks if name in catalog.every_dialog for p in catalog.checks.get(name, [])}
+def _unbounded(dialog: Dialog, catalog: PolicyCatalog) -> set[str]:
+    """The checks that rule on their policies in the dialog whether or not its scenario sampled them: the every-dialog
+    checks that ran, and the reviewed rules that ruled (their tool was called, or they found a breach). Another
+    check's policies are a model's mapping, which may be wrong, so it rules only on the sampled ones; a reviewed
+    rule's come from the passage it cites."""
+    reviewed = {RULE + held.rule.id for held in catalog.rules}
+    ruling = set(dialog.ruled) | {finding.check for finding in dialog.findings}
+    return {name for name in dialog.checks if name in catalog.every_dialog} | (reviewed & ruling)
 
 
 def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str]) -> tuple[list[str], list[Violation]]:
     """The policies a check ruled on in the dialog (see `Dialog.ruled`), and the checks' violations of them (one per
     policy)."""
-    enforced = {
-        name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in catalog.every_dialog]
-        for name in dialog.checks
-    }
+    unbounded = _unbounded(dialog, catalog)
+    enforced = {name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in unbounded]
+                for name in dialog.checks}
     # A check that ran but had nothing to rule on (no call of a tool it is about) held nothing: only those that
     # ruled, or found a breach, put their policies to the test.
     ruling = set(dialog.ruled) | {finding.check for finding in dialog.findings}
@@ -77,10 +84,10 @@ def combine(
     checked, by_checks = _check_violations(dialog, catalog, ruled)
     broken_by_outcome = {v.policy for v in by_outcome}
     broken_by_checks = {v.policy for v in by_checks}
-    # An every-dialog check tested its policies whether or not it found a breach; a check that needs an
-    # action tested nothing when the action never came, so its silence is not a pass. The outcome tested
-    # what it decided: a write made, or one the chatbot had its chance to make.
-    passed_everywhere = _ruled_everywhere(dialog, catalog)
+    # An every-dialog check tested its policies whether or not it found a breach, and a reviewed rule where its
+    # tool was called; a check that needs an action tested nothing when the action never came, so its silence is
+    # not a pass. The outcome tested what it decided: a write made, or one the chatbot had its chance to make.
+    passed_everywhere = {p for name in _unbounded(dialog, catalog) for p in catalog.checks.get(name, [])}
     ruled_without_judge = set(decided) | broken_by_checks | passed_everywhere
     if judged is None:
         tested = ruled_without_judge

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from intellagent.artifacts import Analysis, Dialog, Finding, Flow, Policy, PolicyCatalog, Violation
+from intellagent.artifacts.rules import ConfirmationRule, RuleInForce
 from intellagent.reports.verdicts import combine
 
 CATALOG = PolicyCatalog(
@@ -96,3 +97,28 @@ def test_a_check_that_needs_an_action_rules_only_where_the_scenario_sampled_its_
     analysis = combine(elsewhere, narrow, judged(tested=["P02"], violated=[]))
 
     assert analysis.status == "pass" and analysis.violations == [] and analysis.tested == ["P02"]
+
+
+CANCEL_RULE = ConfirmationRule.model_validate({
+    "id": "yes-before-cancelling", "kind": "confirmation", "tool": "cancel_order", "arguments": ["order_id"],
+    "cite": {"passage": "L3", "words": "Ask before changing an order"},
+    "examples": {"keeps": [{"dialog": [{"call": "cancel_order", "args": {"order_id": "1"}}]}],
+                 "breaks": [{"dialog": [{"call": "cancel_order", "args": {"order_id": "1"}}]}]}})
+REVIEWED = CATALOG.model_copy(update={"checks": {"rule yes-before-cancelling": ["P01"]},
+                                      "rules": [RuleInForce(rule=CANCEL_RULE, policies=["P01"])]})
+ELSEWHERE = Dialog(id="S001", status="pass", policies=["P02"], checks=["rule yes-before-cancelling"])
+
+
+def test_a_reviewed_rule_rules_on_its_policy_wherever_it_ruled_sampled_or_not() -> None:
+    breach = Finding(check="rule yes-before-cancelling", message="cancel_order was called without an explicit yes",
+                     turn=2, call='cancel_order(order_id="1")')
+
+    broken = combine(ELSEWHERE.model_copy(update={"findings": [breach]}), REVIEWED, judged(tested=["P02"], violated=[]))
+    held = combine(ELSEWHERE.model_copy(update={"ruled": ["rule yes-before-cancelling"]}), REVIEWED,
+                   judged(tested=["P02"], violated=[]))
+    idle = combine(ELSEWHERE, REVIEWED, judged(tested=["P02"], violated=[]))
+
+    assert broken.status == "fail" and [(v.policy, v.check) for v in broken.violations] == [
+        ("P01", "rule yes-before-cancelling")]
+    assert held.status == "pass" and held.tested == ["P02", "P01"] and held.checked == ["P01"]
+    assert idle.tested == ["P02"] and idle.checked == []  # no cancellation: the rule had nothing to rule on
