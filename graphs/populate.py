@@ -23,8 +23,8 @@ success stores the event's world as its difference from the background (see
 `intellagent.environment.worlds`) and makes the event with its texts made concrete by substitution and the
 facts given up on the way. Then the event's expected outcome: propose asks the model what a chatbot that
 keeps every sampled rule does in it (or, after a failed run, for a call in place of the one that failed;
-on the lean path, an event whose user is entitled to a change has that change drafted from its rows, the
-model asked only for the arguments they leave open, see `intellagent.outcomes.draft`);
+with `populate.drafted_outcomes`, an event whose user is entitled to a change has that change drafted from its
+rows, the model asked only for the arguments they leave open, see `intellagent.outcomes.draft`);
 verify runs the calls with the domain's tools in a copy of the event's world and checks what they leave,
 and records the event with its outcome stored beside its world, or with why none could be verified.
 The work of each step is in `intellagent.populate.event` and `intellagent.outcomes`; whatever the model
@@ -169,8 +169,8 @@ async def give_up(state: EventState, runtime: EventRuntime) -> Update:
 
 
 async def propose(state: EventState, runtime: EventRuntime) -> Update:
-    """The event's expected outcome as the model proposes it (on the lean path, the change the user is entitled
-    to, drafted from its rows), or, after a run in which a call failed, that call mended by the model."""
+    """The event's expected outcome as the model proposes it (with `populate.drafted_outcomes`, the change the user
+    is entitled to, drafted from its rows), or, after a run in which a call failed, that call mended by the model."""
     deps, event, failure = runtime.context, state["event"], state.get("failure")
     drafting = is_drafted(deps, event)
     if failure is None:

@@ -1,8 +1,8 @@
 """Every event a gradable task: what a chatbot that keeps every sampled rule does in it, verified by running
 it, and every dialog graded on it.
 
-`answer` holds the schemas a model answers in, `proposal` the proposal and its repairs, `draft` the lean path's
-outcome drafted from the event's rows, `verification` the
+`answer` holds the schemas a model answers in, `proposal` the proposal and its repairs, `draft` an entitled
+change drafted from the event's rows, `verification` the
 runs in a copy of the event's world (with `rehearsal`, the conversation the domain's checks read), and
 `expected` the outcome made final and stored; populate's event graph wires them. `grading` grades a dialog
 against its event's outcome, and `facts` says what the simulated user needs to know to get there; both

@@ -255,7 +255,12 @@ def _policies_named(answer: BaseModel) -> Iterator[tuple[tuple[str | int, ...], 
 
 def given_arguments(call: BaseModel) -> dict[str, Any]:
     """The arguments a proposed call gives, as the model wrote them (no default added for one it left out)."""
-    return call.arguments.model_dump(mode="json", exclude_unset=True, by_alias=True)  # type: ignore[attr-defined]
+    return given_values(call.arguments)  # type: ignore[attr-defined]
+
+
+def given_values(answer: BaseModel) -> dict[str, Any]:
+    """The fields an answer gives, as the model wrote them (no default added for one it left out)."""
+    return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
 def _title(name: str) -> str:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.llm import LLMError
+from intellagent.outcomes.answer import given_values
 from intellagent.outcomes.proposal import Proposal, ProposedCall, rows_text
 from intellagent.prompt_files import prompt_text
 
@@ -122,7 +123,7 @@ async def drafted(deps: EventDeps, event: Event) -> Proposal:
                                        step="populate/outcome_arguments")
     except LLMError as error:
         return Proposal(error=f"the arguments of {sketch.tool.name} were not given: {error}")
-    return _proposal(sketch, {**_given(answer), **sketch.known})
+    return _proposal(sketch, {**given_values(answer), **sketch.known})
 
 
 async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: Failure) -> Proposal:
@@ -141,7 +142,7 @@ async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: 
                                        open_arguments(sketch.tool, asked.left), step="populate/outcome_arguments")
     except LLMError as error:
         return sent.dropping(failure.index, f"{failure.reason} (asked again: {error})", writes=True)
-    arguments = {**_given(answer), **settled}
+    arguments = {**given_values(answer), **settled}
     return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments, mended=True)])
 
 
@@ -160,11 +161,6 @@ def _open_model(arguments: type[BaseModel], left: tuple[str, ...]) -> type[BaseM
 
 def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:
     return Proposal(calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments)])
-
-
-def _given(answer: Any) -> dict[str, Any]:
-    """The arguments the model gave, as it wrote them (no default added for one it left out)."""
-    return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
 def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[ProposedCall, str] | None = None

@@ -23,7 +23,6 @@ from typing import get_args
 from intellagent.artifacts import Analysis, AnalysisStatus, Dialog, ExpectedOutcome, PolicyCatalog, Violation
 from intellagent.artifacts.analysis import VerdictSource
 from intellagent.artifacts.rates import Share
-from intellagent.artifacts.rules import RULE
 from intellagent.reports.dialog_analysis import RATED, dialog_digest
 from intellagent.reports.outcome_verdicts import outcome_ruling
 from intellagent.reports.text import one_line
@@ -35,24 +34,32 @@ SOURCES: tuple[VerdictSource, ...] = get_args(VerdictSource)
 def ruled_policies(dialog: Dialog, catalog: PolicyCatalog) -> list[str]:
     """The policies a dialog gets a verdict on: its scenario's, then those of the checks that rule wherever they ran
     (`_unbounded`)."""
-    everywhere = {p for name in _unbounded(dialog, catalog) for p in catalog.checks.get(name, [])}
+    everywhere = _policies_of(_unbounded(dialog, catalog), catalog)
     return list(dict.fromkeys([*dialog.policies, *(p.id for p in catalog.policies if p.id in everywhere)]))
+
+
+def reviewed_checks(catalog: PolicyCatalog) -> set[str]:
+    """The checks of the rules file's rules in force: their policies come from the passage each cites, reviewed by a
+    person, so they rule wherever they have something to rule on. Another check's policies are a model's mapping,
+    which may be wrong, so it rules only on the policies its dialog's scenario sampled."""
+    return {held.rule.check for held in catalog.rules}
 
 
 def _unbounded(dialog: Dialog, catalog: PolicyCatalog) -> set[str]:
     """The checks that rule on their policies in the dialog whether or not its scenario sampled them: the every-dialog
-    checks that ran, and the reviewed rules that ruled (their tool was called, or they found a breach). Another
-    check's policies are a model's mapping, which may be wrong, so it rules only on the sampled ones; a reviewed
-    rule's come from the passage it cites."""
-    reviewed = {RULE + held.rule.id for held in catalog.rules}
+    checks that ran, and the reviewed rules that ruled (their tool was called, or they found a breach)."""
     ruling = set(dialog.ruled) | {finding.check for finding in dialog.findings}
-    return {name for name in dialog.checks if name in catalog.every_dialog} | (reviewed & ruling)
+    return {name for name in dialog.checks if name in catalog.every_dialog} | (reviewed_checks(catalog) & ruling)
 
 
-def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str]) -> tuple[list[str], list[Violation]]:
+def _policies_of(checks: set[str], catalog: PolicyCatalog) -> set[str]:
+    return {p for name in checks for p in catalog.checks.get(name, [])}
+
+
+def _check_violations(dialog: Dialog, catalog: PolicyCatalog, ruled: list[str], unbounded: set[str]
+                      ) -> tuple[list[str], list[Violation]]:
     """The policies a check ruled on in the dialog (see `Dialog.ruled`), and the checks' violations of them (one per
-    policy)."""
-    unbounded = _unbounded(dialog, catalog)
+    policy); `unbounded`: the checks that rule on their policies whether or not the scenario sampled them."""
     enforced = {name: [p for p in catalog.checks.get(name, []) if p in dialog.policies or name in unbounded]
                 for name in dialog.checks}
     # A check that ran but had nothing to rule on (no call of a tool it is about) held nothing: only those that
@@ -81,13 +88,14 @@ def combine(
     and the judge's analysis (None when the judge's answer failed)."""
     ruled = ruled_policies(dialog, catalog)
     decided, by_outcome = outcome_ruling(dialog, expected)
-    checked, by_checks = _check_violations(dialog, catalog, ruled)
+    unbounded = _unbounded(dialog, catalog)
+    checked, by_checks = _check_violations(dialog, catalog, ruled, unbounded)
     broken_by_outcome = {v.policy for v in by_outcome}
     broken_by_checks = {v.policy for v in by_checks}
     # An every-dialog check tested its policies whether or not it found a breach, and a reviewed rule where its
     # tool was called; a check that needs an action tested nothing when the action never came, so its silence is
     # not a pass. The outcome tested what it decided: a write made, or one the chatbot had its chance to make.
-    passed_everywhere = {p for name in _unbounded(dialog, catalog) for p in catalog.checks.get(name, [])}
+    passed_everywhere = _policies_of(unbounded, catalog)
     ruled_without_judge = set(decided) | broken_by_checks | passed_everywhere
     if judged is None:
         tested = ruled_without_judge

@@ -20,6 +20,7 @@ from intellagent.reports.policy_backing import BACKINGS
 from intellagent.reports.section import JudgedRun, Page, Section
 from intellagent.reports.step_order import step_order
 from intellagent.reports.text import counted, one_line, percent
+from intellagent.reports.verdicts import reviewed_checks
 
 DEVIATION_WORDS = {"missing": "missing step", "wrong_order": "wrong order", "extra": "extra step"}
 SHOWN_DEVIATIONS = 12
@@ -41,15 +42,16 @@ def program_figures(catalog: PolicyCatalog, backed: dict[str, list[Backing]], di
 
 def _rules(catalog: PolicyCatalog, played: list[Dialog]) -> list[AssertionResult]:
     """Each rule in force and compiled assertion, with the dialogs it ruled in and breached; then each rule refused.
-    A compiled assertion counts where its scenario sampled its policy, a reviewed rule wherever it ruled (as their
-    verdicts do, see `reports.verdicts`)."""
-    held = [(assertion.id, assertion.check, [assertion.policy], assertion.kind, assertion.rationale, assertion.text(),
-             False) for assertion in catalog.assertions]
-    held += [(rule.rule.id, rule.rule.check, rule.policies, rule.rule.kind, rule.rule.cite.words, rule.rule.text(),
-              True) for rule in catalog.rules]
+    A compiled assertion counts where its scenario sampled its policy, a reviewed rule wherever it ruled, as their
+    verdicts do (`reviewed_checks`)."""
+    held = [(assertion.id, assertion.check, [assertion.policy], assertion.kind, assertion.rationale, assertion.text())
+            for assertion in catalog.assertions]
+    held += [(rule.rule.id, rule.rule.check, rule.policies, rule.rule.kind, rule.rule.cite.words, rule.rule.text())
+             for rule in catalog.rules]
+    anywhere = reviewed_checks(catalog)
     results = []
-    for name, check, policies, kind, words, text, reviewed in held:
-        ruled = [d for d in played if check in d.ruled and (reviewed or set(policies) & set(d.policies))]
+    for name, check, policies, kind, words, text in held:
+        ruled = [d for d in played if check in d.ruled and (check in anywhere or set(policies) & set(d.policies))]
         results.append(AssertionResult(
             id=name, check=check, policy=", ".join(policies), kind=kind, rationale=words, text=text, in_force=True,
             dialogs=len(ruled), breached=sum(any(f.check == check for f in d.findings) for d in ruled)))
