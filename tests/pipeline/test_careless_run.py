@@ -1,5 +1,6 @@
-"""A careless model, valid against every schema and arbitrary in content, plays a whole run on two domains:
-describe writes every scenario asked for, and the run goes on to its report."""
+"""A careless model, valid against every schema and arbitrary in content, plays a whole run on two domains (the
+second also with its outcomes drafted, as on the embedded model): describe writes every scenario asked for, and the
+run goes on to its report."""
 
 from __future__ import annotations
 
@@ -30,13 +31,14 @@ def config(domain: str, tmp_path: Path):
                         "describe": {"graph_weights": "flows"}}, base_dir=tmp_path)
 
 
-@pytest.mark.parametrize("domain", ["airline", "clinic"])
-def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("domain", "drafted"), [("airline", "auto"), ("clinic", "auto"), ("clinic", "yes")])
+def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, drafted: str, tmp_path: Path) -> None:
     for seed in range(1, 6):  # the first seed whose answers list a rule: now and then the double lists none
         answers = careless_answers(seed=seed)
         script = ScriptedLLM().on(reply=answers)
         settings = apply_overrides(config(domain, tmp_path), llm="scripted", chatbot_llm="scripted", samples=6,
                                    seed=seed)
+        settings.populate.drafted_outcomes = drafted  # yes: outcomes drafted as on the embedded model
         folder = tmp_path / f"run-{seed}"
         try:
             result = asyncio.run(execute(settings, output=folder, script=script, progress=False))
@@ -61,3 +63,8 @@ def test_a_careless_model_runs_from_the_document_to_the_report(domain: str, tmp_
     ran = [dialog for dialog in dialogs if dialog.status != "error"]
     assert ran and all(dialog.audit is not None for dialog in ran)
     assert report["simulator"]["audited"] == sum(dialog.mutant is None for dialog in ran)
+    if drafted == "yes":  # a whole proposal is asked for the refusals alone
+        events = [event for event in RunFolder(folder).events.load() if event.status == "ok"]
+        asked = script.calls(schema="ExpectedOutcomeProposal")
+        assert all("the rules allow it, so the calls make it" not in request.text for request in asked)
+        assert any(event.entitled is not None for event in events)
