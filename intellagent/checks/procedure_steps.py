@@ -93,12 +93,20 @@ def demanded(procedure: Procedure) -> set[Pair]:
 
 
 def procedure_breaches(procedure: Procedure, trace: Trace) -> Iterator[Finding]:
-    """A finding for each required step missing before, or taken after, a step it dominates in the procedure."""
+    """A finding for each required step missing before, or taken after, a step it dominates in the procedure.
+
+    A yes belongs to no procedure in particular: the user agrees to a change of flights as to a cancellation. So
+    where the procedure has a call of its own besides its required ones (the cancellation itself), its steps are
+    read only in a dialog that made one; a dialog that agreed to another change never entered it."""
     required = {signature for step in procedure.steps if step.required and (signature := shown_as(step))}
     unconditional = demanded(procedure)
     first: dict[str, int] = {}
     for turn, signature in observed(trace.messages, dict(trace.agreed)):
         first.setdefault(signature, turn)
+    own_calls = {signature for step in procedure.steps if step.tool is not None and not step.required
+                 and (signature := shown_as(step))}
+    if own_calls and not own_calls & first.keys():
+        return
     for before in sorted(required):
         later = sorted((first[after], after) for step, after in unconditional if step == before and after in first)
         if not later:

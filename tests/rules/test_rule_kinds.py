@@ -227,6 +227,19 @@ def test_a_procedure_finds_a_required_step_missing_before_the_step_after_it(retu
                               "requires")
 
 
+def test_a_yes_to_another_change_does_not_enter_a_procedure_whose_own_call_never_came(returns: Environment) -> None:
+    written = rule("{kind: procedure, flow: cancellation, steps: [{id: S1, kind: call, tool: get_order, required: "
+                   "true}, {id: S2, kind: confirm}, {id: S3, kind: call, tool: cancel_order}], edges: [{before: S1, "
+                   "after: S2}, {before: S2, after: S3}]}")
+    yes = "{chatbot: 'Shall I remove line 1 from #W1?'}, {user: 'Yes.'}"
+
+    other_change = findings(written, returns, f"[{yes}, {{call: remove_item, args: {{order_id: '#W1', line_id: 1}}}}]")
+    (cancelled,) = findings(written, returns, f"[{yes}, {{call: cancel_order, args: {{order_id: '#W1'}}}}]")
+
+    assert other_change == []
+    assert "confirm came with no call get_order before it" in cancelled.message
+
+
 def test_a_procedure_without_a_required_step_rules_on_nothing(returns: Environment) -> None:
     written = rule("{kind: procedure, flow: cancellation, steps: [{id: S1, kind: call, tool: get_order}, {id: S2, "
                    "kind: call, tool: cancel_order}], edges: [{before: S1, after: S2}]}")
