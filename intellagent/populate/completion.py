@@ -7,7 +7,12 @@ holds the parent's list of parts; a planned parent with no part in such a list g
 part's other references can be resolved). So does a new parent of a table whose existing rows all have
 children in another (every order has lines and a payment, every customer a payment method): a world
 where one has none is one the domain never shows. A column named like another table's key that nothing
-can satisfy gets the row it needs. Added rows go through the constraints and values steps like any other.
+can satisfy gets the row it needs. A row whose owner (the row it belongs to: a part's parent, a line's
+order) is named by a symbol no planned row of the owner's table holds gets that owner, keyed by the
+symbol: otherwise the row would be rejected with nothing to refer to, and the event would lose the
+record its scenario is about. A symbol naming a row the row is only about (a line's product) is left to
+reference resolution, which chooses an existing row. Added rows go through the constraints and values
+steps like any other.
 """
 
 from __future__ import annotations
@@ -85,6 +90,34 @@ def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:
             for column, value in cells.items():
                 same.setdefault(column, value)
     return merged
+
+
+def add_forgotten_parents(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:
+    """The rows, plus one row for each owner that rows name by symbols no planned row of its table holds.
+
+    The added row holds those symbols alone in the owner's columns, so that the rest is resolved and
+    generated like any new row's (its open references name the event's own rows first). Rows naming the
+    same symbols share it, and an added row's own owner, if forgotten too, is added in turn. Only an exact
+    match of the symbols counts as planned. A symbol not declared is declared as the key of a new row of
+    the owner's table.
+    """
+    added: list[Draft] = []
+    for table, cells in _growing(rows, added):
+        info = tables[table]
+        for fk in info.foreign_keys:
+            named = [cells.get(local) for local in fk.columns]
+            if (len(added) >= MAX_ADDED or not all(isinstance(cell, Symbol) for cell in named)
+                    or not _owned_through(info, fk) or _holds(fk.target, fk.target_columns, named, rows + added)):
+                continue
+            for symbol in named:
+                _declare_new_key(symbol, fk.target, entities)
+            added.append((fk.target, dict(zip(fk.target_columns, named, strict=True))))
+    return rows + added
+
+
+def _holds(table: str, columns: tuple[str, ...], values: list[Any], rows: list[Draft]) -> bool:
+    """Whether a row of `table` holds `values` in `columns`."""
+    return any(name == table and [cells.get(column) for column in columns] == values for name, cells in rows)
 
 
 def add_missing_parts(
@@ -257,5 +290,11 @@ def _new_symbol(table: str, entities: dict[str, str], rows: list[Draft]) -> Symb
     prefix = "".join(word[0] for word in table.split("_"))[:3].upper()
     number = next(n for n in range(1, 100) if f"{prefix}{n}" not in used)
     symbol = Symbol(f"{prefix}{number}")
-    entities[symbol.name] = f"the key of a new {table} row"
+    _declare_new_key(symbol, table, entities)
     return symbol
+
+
+def _declare_new_key(symbol: Symbol, table: str, entities: dict[str, str]) -> None:
+    """Declare a symbol the plan left undeclared as the key of a new `table` row (a declared one keeps its
+    description)."""
+    entities.setdefault(symbol.name, f"the key of a new {table} row")

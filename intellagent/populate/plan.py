@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.completion import (
+    add_forgotten_parents,
     add_missing_parts,
     add_named_owners,
     merge_duplicates,
@@ -62,8 +63,8 @@ class Plan:
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
         one (U2), since small models often use a symbol without declaring it. A symbol keying two
-        tables is split, repeated rows are merged, and missing parts and owners are added (see
-        `completion`).
+        tables is split, repeated rows are merged, and forgotten parents, missing parts and owners are added
+        (see `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
@@ -71,7 +72,9 @@ class Plan:
                          for column, value in given(row.values).items()})
             for row in answer.rows  # type: ignore[attr-defined]
         ]
-        drafts = separate_shared_keys(drafts, entities, tables)
+        # Forgotten parents first: a symbol one keys may key another table too (split next), and they get
+        # their parts and owners like any planned row.
+        drafts = separate_shared_keys(add_forgotten_parents(drafts, entities, tables), entities, tables)
         drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)
         drafts = add_named_owners(drafts, entities, tables, world)
         counts: dict[str, int] = {}

@@ -1,4 +1,5 @@
-"""References that agree, children a new parent always has, and inherited columns, on the store with no model."""
+"""References that agree, children a new parent always has, parents a plan forgot, and inherited columns, on the
+store with no model."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import pytest
 from sqlmodel import Session, select
 
 from intellagent.environment import Environment, RowRejected, validator
+from intellagent.llm import ScriptedLLM
 from intellagent.populate import AssembledRow, Assignment, BackgroundWorld, Plan, assemble, insert_rows, plan_model
 from intellagent.populate.people import faker_provider
-from tests.store import StoreWorld, build_world
+from intellagent.populate.symbols import Symbol
+from tests.populate.conftest import ORDER_SCENARIO, start_run
+from tests.store import StoreWorld, build_world, config
 from tests.store.schema import Order, OrderLine
 
 SEEDS = range(12)
@@ -225,3 +229,51 @@ def test_a_world_rule_an_existing_row_breaks_blames_the_event_rows_that_led_to_i
 
     assert [rejection.label for rejection in rejections] == ["store_order_lines_1", "store_order_lines_2"]
     assert all("two at most" in rejection.messages[0] for rejection in rejections)
+
+
+FORGOTTEN_ORDER = [{"table": "store_customers", "values": {"customer_id": "C1"}},
+                   {"table": "store_order_lines", "values": {"order_id": "O1", "quantity": 1}},
+                   {"table": "store_order_lines", "values": {"order_id": "O1", "quantity": 2}}]
+"""Two lines of order O1, which no row plans: a small model's plan that forgot the order itself."""
+
+
+def test_lines_of_an_order_no_row_plans_get_that_order_once_and_its_payment(store: StoreWorld) -> None:
+    plan = plan_of(store, FORGOTTEN_ORDER)
+
+    (order,) = [row.cells for row in plan.rows if row.table == "store_orders"]
+    (payment,) = [row.cells for row in plan.rows if row.table == "store_payments"]
+    assert order == {"order_id": Symbol("O1")} and payment["order_id"] == Symbol("O1")
+
+
+def test_a_forgotten_order_is_made_in_the_checked_event_with_its_lines_payment_and_the_events_customer(
+        tmp_path: Path, script: ScriptedLLM) -> None:
+    script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": FORGOTTEN_ORDER})
+    run = start_run(config(tmp_path, populate={"lean": "yes"}), tmp_path / "run", [ORDER_SCENARIO])
+
+    run.populate(script)
+
+    assert run.events()["S001"].status == "ok"
+    (customer,) = run.new_rows("S001", "store_customers")
+    (order,) = run.new_rows("S001", "store_orders")
+    lines = run.new_rows("S001", "store_order_lines")
+    (payment,) = run.new_rows("S001", "store_payments")
+    assert order["customer_id"] == customer["customer_id"] and order["order_id"].startswith("#W")
+    assert [(line["order_id"], line["quantity"]) for line in lines] == [(order["order_id"], 1),
+                                                                        (order["order_id"], 2)]
+    assert payment["order_id"] == order["order_id"]
+
+
+@pytest.mark.parametrize("order_id", ["#W0000001", "1234567890"])  # a made-up value is left to reference resolution
+def test_a_line_naming_its_order_by_a_value_gets_no_order_added(store: StoreWorld, order_id: str) -> None:
+    plan = plan_of(store, [{"table": "store_order_lines", "values": {"order_id": order_id}}])
+
+    assert [row.table for row in plan.rows] == ["store_order_lines"]
+
+
+def test_a_line_naming_a_product_by_a_symbol_no_row_plans_gets_no_product_added(store: StoreWorld) -> None:
+    # A line is its order's, and only about its product: the product is chosen among existing ones.
+    order = store.world.rows("store_orders")[0]["order_id"]
+
+    plan = plan_of(store, [{"table": "store_order_lines", "values": {"order_id": order, "product_id": "P1"}}])
+
+    assert [row.table for row in plan.rows] == ["store_order_lines"]

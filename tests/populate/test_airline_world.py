@@ -21,6 +21,7 @@ from intellagent.populate import (
     insert_rows,
     plan_model,
 )
+from intellagent.populate.symbols import Symbol
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +157,53 @@ def test_a_planned_payment_method_with_its_owner_left_open_serves_the_payment(ai
     plan = Plan.from_answer(answer, tables, world)
 
     assert [row.table for row in plan.rows].count("payment_methods") == 1
+
+
+def flights_of_a_forgotten_reservation(tables: Tables, world: BackgroundWorld, *, planned: bool = False) -> Plan:
+    """A user and four flights of reservation R1, as a small model planned them (R1's own row only if `planned`)."""
+    reservation = [{"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1"}}] if planned else []
+    answer = plan_model(tables).model_validate({
+        "entities": [{"symbol": "U1", "description": "a silver member"}],
+        "relations": [], "scenario": "U1 wants to change R1.", "expected_behaviour": "The chatbot changes it.",
+        "rows": [{"table": "users", "values": {"user_id": "U1"}}, *reservation,
+                 *({"table": "reservation_flights", "values": {"reservation_id": "R1", "position": position}}
+                   for position in range(4))],
+    })
+    return Plan.from_answer(answer, tables, world)
+
+
+def test_flights_of_a_reservation_no_row_plans_get_that_reservation_with_its_passenger_and_payment(airline) -> None:
+    _, tables, world, _ = airline
+    plan = flights_of_a_forgotten_reservation(tables, world)
+
+    (reservation,) = [row.cells for row in plan.rows if row.table == "reservations"]
+    assert reservation == {"reservation_id": Symbol("R1")}
+    assert plan.entities["R1"] == "the key of a new reservations row"
+    for part in ("reservation_passengers", "reservation_payments"):
+        assert [row.cells["reservation_id"] for row in plan.rows if row.table == part] == [Symbol("R1")]
+
+
+def test_a_forgotten_reservation_is_inserted_with_its_four_flights_and_the_events_user(airline,
+                                                                                       tmp_path: Path) -> None:
+    env, tables, world, background = airline
+    plan = flights_of_a_forgotten_reservation(tables, world)
+    rows = assemble(plan, Assignment(), tables=tables, world=world, seed="42:S004").rows
+    database = tmp_path / "event.sqlite"
+    shutil.copyfile(background, database)
+
+    with env.session(database) as session:
+        inserted, rejections = insert_rows(env, tables, session, rows)
+
+    assert rejections == [] and len(inserted) == len(plan.rows)
+    reservation = next(row.values for row in rows if row.table == "reservations")
+    user = next(row.values for row in rows if row.table == "users")
+    assert reservation["user_id"] == user["user_id"]
+    assert [row.values["reservation_id"] for row in rows if row.table == "reservation_flights"] == [
+        reservation["reservation_id"]] * 4
+
+
+def test_a_planned_reservation_named_by_its_flights_is_not_added_again(airline) -> None:
+    _, tables, world, _ = airline
+    plan = flights_of_a_forgotten_reservation(tables, world, planned=True)
+
+    assert [row.table for row in plan.rows].count("reservations") == 1
