@@ -170,17 +170,31 @@ def drawable(deps: EventDeps, event: Event, failure: str) -> bool:
 def carried_over(deps: EventDeps, event: Event, before: Event, proposal: Proposal) -> Proposal:
     """The drafted change of `proposal`, made on `before`'s world, made again on `event`'s, drawn anew (no call).
 
-    What the rows settle comes from the new rows; what the model answered is kept, except that a list it took as
-    the rows held it (the items kept through a change of plan) is the list the new rows hold.
+    What the rows settle comes from the new rows; what the model answered is kept, except what it took from the
+    rows: a list as they held it (the items kept through a change of plan) is the list the new rows hold, and an id
+    it chose among several is the id in the same place among the new ones (a new world's keys are new).
     """
     sketch, earlier = draft(deps, event), draft(deps, before)
     answered: dict[str, Any] = {}
     for name, value in proposal.calls[0].arguments.items():
         if name in earlier.known:
             continue
-        as_held = name in earlier.held and value == earlier.held[name] and name in sketch.held
-        answered[name] = sketch.held[name] if as_held else value
+        offered, now = earlier.choices.get(name, []), sketch.choices.get(name, [])
+        if name in sketch.held and _as_held(value, earlier.held.get(name)):
+            answered[name] = sketch.held[name]
+        elif value in offered and len(now) == len(offered):
+            answered[name] = now[offered.index(value)]
+        else:
+            answered[name] = value
     return _proposal(sketch, {**answered, **sketch.known})
+
+
+def _as_held(value: Any, held: list[dict[str, Any]] | None) -> bool:
+    """Whether an answered list is the held one, item by item on the fields the rows give (a model adds others)."""
+    if held is None or not isinstance(value, list) or len(value) != len(held):
+        return False
+    return all(isinstance(item, dict) and all(item.get(field) == wanted for field, wanted in row.items())
+               for item, row in zip(value, held, strict=True))
 
 
 def open_arguments(tool: Tool, left: list[str]) -> type[BaseModel]:

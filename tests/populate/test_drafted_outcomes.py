@@ -119,7 +119,8 @@ def test_a_change_of_cabin_on_a_flight_that_has_left_is_made_on_flights_drawn_an
         tmp_path: Path) -> None:
     def upgrade(request: Request) -> dict[str, Any]:
         line = next(line for line in request.last.splitlines() if line.startswith("- flights: now "))
-        return {"cabin": "business", "flights": json.loads(line.removeprefix("- flights: now "))}
+        held = json.loads(line.removeprefix("- flights: now "))
+        return {"cabin": "business", "flights": [{**flight, "price": 100} for flight in held]}  # a field of its own
 
     plan = airline_plan("economy")
     plan["rows"].append({"table": "reservation_flights", "values": {
@@ -192,6 +193,29 @@ def test_on_the_store_an_order_the_plan_delivered_is_drawn_anew_until_it_can_be_
     assert [(call.tool, call.arguments) for call in expected.calls] == [
         ("cancel_order", {"order_id": order["order_id"]})]
     assert arguments_asked(run.script) == []
+
+
+def test_an_order_chosen_among_several_is_the_one_in_its_place_in_the_world_drawn_anew(tmp_path: Path) -> None:
+    def first_offered(request: Request) -> dict[str, Any]:
+        line = next(line for line in request.last.splitlines() if line.startswith("- order_id: one of "))
+        return {"order_id": json.loads(line.removeprefix("- order_id: one of ").split(", ")[0])}
+
+    plan = store_plan()
+    plan["rows"][1]["values"]["status"] = "delivered"
+    plan["entities"].append({"symbol": "O2", "description": "C1's other order"})
+    plan["rows"].append({"table": "store_orders", "values": {"order_id": "O2", "customer_id": "C1",
+                                                             "status": "processed"}})
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=first_offered)
+    run = Populated(tmp_path, store_environment(), plan, never_proposed, scenario=CANCEL_ORDER, populate=DRAFTED,
+                    script=script)
+
+    assert len(arguments_asked(run.script)) == 1
+    first, _ = run.event.user_rows["store_orders"]
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert [(call.tool, call.arguments) for call in expected.calls] == [
+        ("cancel_order", {"order_id": first["order_id"]})]
+    assert first["status"] == "pending"
 
 
 def test_a_world_drawn_anew_that_breaks_a_row_rule_gives_way_to_the_world_before_it(
