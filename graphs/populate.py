@@ -6,9 +6,13 @@ Each scenario is populated by the run's executor (`EventWork`: in this process, 
 `intellagent.executors`), which runs the event graph; this process records its event:
 
     plan ─► constrain ─► assign ─► check ─► propose ─► verify ─► done
-      │                              │ ▲       ▲            │
-      └─ (nothing to insert, or ─────┘ │       └────────────┘ (a failed call sent back to the model,
-          populate.lean)               │                        at most twice per event)
+      │                              │ ▲ ▲     ▲            │ │
+      └─ (nothing to insert, or ─────┘ │ │     └────────────┘ │ (a failed call sent back to the model,
+          populate.lean)               │ │                    │  at most twice per event)
+                                       │ └──── redraw ◄───────┘ (a drafted change that failed on the rows:
+                                       │                         the values it names drawn anew, no call,
+                                       │                         `WORLD_DRAWS` times; keep_drawn when a draw
+                                       │                         breaks a row's rule: the world before it)
                                        ├─ loosen     (each rejection: values no rule fixes are generated)
                                        ├─ repair     (the rejected rows' governed values, at most
                                        │              `max_repairs` times)
@@ -16,8 +20,8 @@ Each scenario is populated by the run's executor (`EventWork`: in this process, 
                                        │              row are given up, then the row itself)
                                        └─ give_up    (nothing left to give up: the event is an error)
 
-plan, constrain, assign, repair and propose are one structured answer each; loosen, fall_back, check and
-verify make no call: check assembles the rows (symbols, references, generated values), validates and
+plan, constrain, assign, repair and propose are one structured answer each; loosen, fall_back, redraw, check
+and verify make no call: check assembles the rows (symbols, references, generated values), validates and
 inserts them into a copy of the background world (one per process, each attempt rolled back), and on
 success stores the event's world as its difference from the background (see
 `intellagent.environment.worlds`) and makes the event with its texts made concrete by substitution and the
@@ -58,9 +62,12 @@ from intellagent.context import ItemWork, RunContext
 from intellagent.files import JsonlFile
 from intellagent.modes import scenario_source
 from intellagent.outcomes import (
+    WORLD_DRAWS,
     Failure,
     Proposal,
+    carried_over,
     drafted,
+    drawable,
     is_drafted,
     mended,
     proposed,
@@ -68,7 +75,7 @@ from intellagent.outcomes import (
     verified,
     with_outcome,
 )
-from intellagent.populate import AssembledRow, Assignment, Constraints, Plan, Rejection, fall_back, loosen
+from intellagent.populate import AssembledRow, Assignment, Constraints, Plan, Rejection, draw_anew, fall_back, loosen
 from intellagent.populate.background import BACKGROUND
 from intellagent.populate.event import (
     EventDeps,
@@ -100,9 +107,12 @@ class EventState(TypedDict, total=False):
     stalled: bool
     fell_back: bool
     dropped: Annotated[list[str], operator.add]
-    event: Event
+    event: Event | None
     proposal: Proposal
     failure: Failure | None
+    draws: int
+    redraw: str | None
+    carried: tuple[Event, Proposal] | None
 
 
 EventRuntime = Runtime[EventDeps]
@@ -132,7 +142,7 @@ async def check(state: EventState, runtime: EventRuntime) -> Update:
     # async although it never awaits: it then runs on the event loop, one event at a time, never in a
     # worker thread next to another event's check.
     attempt = checked(runtime.context, state["scenario"], state["plan"], state["assignment"], state["constraints"],
-                      repairs=state["repairs"], dropped=state.get("dropped", []))
+                      repairs=state["repairs"], dropped=state.get("dropped", []), draw=state.get("draws", 0))
     update: Update = {"rows": attempt.rows, "rejections": attempt.rejections}
     return update if attempt.event is None else {**update, "event": attempt.event}
 
@@ -171,8 +181,11 @@ async def give_up(state: EventState, runtime: EventRuntime) -> Update:
 async def propose(state: EventState, runtime: EventRuntime) -> Update:
     """The event's expected outcome as the model proposes it (with `populate.drafted_outcomes`, the change the user
     is entitled to, drafted from its rows), or, after a run in which a call failed, that call mended by the model."""
-    deps, event, failure = runtime.context, state["event"], state.get("failure")
+    deps, event, failure, carried = runtime.context, state["event"], state.get("failure"), state.get("carried")
+    assert event is not None
     drafting = is_drafted(deps, event)
+    if failure is None and carried is not None:
+        return {"proposal": carried_over(deps, event, *carried), "carried": None}
     if failure is None:
         return {"proposal": await (drafted if drafting else proposed)(deps, event)}
     if drafting:
@@ -185,13 +198,36 @@ async def verify(state: EventState, runtime: EventRuntime) -> Update:
     """The proposal run in a copy of the event's world (no call): the event with its outcome, unless a failed
     call goes back to the model."""
     # async although it never awaits, as check: one event's run at a time in the process's copy of the world.
-    deps = runtime.context
+    deps, draws = runtime.context, state.get("draws", 0)
+    assert state["event"] is not None
     verdict = verified(deps, state["event"], state["proposal"])
     if verdict.failure is not None:
+        first = not verdict.proposal.calls[verdict.failure.index].mended
+        if (first and draws < WORLD_DRAWS and is_drafted(deps, state["event"])
+                and drawable(deps, state["event"], verdict.failure.reason)):
+            return {"proposal": verdict.proposal, "redraw": verdict.failure.reason}
         return {"proposal": verdict.proposal, "failure": verdict.failure}
     event = with_outcome(deps.env, deps.ctx.folder, state["event"], verdict.proposal, verdict.run,
                          background=deps.ctx.folder.path(BACKGROUND))
     return {"proposal": verdict.proposal, "event": event}
+
+
+async def redraw(state: EventState, runtime: EventRuntime) -> Update:
+    """The entitled change failed on the rows as planned: the values its failure names given up, and the world drawn
+    anew under a seed of its own (no call), the change's answered arguments carried over."""
+    assert state["event"] is not None and state["redraw"] is not None
+    notes = draw_anew(state["plan"], state["assignment"], failure=state["redraw"], tables=runtime.context.tables)
+    return {"plan": state["plan"], "assignment": state["assignment"], "draws": state.get("draws", 0) + 1,
+            "dropped": notes, "carried": (state["event"], state["proposal"]), "event": None, "redraw": None}
+
+
+async def keep_drawn(state: EventState) -> Update:
+    """A world drawn anew broke a rule of the rows: the event as it was before (its world, stored, is still the
+    one on disk), its change verified once more and then sent back to the model; a valid event is never lost to
+    a draw."""
+    assert state["carried"] is not None
+    event, proposal = state["carried"]
+    return {"event": event, "proposal": proposal, "carried": None, "draws": WORLD_DRAWS}
 
 
 def route_after_plan(state: EventState, runtime: EventRuntime) -> str:
@@ -202,11 +238,16 @@ def route_after_plan(state: EventState, runtime: EventRuntime) -> str:
 def route_after_check(state: EventState) -> str:
     """An event made: on to its expected outcome; else every rejection first tries generated values at no call
     (a repair may bring back a value that only generation gets right)."""
-    return "propose" if "event" in state else "loosen"
+    if state.get("event") is not None:
+        return "propose"
+    return "keep_drawn" if state.get("carried") is not None else "loosen"
 
 
 def route_after_verify(state: EventState) -> str:
-    """A failed call goes back to the model; else the event is done."""
+    """A drafted change that failed on the rows draws the world anew; another failed call goes back to the model;
+    else the event is done."""
+    if state.get("redraw") is not None:
+        return "redraw"
     return "propose" if state.get("failure") is not None else END
 
 
@@ -237,15 +278,18 @@ def build_event_graph() -> CompiledStateGraph[EventState, EventDeps, EventState,
     graph = StateGraph(EventState, context_schema=EventDeps)
     for name, node in (("plan", plan), ("constrain", constrain), ("assign", assign), ("check", check),
                        ("loosen", loosen_rejected), ("repair", repair), ("fall_back", give_up_facts),
-                       ("give_up", give_up), ("propose", propose), ("verify", verify)):
+                       ("give_up", give_up), ("propose", propose), ("verify", verify), ("redraw", redraw),
+                       ("keep_drawn", keep_drawn)):
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", route_after_plan, ["constrain", "check"])
     graph.add_edge("constrain", "assign")
     graph.add_edge("assign", "check")
-    graph.add_conditional_edges("check", route_after_check, ["propose", "loosen"])
+    graph.add_conditional_edges("check", route_after_check, ["propose", "loosen", "keep_drawn"])
+    graph.add_edge("keep_drawn", "verify")
     graph.add_edge("propose", "verify")
-    graph.add_conditional_edges("verify", route_after_verify, ["propose", END])
+    graph.add_conditional_edges("verify", route_after_verify, ["propose", "redraw", END])
+    graph.add_edge("redraw", "check")
     graph.add_conditional_edges("loosen", route_after_loosen, ["check", "repair", "fall_back"])
     graph.add_conditional_edges("repair", route_after_repair, ["check", "fall_back"])
     graph.add_conditional_edges("fall_back", route_after_fall_back, ["check", "give_up"])

@@ -9,18 +9,21 @@ against its event's outcome, and `facts` says what the simulated user needs to k
 serve every mode, a published task's gold actions making an outcome of the same kind (`replayed_outcome`).
 """
 
-from intellagent.outcomes.draft import drafted, is_drafted, redrafted
+from intellagent.outcomes.draft import WORLD_DRAWS, carried_over, drafted, drawable, is_drafted, redrafted
 from intellagent.outcomes.expected import replayed_outcome, with_outcome
 from intellagent.outcomes.proposal import Proposal, ProposedCall, mended, proposed
 from intellagent.outcomes.verification import Failure, Run, Verdict, verified
 
 __all__ = [
+    "WORLD_DRAWS",
     "Failure",
     "Proposal",
     "ProposedCall",
     "Run",
     "Verdict",
+    "carried_over",
     "drafted",
+    "drawable",
     "is_drafted",
     "mended",
     "proposed",

@@ -12,8 +12,11 @@ and the user is entitled to a change, the outcome is that change:
 - the model is asked for the arguments left, and for nothing else (step `populate/outcome_arguments`, a short
   answer after the world's shared prompt), or not at all when nothing is left, or when the rows hold no record
   for an identifying argument (the model then took the tool description's example id);
-- a draft that fails when it runs goes back to the model once, with the error (every argument open when the rows
-  settled them all); what still fails is dropped, and the event says why it has no outcome.
+- a draft that fails on the world (its failure names a value of the rows: the model planned the order to cancel as
+  shipped) is first made again on the event's world drawn anew, those values given up (`WORLD_DRAWS` times at
+  most, no call), its answered arguments carried over (`carried_over`); then it goes back to the model once,
+  with the error (every argument open when the rows settled them all); what still fails is dropped, and the
+  event says why it has no outcome.
 
 The look-ups before the change and the changes the rules forbid are not drafted: the outcome is graded on the
 world the change leaves, which a chatbot that does nothing fails, and its floor says that a reckless one passes.
@@ -32,6 +35,7 @@ from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.llm import LLMError
 from intellagent.outcomes.answer import given_values
 from intellagent.outcomes.proposal import Proposal, ProposedCall, rows_text
+from intellagent.populate.rows import names_value
 from intellagent.prompt_files import prompt_text
 
 if TYPE_CHECKING:
@@ -39,6 +43,11 @@ if TYPE_CHECKING:
     from intellagent.environment import Tool
     from intellagent.outcomes.verification import Failure
     from intellagent.populate.event import EventDeps
+
+
+WORLD_DRAWS = 4
+"""Times an event's world is drawn anew for its entitled change, which failed on the rows as planned: each draw
+costs no call, and a value at fault is most often one of several the background world offers (a date, an item)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +152,34 @@ async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: 
         return sent.dropping(failure.index, f"{failure.reason} (asked again: {error})", writes=True)
     arguments = {**given_values(answer), **settled}
     return replace(sent, calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments, mended=True)])
+
+
+def drawable(deps: EventDeps, event: Event, failure: str) -> bool:
+    """Whether a drafted change's `failure` is the world's: it names a value of the event's rows other than a
+    record's own key (an item's date, an order's status), not only the call's arguments. Only then can the world
+    drawn anew mend it."""
+    for name, rows in {**event.user_rows, **event.user_side_rows}.items():
+        table = deps.tables[name]
+        own_key = {column for column in table.key if table.columns[column].references is None}
+        if any(names_value(failure, value) for row in rows for column, value in row.items() if column not in own_key):
+            return True
+    return False
+
+
+def carried_over(deps: EventDeps, event: Event, before: Event, proposal: Proposal) -> Proposal:
+    """The drafted change of `proposal`, made on `before`'s world, made again on `event`'s, drawn anew (no call).
+
+    What the rows settle comes from the new rows; what the model answered is kept, except that a list it took as
+    the rows held it (the items kept through a change of plan) is the list the new rows hold.
+    """
+    sketch, earlier = draft(deps, event), draft(deps, before)
+    answered: dict[str, Any] = {}
+    for name, value in proposal.calls[0].arguments.items():
+        if name in earlier.known:
+            continue
+        as_held = name in earlier.held and value == earlier.held[name] and name in sketch.held
+        answered[name] = sketch.held[name] if as_held else value
+    return _proposal(sketch, {**answered, **sketch.known})
 
 
 def open_arguments(tool: Tool, left: list[str]) -> type[BaseModel]:

@@ -19,7 +19,7 @@ from intellagent.populate.final import final_texts, user_rows
 from intellagent.populate.insert import Rejection, describe_rejected, insert_rows
 from intellagent.populate.plan import Constraints, Plan, PlannedRow
 from intellagent.populate.row_models import ValuesSchema, constraints_model, plan_model
-from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemble, fall_back, loosen
+from intellagent.populate.rows import AssembledRow, Assembly, Assignment, assemble, draw_anew, fall_back, loosen
 from intellagent.populate.scratch import ScratchWorld
 from intellagent.populate.symbols import Symbol, SymbolTable
 from intellagent.populate.tables import Tables
@@ -44,6 +44,7 @@ __all__ = [
     "describe_rejected",
     "describe_samples",
     "describe_tables",
+    "draw_anew",
     "example_names",
     "fall_back",
     "final_texts",

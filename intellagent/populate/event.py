@@ -193,10 +193,14 @@ class Checked(NamedTuple):
 
 
 def checked(deps: EventDeps, scenario: Scenario, plan: Plan, assignment: Assignment, constraints: Constraints,
-            *, repairs: int, dropped: list[str]) -> Checked:
+            *, repairs: int, dropped: list[str], draw: int = 0) -> Checked:
     """Assemble the rows, then validate and insert them into the background world's scratch copy; with no row
-    rejected, the event's world is stored as its difference from the background, and the event made."""
-    assembly = assemble(plan, assignment, tables=deps.tables, world=deps.world, seed=deps.seed(scenario))
+    rejected, the event's world is stored as its difference from the background, and the event made.
+
+    `draw` counts the times the event's world was drawn anew (see `rows.draw_anew`): each draw generates the values
+    and picks the rows the plan leaves open under a seed of its own."""
+    seed = f"{deps.seed(scenario)}:draw {draw}" if draw else deps.seed(scenario)
+    assembly = assemble(plan, assignment, tables=deps.tables, world=deps.world, seed=seed)
     with deps.scratch.attempt() as session:
         inserted, rejections = insert_rows(deps.env, deps.tables, session, assembly.rows)
         if rejections:

@@ -263,6 +263,52 @@ def fall_back(
     return notes
 
 
+NAMED_LENGTH = 3
+"""Characters a value needs, at least, before a failure's text can be said to name it (not "no", "0")."""
+
+
+def draw_anew(plan: Plan, assignment: Assignment, *, failure: str, tables: Tables) -> list[str]:
+    """Give up the model's values that a failed change's `failure` names, at no call; return a note for each row.
+
+    A change the user is entitled to can be impossible on the rows as planned: a small model plans the order to
+    cancel as delivered already, or the item to change on a date already past. The tool's error or the broken
+    rule names the value at fault; given up, it is generated or picked among existing rows instead (the caller
+    draws the event anew under another seed). A row's own key stays, since it says which record the change is
+    about; its references do not, since a reference is what a failure most often names.
+
+    Args:
+        plan: the plan; the named plain values of its rows are removed.
+        assignment: the model's values, the named ones removed.
+        failure: why the change failed, as its run said it.
+        tables: the domain's tables.
+    """
+    notes: list[str] = []
+    for row in plan.rows:
+        table = tables[row.table]
+        own_key = {name for name in table.key if table.columns[name].references is None}
+        named = {name: value for name, value in _model_values(row, assignment, tables).items()
+                 if name not in own_key and names_value(failure, value)}
+        if not named:
+            continue
+        notes.append(f"{row.label}: {_show_values(named)} drawn anew ({failure})")
+        row.cells = {name: cell for name, cell in row.cells.items() if name not in named or isinstance(cell, Symbol)}
+        values = assignment.rows.get(row.label, {})
+        for name in named.keys() & values.keys():
+            del values[name]
+        for name, symbol in row.symbols().items():
+            if name in named:
+                assignment.symbols.pop(symbol, None)
+    return notes
+
+
+def names_value(text: str, value: Any) -> bool:
+    """Whether `text` names `value` as a whole word, an underscore read as a space ('basic economy')."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) < NAMED_LENGTH:
+        return False
+    spoken = str(value).replace("_", " ")
+    return re.search(rf"(?<![\w-]){re.escape(spoken)}(?![\w-])", text.replace("_", " "), re.IGNORECASE) is not None
+
+
 def _model_values(row: PlannedRow, assignment: Assignment, tables: Tables) -> dict[str, Any]:
     """The values of a row that the model chose: its plain cells, its answered values, its symbols' values."""
     chosen = {name: cell for name, cell in row.cells.items() if not isinstance(cell, Symbol)}

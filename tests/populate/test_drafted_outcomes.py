@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import intellagent.graphs.populate as populate_graph
 from intellagent.artifacts import Entitlement
 from intellagent.config import load_config
 from intellagent.environment import load_environment
@@ -114,6 +115,28 @@ def test_a_list_argument_is_offered_as_the_rows_hold_it_for_a_change_that_keeps_
     assert expected.calls[0].arguments["flights"] == held and expected.calls[0].arguments["cabin"] == "business"
 
 
+def test_a_change_of_cabin_on_a_flight_that_has_left_is_made_on_flights_drawn_anew_the_answer_carried_over(
+        tmp_path: Path) -> None:
+    def upgrade(request: Request) -> dict[str, Any]:
+        line = next(line for line in request.last.splitlines() if line.startswith("- flights: now "))
+        return {"cabin": "business", "flights": json.loads(line.removeprefix("- flights: now "))}
+
+    plan = airline_plan("economy")
+    plan["rows"].append({"table": "reservation_flights", "values": {
+        "reservation_id": "R1", "position": 0, "flight_number": "HAT001", "date": "2024-05-02"}})
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=upgrade)
+    run = Populated(tmp_path, AIRLINE, plan, never_proposed, scenario=UPGRADE, populate=DRAFTED, script=script)
+
+    assert len(arguments_asked(run.script)) == 1
+    (segment,) = run.event.user_rows["reservation_flights"]
+    assert (segment["flight_number"], segment["date"]) != ("HAT001", "2024-05-02")
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert expected.calls[0].arguments["flights"] == [{"flight_number": segment["flight_number"],
+                                                       "date": segment["date"]}]
+    assert any("drawn anew" in note and "HAT001" in note for note in run.event.dropped)
+
+
 def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_kept(tmp_path: Path) -> None:
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
                               replies=[bags(1, 3), bags(1, 0)])
@@ -125,6 +148,7 @@ def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_kept
     assert "nonfree_baggages=3" in second.last
     assert "nonfree_baggages must be between 0 and total_baggages" in second.last
     assert "The arguments still open: total_baggages, nonfree_baggages." in second.last
+    assert not any("drawn anew" in note for note in run.event.dropped)  # the answer was at fault, not the world
     expected = run.event.expected
     assert expected is not None and expected.repairs == 1, run.event.expected_error
     assert expected.calls[0].arguments["nonfree_baggages"] == 0
@@ -142,7 +166,56 @@ def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_w
     assert not (run.folder / "events/S001.expected.delta.json").exists()
 
 
-def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_argument_open(tmp_path: Path) -> None:
+def test_a_change_the_planned_rows_forbid_is_made_on_the_world_drawn_anew_with_no_call(tmp_path: Path) -> None:
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy", booked="2024-04-01T10:00:00"), never_proposed,
+                    scenario=CANCEL_BOOKING, populate=DRAFTED)
+
+    assert arguments_asked(run.script) == []
+    (booking,) = run.event.user_rows["reservations"]
+    assert (booking["cabin"], booking["created_at"]) != ("economy", "2024-04-01T10:00:00")
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert [(call.tool, call.arguments) for call in expected.calls] == [
+        ("cancel_reservation", {"reservation_id": booking["reservation_id"]})]
+    assert any("drawn anew" in note and "cancellation_eligibility" in note for note in run.event.dropped)
+
+
+def test_on_the_store_an_order_the_plan_delivered_is_drawn_anew_until_it_can_be_cancelled(tmp_path: Path) -> None:
+    plan = store_plan()
+    plan["rows"][1]["values"]["status"] = "delivered"
+    run = Populated(tmp_path, store_environment(), plan, never_proposed, scenario=CANCEL_ORDER, populate=DRAFTED)
+
+    (order,) = run.event.user_rows["store_orders"]
+    assert order["status"] == "pending" and order["order_id"][2:].isdigit()
+    expected = run.event.expected
+    assert expected is not None, run.event.expected_error
+    assert [(call.tool, call.arguments) for call in expected.calls] == [
+        ("cancel_order", {"order_id": order["order_id"]})]
+    assert arguments_asked(run.script) == []
+
+
+def test_a_world_drawn_anew_that_breaks_a_row_rule_gives_way_to_the_world_before_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def invalid_draw(plan: Any, assignment: Any, *, failure: str, tables: Any) -> list[str]:
+        booking = next(row for row in plan.rows if row.table == "reservations")
+        booking.cells["cabin"] = "first"
+        return [f"{booking.label}: cabin drawn anew ({failure})"]
+
+    monkeypatch.setattr(populate_graph, "draw_anew", invalid_draw)
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy", booked="2024-04-01T10:00:00"), never_proposed,
+                    scenario=CANCEL_BOOKING, populate=DRAFTED)
+
+    assert run.event.status == "ok"
+    (booking,) = run.event.user_rows["reservations"]
+    assert (booking["cabin"], booking["created_at"]) == ("economy", "2024-04-01T10:00:00")
+    assert run.event.expected is None and "cancellation_eligibility" in (run.event.expected_error or "")
+    assert len(arguments_asked(run.script)) == 1
+
+
+def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_argument_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(populate_graph, "WORLD_DRAWS", 0)
+
     def same_booking(request: Request) -> dict[str, Any]:
         assert asked_fields(request) == {"reservation_id"}
         return {"reservation_id": shown_rows(request)["reservations"][0]["reservation_id"]}

@@ -119,6 +119,8 @@ def exchange_item(session: InjectedSession, order_id: str, line_id: int, variant
 
 def _pending(session: InjectedSession, order_id: str) -> Order:
     order = session.get(Order, order_id)
-    if order is None or order.status != "pending":
-        raise ValueError(f"order {order_id} is not a pending order")
+    if order is None:
+        raise ValueError(f"order {order_id} not found")
+    if order.status != "pending":
+        raise ValueError(f"order {order_id} is {order.status}, not pending")
     return order
