@@ -286,7 +286,8 @@ def tools_seen(kind: str, tmp_path: Path, script: ScriptedLLM, server: Any, cont
             seen[:] = listed_over_mcp(headers["X-IntellAgent-MCP"])
             return 200, completion("Noted.")
         chatbot = {"type": "openai", "model": "bot", "base_url": server(answer_openai) + "/v1"}
-    script.on(role="user", schema="UserStep", replies=[user_say(f"My card {CARD} fails."), *[user_stop("failure", "no")] * 3])
+    script.on(role="user", schema="UserStep", replies=[user_say(f"My card {CARD} fails."),
+                                                       *[user_stop("failure", "no")] * 3])
     script.on(role="user", schema="UserTurn", replies=[say(f"My card {CARD} fails."), *stands("failure", "no")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     config = wallet_config(tmp_path, dual_control=control)
