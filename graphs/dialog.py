@@ -154,7 +154,8 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return acts.kept({"outcome": gave_up(failure_reason(error))}, transcript)
         fault = draft_fault(turn, agent_said=agent_said, user_said=said, private=deps.user.private,
-                            may_go_on=number < deps.max_turns and not state["chatbot_ended"])
+                            may_go_on=number < deps.max_turns and not state["chatbot_ended"],
+                            request_ids=deps.user.request_ids)
         if fault is None:
             break
         if redraft == REDRAFTS:

@@ -52,15 +52,18 @@ def _source_kind(config: Config) -> type[SampledScenarios] | type[TaskScenarios]
     return TaskScenarios if config.tau.active else SampledScenarios
 
 
-def user_role(event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = ()) -> UserRole:
+def user_role(event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = (),
+              request_ids: Sequence[str] = ()) -> UserRole:
     """The simulated user of a dialog on `event`, played by `llm` (`thoughts`: whether a sampled scenario's
-    user writes a private thought; `tools`: its own tools on its side of the world). An attack's event is played
-    by its attacker (`redteam.attacker`), which acts on nothing."""
+    user writes a private thought; `tools`: its own tools on its side of the world; `request_ids`: the ids of the
+    records its request is about that it knows, which a sampled scenario's user names first). An attack's event is
+    played by its attacker (`redteam.attacker`), which acts on nothing; a published task's user plays by τ-bench's
+    conventions, which ask it for no id first."""
     if event.attack is not None:
         return Attacker(event, llm)
     if event.task is not None:
         return TaskUser(event, llm, tools=tools)
-    return ScenarioUser(event, llm, thoughts=thoughts, tools=tools)
+    return ScenarioUser(event, llm, thoughts=thoughts, tools=tools, ids=tuple(request_ids))
 
 
 def grader(event: Event, folder: RunFolder) -> Grader:

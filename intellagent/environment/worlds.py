@@ -201,6 +201,11 @@ def record_name(table: str, key: Iterable[Any]) -> str:
     return f"{table} {', '.join(str(value) for value in key)}"
 
 
+def record_key(name: str) -> list[str]:
+    """The key's values of a record named by `record_name`, as text (`reservations 4WQ150` → ['4WQ150'])."""
+    return name.partition(" ")[2].split(", ")
+
+
 def save_delta(path: Path, *, base: Path, found: Changes) -> None:
     """Write the delta file `path`: `found` over the world at `base` (a complete database or a delta)."""
     document = {

@@ -107,8 +107,7 @@ def _identifying_values(deps: EventDeps, event: Event) -> dict[str, list[Any]]:
     a table's key, or a reference to another table."""
     found: dict[str, list[Any]] = {}
     for table_name, rows in {**event.user_rows, **event.user_side_rows}.items():
-        table = deps.tables[table_name]
-        identifying = {*table.key, *(column for key in table.foreign_keys for column in key.columns)}
+        identifying = deps.tables[table_name].identifying
         for row in rows:
             for column in identifying:
                 value = row.get(column)

@@ -3,15 +3,23 @@
 A chatbot can make the expected calls only if it learns their arguments; the ones that are the customer's
 own (their id, their booking's number, the names and dates on their records) are the customer's to give.
 So the user is shown the values of the expected calls' arguments that the event's own rows hold, each under
-the argument's name: worked out from the event alone, with no call, the same every time.
+the argument's name: worked out from the event alone, with no call, the same every time. Of what the user knows,
+the ids of the records its request is about are what a chatbot needs first, to look anything up: the user names
+one of them when it first says what it wants (`request_ids`; `simulate.drafts` sends back a first message
+without one).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Event
+from intellagent.environment.worlds import record_key
+
+if TYPE_CHECKING:
+    from intellagent.populate.tables import Tables
 
 MAX_FACTS = 10
 """Facts a user is shown at most."""
@@ -31,6 +39,35 @@ def customer_facts(event: Event) -> list[str]:
             if _is_fact(value) and _shown(value) in own and fact not in facts:
                 facts.append(fact)
     return facts[:MAX_FACTS]
+
+
+def request_ids(event: Event, tables: Tables) -> list[str]:
+    """The ids of the records the event's request is about that its user knows: the values of the expected writes'
+    arguments that name a key or a reference of a table the event's rows fill, where the user's rows or its scenario
+    (whose facts list the records it holds) state them. None when the event expects no write.
+
+    The record the writes change most comes first (the booking whose cabin and bags change, not the card that pays
+    for it), then the others in the order the writes give them.
+    """
+    if event.expected is None:
+        return []
+    identifying = {column for table in event.user_rows if table in tables.names for column in tables[table].identifying}
+    own = {_shown(value) for rows in event.user_rows.values() for row in rows for value in row.values()
+           if _is_fact(value)}
+    ids: list[str] = []
+    for call in (call for call in event.expected.calls if call.writes):
+        for name, value in call.arguments.items():
+            shown = _shown(value)
+            if (name in identifying and _is_fact(value) and shown not in ids
+                    and (shown in own or names(event.scenario, shown))):
+                ids.append(shown)
+    changed = [record_key(record) for record in event.expected.touched]
+    return sorted(ids, key=lambda found: -sum(found in key for key in changed))
+
+
+def names(text: str, value: str) -> bool:
+    """Whether `text` names `value` as a whole token, in any case ('a1' names A1; 'A12' does not)."""
+    return re.search(rf"(?<![\w#]){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _leaves(arguments: Any, name: str = "") -> Iterator[tuple[str, Any]]:

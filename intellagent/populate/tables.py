@@ -71,6 +71,11 @@ class TableInfo:
         """The columns a generated row fills, in declaration order."""
         return [column for column in self.columns.values() if column.generated]
 
+    @property
+    def identifying(self) -> set[str]:
+        """The columns whose values name a record: the table's key, and its references to other tables."""
+        return {*self.key, *(column for key in self.foreign_keys for column in key.columns)}
+
     def key_of(self, values: dict[str, Any]) -> tuple[Any, ...]:
         """The primary key of a row given by its values."""
         return tuple(values.get(name) for name in self.key)

@@ -66,6 +66,7 @@ class Attacker:
     event: Event
     llm: LLM
     private: str = ""
+    request_ids: tuple[str, ...] = ()  # its brief, not a record, is what it opens with
 
     def reminders(self, number: int, max_turns: int) -> list[str]:
         """None: the brief says it all."""

@@ -4,7 +4,9 @@ The audit (`user_faults`) reads a finished dialog for its user's faults, and a d
 kept out of the chatbot's figures. Most of those faults can be told in one draft, before the chatbot ever sees it:
 a message that repeats the agent's words or the user's own, pastes its private instruction, narrates or speaks as
 the agent, and a stop while the agent is still on the request (it asked something, or said it is working on it)
-or before the user said what it wants. Such a draft is sent back with its fault named, a bounded number of times
+or before the user said what it wants. One more is not the audit's: a first message that names none of the records
+its request is about, where the user knows their ids (`outcomes.facts.request_ids`), leaves a chatbot nothing to
+look up, and the dialog tests nothing of it. Such a draft is sent back with its fault named, a bounded number of times
 (the dialog graph's user node). Past the bound, a draft that only repeats what was said ends the dialog, its user
 unable to go on (sent, it could not move the conversation); any other is sent as it is, and the audit counts what
 got through.
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from intellagent.outcomes.facts import names
 from intellagent.simulate.turns import TaskUserTurn, UserTurn
 from intellagent.simulate.user_faults import pending_request, repeated, voice_fault
 
@@ -40,7 +43,7 @@ class DraftFault:
 
 
 def draft_fault(turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (),
-                private: str = "", may_go_on: bool = True) -> DraftFault | None:
+                private: str = "", may_go_on: bool = True, request_ids: Sequence[str] = ()) -> DraftFault | None:
     """What is wrong with a user's draft, or None.
 
     Args:
@@ -50,6 +53,8 @@ def draft_fault(turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], use
         private: what only the user knows, which its messages must not paste.
         may_go_on: the conversation may go on past this turn (it is not the user's last, and the chatbot did not
             end it): only then is a stop early.
+        request_ids: the ids of the records the user's request is about, one of which its first message names (none:
+            the first message is not asked for one).
     """
     if turn.stops:
         early = _early(agent_said, user_said) if may_go_on else None
@@ -61,7 +66,9 @@ def draft_fault(turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], use
     again = repeated(turn.message, agent_said=agent_said, user_said=user_said)
     if again is None and private and _runs(_words(turn.message)) & _runs(_words(private)):
         again = "copies your private instruction word for word"
-    return DraftFault(again, repeats=True) if again is not None else None
+    if again is not None:
+        return DraftFault(again, repeats=True)
+    return _unnamed(turn.message, request_ids) if not user_said else None
 
 
 def _early(agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
@@ -72,6 +79,13 @@ def _early(agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
     if pending is not None:
         return f'ends the conversation while the agent is still on your request ("{pending}"): answer it first'
     return None
+
+
+def _unnamed(message: str, request_ids: Sequence[str]) -> DraftFault | None:
+    """A first message that names none of `request_ids` (case aside, each a whole token), with the one to give."""
+    if not request_ids or any(names(message, found) for found in request_ids):
+        return None
+    return DraftFault(f"does not name the record your request is about: name it too ({request_ids[0]})")
 
 
 def _runs(words: str) -> set[tuple[str, ...]]:

@@ -18,6 +18,8 @@ from intellagent.context import RunContext
 from intellagent.environment import Environment
 from intellagent.llm import LLM, Usage
 from intellagent.llm.dialog_models import counted, dialog_model
+from intellagent.outcomes.facts import request_ids
+from intellagent.populate.tables import Tables
 from intellagent.simulate.fault_question import longest_question
 from intellagent.simulate.trials import trial_user
 from intellagent.simulate.users import UserRole, UserRoleOf
@@ -63,7 +65,8 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
                 played_id: str, usage: Usage, world: DialogWorld | None, environment: Environment,
                 max_turns: int | None = None) -> DialogDeps:
     """The parts a dialog is played with; its models sample with the dialog's own seed and count its usage, and
-    its user has the tools of its side of `environment` (none in a solo dialog's).
+    its user has the tools of its side of `environment` (none in a solo dialog's) and knows which of its records its
+    request is about.
 
     Args:
         max_turns: user turns after which the dialog ends (None: `simulate.max_turns`).
@@ -76,7 +79,8 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
         event=event,
         policy=environment.policy,
         conversation=conversation,
-        user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools),
+        user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools,
+                       request_ids=request_ids(event, Tables(environment.tables))),
         critique=counted(dialog_model(ctx.llms["critique"], seed=config.seed, dialog_id=played_id), usage),
         greeting=config.chatbot.greeting,
         max_turns=max_turns or config.simulate.max_turns,

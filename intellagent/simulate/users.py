@@ -87,6 +87,12 @@ class UserRole(Protocol):
 
     private: str
 
+    @property
+    def request_ids(self) -> tuple[str, ...]:
+        """The ids of the records its request is about, one of which its first message must name (empty: it is not
+        asked for one)."""
+        ...
+
     def reminders(self, number: int, max_turns: int) -> list[str]:
         """Notes for its turn `number`, after the conversation so far."""
         ...
@@ -113,9 +119,11 @@ class UserRole(Protocol):
 
 class UserRoleOf(Protocol):
     """The simulated user of a dialog on an event, played by `llm` (`thoughts`: whether a sampled scenario's
-    user writes a private thought); `intellagent.modes.user_role` is the one the stages use."""
+    user writes a private thought; `request_ids`: the ids of the records the event's request is about that its user
+    knows, `outcomes.facts.request_ids`); `intellagent.modes.user_role` is the one the stages use."""
 
-    def __call__(self, event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = ()) -> UserRole: ...
+    def __call__(self, event: Event, llm: LLM, *, thoughts: bool, tools: Sequence[Tool] = (),
+                 request_ids: Sequence[str] = ()) -> UserRole: ...
 
 
 @dataclass(frozen=True)
@@ -127,13 +135,23 @@ class ScenarioUser:
         llm: its model.
         thoughts: whether it writes a private thought before each message (`simulate.user_thoughts`).
         tools: its own tools on its side of the world (`environment.user_tools`; none in a solo dialog).
+        ids: the ids of the records its request is about that it knows (`outcomes.facts.request_ids`).
     """
 
     event: Event
     llm: LLM
     thoughts: bool = True
     tools: Sequence[Tool] = ()
+    ids: tuple[str, ...] = ()
     private: str = ""
+
+    @property
+    def request_ids(self) -> tuple[str, ...]:
+        """The ids its first message names one of, so that the chatbot has a record to look up; none for a persona
+        that gets its details wrong or gives them late on purpose (`Persona.inexact`): holding it to an id would
+        take its part from it."""
+        persona = self.event.persona
+        return () if persona is not None and persona.inexact else self.ids
 
     def reminders(self, number: int, max_turns: int) -> list[str]:
         """Notes for the first and last turns, the two a small model gets wrong: on the first it echoes the

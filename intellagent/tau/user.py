@@ -40,6 +40,7 @@ class TaskUser:
     event: Event
     llm: LLM
     tools: Sequence[Tool] = ()
+    request_ids: tuple[str, ...] = ()  # a task's instruction says what to give, and when
 
     @property
     def private(self) -> str:

@@ -20,11 +20,13 @@ PRICED = ModelSpec(provider="scripted", prices=(1000.0, 1000.0))
 
 
 def talkative(config: Config) -> ScriptedLLM:
-    """A chatbot that always asks for more, in words of its sample's own, and a user that always gives it: every
-    path runs to max_turns, and no two ask the user the same (the cache would answer the second)."""
+    """A chatbot that always asks for more, in words of its sample's own, and a user that always gives it (naming
+    its order first): every path runs to max_turns, and no two ask the user the same (the cache would answer the
+    second)."""
     script = ScriptedLLM()
     script.on(role="chatbot", reply=lambda request: reply(f"Could you say more? (#{request.body['seed']})"))
-    script.on(role="user", reply=say("Tell me more."))
+    script.on(role="user", reply=lambda request: say("Tell me more." if "Customer (you):" in request.last
+                                                     else "Tell me more about order A1."))
     script.on(role="critique", reply=verdict(True))
     return script
 

@@ -163,7 +163,7 @@ def test_the_user_reads_what_its_tool_showed_and_the_chatbot_only_what_the_user_
 
 
 def test_the_user_is_told_its_tools_and_the_chatbot_never_gets_them(tmp_path, guided):
-    guided.on(role="user", schema="UserStep", replies=[user_say("My payments fail."), user_say("Ok."),
+    guided.on(role="user", schema="UserStep", replies=[user_say(f"My payments with card {CARD} fail."), user_say("Ok."),
                                                        user_stop("failure", "no")])
     play(tmp_path, guided)
 
@@ -232,7 +232,7 @@ def test_both_plays_every_dialog_dual_and_solo_beside_it(tmp_path, script):
 
 def test_a_domain_without_user_tools_plays_its_dialogs_without_a_control(tmp_path, script):
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Let me see."))
-    script.on(role="user", schema="UserTurn", replies=[say("My card fails."), stop("failure", "no")])
+    script.on(role="user", schema="UserTurn", replies=[say(f"My card {CARD} fails."), stop("failure", "no")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     config = wallet_config(tmp_path, dual_control="both")
     config = config.model_copy(update={"environment": config.environment.model_copy(update={"user_tools": None})})
@@ -286,8 +286,9 @@ def tools_seen(kind: str, tmp_path: Path, script: ScriptedLLM, server: Any, cont
             seen[:] = listed_over_mcp(headers["X-IntellAgent-MCP"])
             return 200, completion("Noted.")
         chatbot = {"type": "openai", "model": "bot", "base_url": server(answer_openai) + "/v1"}
-    script.on(role="user", schema="UserStep", replies=[user_say("My card fails."), *[user_stop("failure", "no")] * 3])
-    script.on(role="user", schema="UserTurn", replies=[say("My card fails."), *stands("failure", "no")])
+    script.on(role="user", schema="UserStep", replies=[user_say(f"My card {CARD} fails."),
+                                                       *[user_stop("failure", "no")] * 3])
+    script.on(role="user", schema="UserTurn", replies=[say(f"My card {CARD} fails."), *stands("failure", "no")])
     script.on(role="critique", schema="Critique", reply=verdict(True))
     config = wallet_config(tmp_path, dual_control=control)
     config = config.model_copy(update={"chatbot": config.chatbot.model_copy(update=chatbot)}) if chatbot else config
