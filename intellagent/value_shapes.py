@@ -76,3 +76,10 @@ def parsed(value: str, form: str) -> datetime | None:
         return datetime.strptime(value, form)
     except ValueError:
         return None
+
+
+def named_in(text: str, value: str) -> bool:
+    """Whether `text` names `value` as a whole token, in any case, an underscore read as a space: 'a1' names A1 and
+    'basic economy' names basic_economy; 'A12' does not name A1, nor '#A1' or 'A1-2'."""
+    spoken = value.replace("_", " ")
+    return re.search(rf"(?<![\w#-]){re.escape(spoken)}(?![\w-])", text.replace("_", " "), re.IGNORECASE) is not None

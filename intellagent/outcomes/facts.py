@@ -11,12 +11,12 @@ without one).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Event
 from intellagent.environment.worlds import record_key
+from intellagent.value_shapes import named_in
 
 if TYPE_CHECKING:
     from intellagent.populate.tables import Tables
@@ -59,15 +59,10 @@ def request_ids(event: Event, tables: Tables) -> list[str]:
         for name, value in call.arguments.items():
             shown = _shown(value)
             if (name in identifying and _is_fact(value) and shown not in ids
-                    and (shown in own or names(event.scenario, shown))):
+                    and (shown in own or named_in(event.scenario, shown))):
                 ids.append(shown)
     changed = [record_key(record) for record in event.expected.touched]
     return sorted(ids, key=lambda found: -sum(found in key for key in changed))
-
-
-def names(text: str, value: str) -> bool:
-    """Whether `text` names `value` as a whole token, in any case ('a1' names A1; 'A12' does not)."""
-    return re.search(rf"(?<![\w#]){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _leaves(arguments: Any, name: str = "") -> Iterator[tuple[str, Any]]:

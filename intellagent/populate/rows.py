@@ -23,6 +23,7 @@ from intellagent.populate.references import resolve_references
 from intellagent.populate.row_models import ValuesAnswer
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
+from intellagent.value_shapes import named_in
 
 
 @dataclass
@@ -302,11 +303,10 @@ def draw_anew(plan: Plan, assignment: Assignment, *, failure: str, tables: Table
 
 
 def names_value(text: str, value: Any) -> bool:
-    """Whether `text` names `value` as a whole word, an underscore read as a space ('basic economy')."""
+    """Whether `text` names a cell's `value` (a text or a number long enough to be told from a word)."""
     if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) < NAMED_LENGTH:
         return False
-    spoken = str(value).replace("_", " ")
-    return re.search(rf"(?<![\w-]){re.escape(spoken)}(?![\w-])", text.replace("_", " "), re.IGNORECASE) is not None
+    return named_in(text, str(value))
 
 
 def _model_values(row: PlannedRow, assignment: Assignment, tables: Tables) -> dict[str, Any]:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from intellagent.outcomes.facts import names
 from intellagent.simulate.turns import TaskUserTurn, UserTurn
 from intellagent.simulate.user_faults import pending_request, repeated, voice_fault
+from intellagent.value_shapes import named_in
 
 COPIED_WORDS = 12
 """Words in a row a message may share with the user's private instruction before it is pasting it: a τ-bench user
@@ -83,7 +83,7 @@ def _early(agent_said: Sequence[str], user_said: Sequence[str]) -> str | None:
 
 def _unnamed(message: str, request_ids: Sequence[str]) -> DraftFault | None:
     """A first message that names none of `request_ids` (case aside, each a whole token), with the one to give."""
-    if not request_ids or any(names(message, found) for found in request_ids):
+    if not request_ids or any(named_in(message, found) for found in request_ids):
         return None
     return DraftFault(f"does not name the record your request is about: name it too ({request_ids[0]})")
 

@@ -16,10 +16,11 @@ from intellagent.config import load_config
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.modes import user_role
-from intellagent.outcomes.facts import names, request_ids
+from intellagent.outcomes.facts import request_ids
 from intellagent.persona_files import builtin_personas
 from intellagent.populate.tables import Tables
 from intellagent.runner import execute
+from intellagent.value_shapes import named_in
 
 PARCELS = Path(__file__).resolve().parents[1] / "environment" / "parcels"
 TRACKING = "420183659201"
@@ -181,6 +182,9 @@ def test_an_id_the_scenarios_facts_state_is_known(parcel_tables):
     (f"It is 9{TRACKING}.", TRACKING, False),
     ("Cancel a1 please", "A1", True),
     ("Cancel A12 please", "A1", False),
+    ("The flights of a basic economy booking", "basic_economy", True),
+    ("a rule (no_change_on_basic_economy) broken", "basic_economy", True),
+    ("Booked 2024-05-15T10:00:00", "2024-05-15", False),
 ])
 def test_an_id_is_named_only_as_a_whole_token_in_any_case(text, value, named):
-    assert names(text, value) is named
+    assert named_in(text, value) is named
