@@ -44,7 +44,7 @@ from intellagent.errors import IntellAgentError, RunAborted, failure_reason
 from intellagent.llm import AnswerInvalid
 from intellagent.simulate.actions import UserActions
 from intellagent.simulate.critique import checked_verdict, exchange
-from intellagent.simulate.drafts import draft_fault
+from intellagent.simulate.drafts import draft_fault, restatement
 from intellagent.simulate.setting import DialogDeps
 from intellagent.simulate.transcript import agent_line, numbered, public_messages, user_line
 from intellagent.simulate.users import Outcome, Stop, Update, gave_up, note
@@ -158,10 +158,16 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
                             request_ids=deps.user.request_ids)
         if fault is None:
             break
+        if fault.added:
+            turn = turn.model_copy(update={"message": f"{turn.message.rstrip()} {fault.added}"})
+            break
         if redraft == REDRAFTS:
-            if fault.repeats:  # sent, it could not move the conversation: the user cannot go on
+            if not fault.repeats:
+                break  # sent as it is: the audit counts what got through
+            again = restatement(deps.event, deps.user.request_ids, user_said=said)
+            if again is None:  # sent, it could not move the conversation: the user cannot go on
                 return acts.kept({"outcome": gave_up(f"its message {fault.problem}")}, transcript)
-            break  # sent as it is: the audit counts what got through
+            turn = turn.model_copy(update={"message": again})
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
         # own answer and an error, the embedded model wrote the same echo three times.
         shown = turn.message if not turn.stops else f"(you ended the conversation: {getattr(turn, 'reason', '')})"

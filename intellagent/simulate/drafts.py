@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from intellagent.artifacts import Event
+from intellagent.prompt_files import prompt_text
 from intellagent.simulate.turns import TaskUserTurn, UserTurn
 from intellagent.simulate.user_faults import pending_request, repeated, voice_fault
 from intellagent.value_shapes import named_in
@@ -36,10 +38,13 @@ class DraftFault:
     Attributes:
         problem: in words addressed to the user, as its redraft note quotes them.
         repeats: it only repeats what was said (the agent's words, the user's own, its private instruction).
+        added: what a program adds to the draft instead of drawing it again, where the fault is only something left
+            out that the event knows (the record's id).
     """
 
     problem: str
     repeats: bool = False
+    added: str = ""
 
 
 def draft_fault(turn: UserTurn | TaskUserTurn, *, agent_said: Sequence[str], user_said: Sequence[str] = (),
@@ -85,7 +90,24 @@ def _unnamed(message: str, request_ids: Sequence[str]) -> DraftFault | None:
     """A first message that names none of `request_ids` (case aside, each a whole token), with the one to give."""
     if not request_ids or any(named_in(message, found) for found in request_ids):
         return None
-    return DraftFault(f"does not name the record your request is about: name it too ({request_ids[0]})")
+    # Added, not asked for: told twice to name it, the embedded model left it out of both redraws.
+    return DraftFault(f"does not name the record your request is about ({request_ids[0]})",
+                      added=_reference(request_ids))
+
+
+def restatement(event: Event, request_ids: Sequence[str], *, user_said: Sequence[str]) -> str | None:
+    """The user's request said again in its own words, for a user whose every draft only repeated what was said:
+    once a dialog, and only where the event says what the user is entitled to (else None: it cannot go on)."""
+    if event.entitled is None:
+        return None
+    request = event.entitled.request.strip().rstrip(".") + "."
+    message = " ".join([prompt_text("simulate/user_restated", request=request), *([_reference(request_ids)]
+                                                                                   if request_ids else [])])
+    return None if message in user_said else message
+
+
+def _reference(request_ids: Sequence[str]) -> str:
+    return prompt_text("simulate/user_reference", reference=request_ids[0])
 
 
 def _runs(words: str) -> set[tuple[str, ...]]:

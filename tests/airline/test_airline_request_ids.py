@@ -41,13 +41,13 @@ def test_the_booking_the_writes_change_comes_before_the_card_that_pays_for_it(ai
     assert request_ids(EVENT, Tables(airline.tables)) == ["8WQ315", "credit_card_4421337"]
 
 
-def test_the_first_message_the_embedded_model_wrote_is_sent_back_with_the_booking_to_name(airline):
+def test_the_first_message_the_embedded_model_wrote_gets_the_booking_added(airline):
     measured = first("I want to change the cabin to economy class and add two extra checked bags.")
 
     fault = draft_fault(measured, agent_said=["Hi! How can I help you?"],
                         request_ids=request_ids(EVENT, Tables(airline.tables)))
 
-    assert fault is not None and not fault.repeats and fault.problem.endswith("name it too (8WQ315)")
+    assert fault is not None and not fault.repeats and fault.added == "My reference is 8WQ315."
 
 
 def test_a_first_message_with_the_booking_is_sent(airline):

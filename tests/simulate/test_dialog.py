@@ -7,6 +7,7 @@ import json
 import pytest
 from scripted_dialogs import call, dialogs, event, play_shop, reply, say, shop_config, simulate, stop, verdict
 
+from intellagent.artifacts import Entitlement
 from intellagent.llm import HTTPError
 from intellagent.simulate.drafts import draft_fault
 from intellagent.simulate.turns import UserTurn
@@ -263,6 +264,20 @@ def test_a_user_that_keeps_echoing_ends_the_dialog_incomplete_with_its_transcrip
     assert dialog.reason.startswith("the simulated user could not go on")
     assert "repeats the agent's words" in dialog.reason
     assert [m.content for m in dialog.transcript][1:] == ["Cancel my order.", question]
+
+
+def test_a_user_entitled_to_a_change_that_keeps_echoing_says_its_request_again_once_then_ends(
+        tmp_path, run_folder, script):
+    question = "Sure. What is the id of the order you want cancelled?"
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel my order A1."), *[say(question)] * 6])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply(question))
+    entitled = event(entitled=Entitlement(tool="cancel_order", request="Cancel order A1, which has not shipped."))
+
+    (dialog,) = play_shop(tmp_path, run_folder, script, events=[entitled])
+
+    assert [m.content for m in dialog.transcript if m.role == "user"] == [
+        "Cancel my order A1.", "I still need this done: Cancel order A1, which has not shipped."]
+    assert dialog.status == "incomplete" and "repeats the agent's words" in dialog.reason
 
 
 def test_a_user_that_keeps_narrating_is_sent_as_it_is_after_the_bound_and_the_audit_counts_it(
