@@ -5,7 +5,8 @@ Prints the wall time of each stage and in total, with the LLM calls, prompt and 
 and the share of prompt tokens the server's prefix cache served, as recorded in the run's run.json; then the
 same per step, the costliest first (the profile of the run, call by call); then what the run found, from its
 report.json: the dialogs with a verdict, the policies they ruled on, the violations (by a check or the judge)
-and the coverage. The embedded model is used unless --llm gives another SPEC.
+and the coverage; and the dialogs in which the chatbot called a tool with an id the user had
+given. The embedded model is used unless --llm gives another SPEC.
 
     python benchmarks/end_to_end.py                      # the embedded model, the example's size
     python benchmarks/end_to_end.py --llm openai:gpt-4o-mini --samples 5
@@ -26,7 +27,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from intellagent.artifacts import Dialog
+from intellagent.outcomes.facts import leaves
 from intellagent.run_folder import RunFolder
+from intellagent.value_shapes import id_pattern, named_in
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if report_path.exists():
         print()
         print(verdict_figures(json.loads(report_path.read_text(encoding="utf-8"))))
+        print(given_ids_figure(RunFolder(folder).dialogs.load()))
     if args.keep:
         print(f"\nrun folder: {folder}")
     else:
@@ -127,6 +132,28 @@ def verdict_figures(report: dict[str, Any]) -> str:
         f"coverage                {coverage.get('tested', 0)} of {coverage.get('total', 0)} policies, "
         f"{pairs.get('tested', 0)} of {pairs.get('total', 0)} strongly linked pairs",
     ])
+
+
+def given_ids_figure(dialogs: list[Dialog]) -> str:
+    """The dialogs in which the chatbot called a tool with an id the user had given: the share that shows whether the
+    chatbot acts on what it is told (an id it made up, or took from a tool's description, does not count)."""
+    acted = [dialog.id for dialog in dialogs if used_a_given_id(dialog)]
+    return f"chatbot used a given id {len(acted)} of {len(dialogs)} dialogs ({', '.join(acted) or '-'})"
+
+
+def used_a_given_id(dialog: Dialog) -> bool:
+    """Whether a tool call of the chatbot has an argument with an identifier's shape that the user's words before it
+    name (a cabin the user named is no id)."""
+    said = ""
+    for message in dialog.transcript:
+        if message.role == "user":
+            said += "\n" + message.content
+            continue
+        for call in message.tool_calls:
+            if any(isinstance(value, str) and id_pattern(value) and named_in(said, value)
+                   for _, value in leaves(call.arguments)):
+                return True
+    return False
 
 
 def _duration(stage: dict[str, Any]) -> float | None:

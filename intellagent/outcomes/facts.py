@@ -34,7 +34,7 @@ def customer_facts(event: Event) -> list[str]:
            if _is_fact(value)}
     facts: list[str] = []
     for call in event.expected.calls:
-        for name, value in _leaves(call.arguments):
+        for name, value in leaves(call.arguments):
             fact = f"{name}: {_shown(value)}"
             if _is_fact(value) and _shown(value) in own and fact not in facts:
                 facts.append(fact)
@@ -65,14 +65,14 @@ def request_ids(event: Event, tables: Tables) -> list[str]:
     return sorted(ids, key=lambda found: -sum(found in key for key in changed))
 
 
-def _leaves(arguments: Any, name: str = "") -> Iterator[tuple[str, Any]]:
+def leaves(arguments: Any, name: str = "") -> Iterator[tuple[str, Any]]:
     """Every plain value in a call's arguments, under the name of the argument or key that holds it."""
     if isinstance(arguments, dict):
         for key, value in arguments.items():
-            yield from _leaves(value, str(key))
+            yield from leaves(value, str(key))
     elif isinstance(arguments, list):
         for item in arguments:
-            yield from _leaves(item, name)
+            yield from leaves(item, name)
     else:
         yield name, arguments
 

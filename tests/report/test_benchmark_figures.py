@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from intellagent.artifacts import Dialog, Message, ToolCall
 from intellagent.config import ReportConfig
 from intellagent.llm import UsageReport
 from intellagent.reports import build_report, load_artifacts, run_usage
@@ -73,3 +74,26 @@ def test_the_scale_benchmark_bounds_simulate_by_its_longest_dialog(tmp_path):
     scale = load_benchmark("scale")
     assert scale.longest_dialog(tmp_path) == 7
     assert scale.efficiency(60.0, 20.0, 4) == 0.75
+
+
+def given_ids(*transcript: Message) -> str:
+    dialog = Dialog(id="S001", event="S001", status="pass", transcript=[Message(role="chatbot", content="Hi!"),
+                                                                        *transcript])
+    return load_benchmark("end_to_end").given_ids_figure([dialog])
+
+
+def test_a_chatbot_counts_as_acting_on_a_given_id_only_with_an_id_the_user_said_before_the_call():
+    look_up = ToolCall(id="c1", name="get_order", arguments={"order_id": "1000000042", "cabin": "economy"})
+    example = ToolCall(id="c1", name="get_order", arguments={"order_id": "9999999999"})
+    word = ToolCall(id="c1", name="get_order", arguments={"status": "economy"})
+
+    acted = given_ids(Message(role="user", content="Order 1000000042 please, in economy."),
+                      Message(role="chatbot", content="", tool_calls=[look_up]))
+
+    assert acted == "chatbot used a given id 1 of 1 dialogs (S001)"
+    assert given_ids(Message(role="user", content="Order 1000000042 please."),
+                     Message(role="chatbot", content="", tool_calls=[example])).startswith("chatbot used a given id 0")
+    assert given_ids(Message(role="user", content="In economy."),
+                     Message(role="chatbot", content="", tool_calls=[word])).startswith("chatbot used a given id 0")
+    assert given_ids(Message(role="chatbot", content="", tool_calls=[look_up]),
+                     Message(role="user", content="It was 1000000042.")).startswith("chatbot used a given id 0")
