@@ -195,8 +195,8 @@ async def propose(state: EventState, runtime: EventRuntime) -> Update:
 
 
 async def verify(state: EventState, runtime: EventRuntime) -> Update:
-    """The proposal run in a copy of the event's world (no call): the event with its outcome, unless a failed
-    call goes back to the model."""
+    """The proposal run in a copy of the event's world (no call): the event with its outcome, unless a drafted
+    change failed on the world (drawn anew, see `redraw`) or a failed call goes back to the model."""
     # async although it never awaits, as check: one event's run at a time in the process's copy of the world.
     deps, draws = runtime.context, state.get("draws", 0)
     assert state["event"] is not None
@@ -236,8 +236,9 @@ def route_after_plan(state: EventState, runtime: EventRuntime) -> str:
 
 
 def route_after_check(state: EventState) -> str:
-    """An event made: on to its expected outcome; else every rejection first tries generated values at no call
-    (a repair may bring back a value that only generation gets right)."""
+    """An event made: on to its expected outcome; a world drawn anew that broke a row's rule: back to the one
+    before it; else every rejection first tries generated values at no call (a repair may bring back a value
+    that only generation gets right)."""
     if state.get("event") is not None:
         return "propose"
     return "keep_drawn" if state.get("carried") is not None else "loosen"
