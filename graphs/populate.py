@@ -202,8 +202,8 @@ async def verify(state: EventState, runtime: EventRuntime) -> Update:
     assert state["event"] is not None
     verdict = verified(deps, state["event"], state["proposal"])
     if verdict.failure is not None:
-        first = not verdict.proposal.calls[verdict.failure.index].mended
-        if (first and draws < WORLD_DRAWS and is_drafted(deps, state["event"])
+        # A failure comes back only for a call the model has not mended yet (see `verified`): a draft's first.
+        if (draws < WORLD_DRAWS and is_drafted(deps, state["event"])
                 and drawable(deps, state["event"], verdict.failure.reason)):
             return {"proposal": verdict.proposal, "redraw": verdict.failure.reason}
         return {"proposal": verdict.proposal, "failure": verdict.failure}

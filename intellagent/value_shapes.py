@@ -83,3 +83,15 @@ def named_in(text: str, value: str) -> bool:
     'basic economy' names basic_economy; 'A12' does not name A1, nor '#A1' or 'A1-2'."""
     spoken = value.replace("_", " ")
     return re.search(rf"(?<![\w#-]){re.escape(spoken)}(?![\w-])", text.replace("_", " "), re.IGNORECASE) is not None
+
+
+NAMED_CELL = 3
+"""Characters a cell's value needs, at least, before a text can be said to name it (not "no", "0")."""
+
+
+def named_cell(text: str, value: Any) -> bool:
+    """Whether `text` names a cell's `value`: a text or a number long enough to be told from a word (see
+    `named_in`)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) < NAMED_CELL:
+        return False
+    return named_in(text, str(value))

@@ -35,8 +35,8 @@ from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.llm import LLMError
 from intellagent.outcomes.answer import given_values
 from intellagent.outcomes.proposal import Proposal, ProposedCall, rows_text
-from intellagent.populate.rows import names_value
 from intellagent.prompt_files import prompt_text
+from intellagent.value_shapes import named_cell
 
 if TYPE_CHECKING:
     from intellagent.artifacts import Event
@@ -159,9 +159,8 @@ def drawable(deps: EventDeps, event: Event, failure: str) -> bool:
     record's own key (an item's date, an order's status), not only the call's arguments. Only then can the world
     drawn anew mend it."""
     for name, rows in {**event.user_rows, **event.user_side_rows}.items():
-        table = deps.tables[name]
-        own_key = {column for column in table.key if table.columns[column].references is None}
-        if any(names_value(failure, value) for row in rows for column, value in row.items() if column not in own_key):
+        own_key = deps.tables[name].own_key
+        if any(named_cell(failure, value) for row in rows for column, value in row.items() if column not in own_key):
             return True
     return False
 

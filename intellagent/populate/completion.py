@@ -166,7 +166,7 @@ def _growing(rows: list[Draft], added: list[Draft]) -> Iterator[Draft]:
 def _is_new(table: TableInfo, cells: dict[str, Any], world: BackgroundWorld) -> bool:
     """Whether a planned row is a new entity: its own key is a symbol, left to generation, or a value that names
     no existing row (and so is generated anew, see `rows`)."""
-    own = [name for name in table.key if table.columns[name].references is None]
+    own = table.own_key
     if not own or any(isinstance(cells.get(name), Symbol) or cells.get(name) is None for name in own):
         return bool(own)
     return not world.matching(table.name, {name: cells[name] for name in table.key if name in cells})

@@ -23,7 +23,7 @@ from intellagent.populate.references import resolve_references
 from intellagent.populate.row_models import ValuesAnswer
 from intellagent.populate.symbols import Symbol, SymbolTable, looks_like_symbol
 from intellagent.populate.tables import Column, ForeignKey, TableInfo, Tables
-from intellagent.value_shapes import named_in
+from intellagent.value_shapes import named_cell
 
 
 @dataclass
@@ -264,10 +264,6 @@ def fall_back(
     return notes
 
 
-NAMED_LENGTH = 3
-"""Characters a value needs, at least, before a failure's text can be said to name it (not "no", "0")."""
-
-
 def draw_anew(plan: Plan, assignment: Assignment, *, failure: str, tables: Tables) -> list[str]:
     """Give up the model's values that a failed change's `failure` names, at no call; return a note for each row.
 
@@ -286,9 +282,8 @@ def draw_anew(plan: Plan, assignment: Assignment, *, failure: str, tables: Table
     notes: list[str] = []
     for row in plan.rows:
         table = tables[row.table]
-        own_key = {name for name in table.key if table.columns[name].references is None}
         named = {name: value for name, value in _model_values(row, assignment, tables).items()
-                 if name not in own_key and names_value(failure, value)}
+                 if name not in table.own_key and named_cell(failure, value)}
         if not named:
             continue
         notes.append(f"{row.label}: {_show_values(named)} drawn anew ({failure})")
@@ -300,13 +295,6 @@ def draw_anew(plan: Plan, assignment: Assignment, *, failure: str, tables: Table
             if name in named:
                 assignment.symbols.pop(symbol, None)
     return notes
-
-
-def names_value(text: str, value: Any) -> bool:
-    """Whether `text` names a cell's `value` (a text or a number long enough to be told from a word)."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) < NAMED_LENGTH:
-        return False
-    return named_in(text, str(value))
 
 
 def _model_values(row: PlannedRow, assignment: Assignment, tables: Tables) -> dict[str, Any]:

@@ -76,6 +76,12 @@ class TableInfo:
         """The columns whose values name a record: the table's key, and its references to other tables."""
         return {*self.key, *(column for key in self.foreign_keys for column in key.columns)}
 
+    @property
+    def own_key(self) -> tuple[str, ...]:
+        """The key's columns that are the table's own, not references to another's (a booking's id, not a segment's
+        booking)."""
+        return tuple(name for name in self.key if self.columns[name].references is None)
+
     def key_of(self, values: dict[str, Any]) -> tuple[Any, ...]:
         """The primary key of a row given by its values."""
         return tuple(values.get(name) for name in self.key)

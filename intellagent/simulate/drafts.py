@@ -103,7 +103,8 @@ def restatement(event: Event, request_ids: Sequence[str], *, user_said: Sequence
     request = event.entitled.request.strip().rstrip(".") + "."
     message = " ".join([prompt_text("simulate/user_restated", request=request), *([_reference(request_ids)]
                                                                                    if request_ids else [])])
-    return None if message in user_said else message
+    # Sent, a persona's move may have been added to it: it counts as said when a message holds it.
+    return None if any(message in said for said in user_said) else message
 
 
 def _reference(request_ids: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ from scripted_dialogs import call, dialogs, event, play_shop, reply, say, shop_c
 
 from intellagent.artifacts import Entitlement
 from intellagent.llm import HTTPError
-from intellagent.simulate.drafts import draft_fault
+from intellagent.simulate.drafts import draft_fault, restatement
 from intellagent.simulate.turns import UserTurn
 
 SECRET = "my-private-plan-7"
@@ -278,6 +278,15 @@ def test_a_user_entitled_to_a_change_that_keeps_echoing_says_its_request_again_o
     assert [m.content for m in dialog.transcript if m.role == "user"] == [
         "Cancel my order A1.", "I still need this done: Cancel order A1, which has not shipped."]
     assert dialog.status == "incomplete" and "repeats the agent's words" in dialog.reason
+
+
+def test_a_request_said_again_counts_as_said_when_a_persona_move_was_added_to_it() -> None:
+    entitled = event(entitled=Entitlement(tool="cancel_order", request="Cancel order A1"))
+    again = restatement(entitled, ["A1"], user_said=["Cancel my order A1."])
+
+    assert again == "I still need this done: Cancel order A1. My reference is A1."
+    assert restatement(entitled, ["A1"], user_said=[f"{again} I expected much better service than this."]) is None
+    assert restatement(event(), ["A1"], user_said=[]) is None  # nothing it is entitled to: nothing to say again
 
 
 def test_a_user_that_keeps_narrating_is_sent_as_it_is_after_the_bound_and_the_audit_counts_it(
