@@ -156,11 +156,13 @@ def test_a_redone_dialog_starts_from_the_events_database(tmp_path, run_folder, s
 def test_usage_is_counted_per_dialog_and_in_the_run(tmp_path, run_folder, script):
     script_dialogs(script)
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Cancelled."))
-    config = shop_config(tmp_path)
+    config = shop_config(tmp_path, workers=1)  # one at a time: S002 then finds S001's answers in the cache
     folder = run_folder(config, [event("S001"), event("S002")])
     simulate(config, folder, script)
     recorded = dialogs(folder)
     assert {role: tally.calls for role, tally in recorded[0].usage.items()} == {"chatbot": 1, "critique": 1, "user": 2}
+    # S002's chatbot and critique prompts are S001's to the letter: served from the cache, not called again
+    assert {role: tally.calls for role, tally in recorded[1].usage.items()} == {"chatbot": 0, "critique": 0, "user": 2}
     run = json.loads((folder / "run.json").read_text())["usage"]["stages"]["simulate"]
     assert run["input_tokens"] == sum(t.input_tokens for d in recorded for t in d.usage.values()) > 0
 
