@@ -506,6 +506,6 @@ async def _described(ctx: RunContext, *, policies_only: bool) -> Described:
         # Loading the environment checks the whole domain before the first LLM call is spent on it.
         {"document": ctx.environment.policy, "policies_only": policies_only},
         context=deps,
-        config={"max_concurrency": ctx.config.workers, "recursion_limit": limit, "run_name": "describe"},
+        config={"max_concurrency": ctx.workers, "recursion_limit": limit, "run_name": "describe"},
     )
     return Described(catalog=final["catalog"], graph=final["graph"], scenarios=final.get("scenarios", []))

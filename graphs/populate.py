@@ -407,7 +407,7 @@ async def run(ctx: RunContext) -> list[Event]:
         async with ctx.executor.stage(ctx, EventWork) as populate:
             await build_graph().ainvoke(
                 StageState(scenarios=pending, done=[]), context=PopulateDeps(ctx.folder, items, populate),
-                config={"max_concurrency": ctx.config.workers, "run_name": "populate"})
+                config={"max_concurrency": ctx.workers, "run_name": "populate"})
     return artifact.finalize()
 
 

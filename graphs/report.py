@@ -132,5 +132,5 @@ async def run(ctx: RunContext) -> Report:
     async with ctx.executor.stage(ctx, AnalysisWork) as judge:
         final = await build_graph().ainvoke(
             {}, context=ReportDeps(ctx=ctx, items=items, judge=judge),
-            config={"max_concurrency": ctx.config.workers, "run_name": "report"})
+            config={"max_concurrency": ctx.workers, "run_name": "report"})
     return final["report"]

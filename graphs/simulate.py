@@ -163,7 +163,7 @@ async def run(ctx: RunContext) -> list[Dialog]:
                     items.expect(items.total + len(todo))
                 await build_graph().ainvoke(
                     SimulateState(tasks=todo, recorded=[]),
-                    {"max_concurrency": ctx.config.workers, "run_name": "simulate"},
+                    {"max_concurrency": ctx.workers, "run_name": "simulate"},
                     context=SimulateDeps(items=items, play=play),
                 )
             recorded = artifact.load()

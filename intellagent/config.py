@@ -745,7 +745,8 @@ class Config(_Strict):
     chatbot: ChatbotConfig = Field(default_factory=ChatbotConfig)
     samples: int = Field(default=3, ge=1, description="Scenarios to generate (and dialogs to run).")
     seed: int = Field(default=42, description="Seed of every random choice; same seed, same artifacts.")
-    workers: int = Field(default=2, ge=1, description="Items processed concurrently within a stage.")
+    workers: int = Field(default=2, ge=1, description="Items processed concurrently within a stage; one when every "
+                         "model is the embedded one, which serves one request at a time.")
     llm_retries: int = Field(default=3, ge=0, description="Retries of a transient LLM error, with backoff.")
     parse_retries: int = Field(default=2, ge=0, description="Re-asks of an answer that does not validate.")
     describe: DescribeConfig = Field(default_factory=DescribeConfig)

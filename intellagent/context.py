@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 
-from intellagent.config import Config
+from intellagent.config import FRAMEWORK_ROLES, Config
 from intellagent.llm import RoleModels, Usage
+from intellagent.llm.embedded import EMBEDDED_SLOTS
 from intellagent.progress import RunProgress
 from intellagent.run_folder import RunFolder
 
@@ -100,6 +101,18 @@ class RunContext:
     chatbot: Any = None
     mutants: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
+
+    @cached_property
+    def workers(self) -> int:
+        """Items a stage does at once: the config's `workers`, but no more than the embedded model's slots when
+        every model the run calls is the embedded one. Its server works on one request per slot; items beyond
+        that only take turns, and each turn throws the other items' prompts out of the slot, so that a dialog's
+        history is read again at every one of its turns instead of coming from the prefix cache."""
+        chatbot_on_it = self.chatbot is None and self.config.chatbot.type == "llm_agent"
+        all_local = all(self.config.role_spec(role).provider == "local" for role in [*FRAMEWORK_ROLES, "chatbot"])
+        if chatbot_on_it and all_local:
+            return min(self.config.workers, EMBEDDED_SLOTS)
+        return self.config.workers
 
     @cached_property
     def environment(self) -> Environment:

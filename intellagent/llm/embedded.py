@@ -81,11 +81,14 @@ class LocalServer:
     slots: int = 1
 
 
+EMBEDDED_SLOTS = 1
+"""Requests the server works on at once, unless a caller asks for more (see `local_server`)."""
+
 _server: LocalServer | None = None
 _lock = threading.Lock()
 
 
-def local_server(*, parallel: int = 1, context_per_slot: int = 16384) -> LocalServer:
+def local_server(*, parallel: int = EMBEDDED_SLOTS, context_per_slot: int = 16384) -> LocalServer:
     """Start the embedded model's server once per process and return it.
 
     One slot is the default: on two cores, two slots decode at a fraction of the speed each and

@@ -38,7 +38,7 @@ async def production_verdicts(ctx: RunContext) -> list[Analysis]:
     items.expect(len(pending), done=len(kept))
     if pending:
         async with ctx.executor.stage(ctx, AnalysisWork) as judge:
-            await _judged(items, judge, pending, workers=ctx.config.workers)
+            await _judged(items, judge, pending, workers=ctx.workers)
     return items.artifact.finalize()
 
 

@@ -94,7 +94,7 @@ class EventSearch:
         self.tree = RolloutTree(event=self.event.id, policies=self.event.policies, beam=self.settings.beam,
                                 branch=self.settings.branch, max_turns=self.settings.max_turns, floor=self.floor,
                                 kind=expected.kind if expected else None)
-        self.limit = asyncio.Semaphore(self.player.ctx.config.workers)
+        self.limit = asyncio.Semaphore(self.player.ctx.workers)
         # Where the branches' complete worlds are made, beside what each changed; none is left once the search ends.
         self.worlds = self.player.ctx.folder.path(Casting.for_branch(self.event.id, "0", self.way).stored_world).parent
 
