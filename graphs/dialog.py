@@ -168,6 +168,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
             if again is None:  # sent, it could not move the conversation: the user cannot go on
                 return acts.kept({"outcome": gave_up(f"its message {fault.problem}")}, transcript)
             turn = turn.model_copy(update={"message": again})
+            break
         # The draft is quoted in a note rather than answered with an error, and sampled warmer: shown its
         # own answer and an error, the embedded model wrote the same echo three times.
         shown = turn.message if not turn.stops else f"(you ended the conversation: {getattr(turn, 'reason', '')})"

@@ -44,7 +44,7 @@ def customer_facts(event: Event) -> list[str]:
 def request_ids(event: Event, tables: Tables) -> list[str]:
     """The ids of the records the event's request is about that its user knows: the values of the expected writes'
     arguments that name a key or a reference of a table the event's rows fill, where the user's rows or its scenario
-    (whose facts list the records it holds) state them. None when the event expects no write.
+    (whose facts list the records it holds) state them; none when the event expects no write.
 
     The record the writes change most comes first (the booking whose cabin and bags change, not the card that pays
     for it), then the others in the order the writes give them.
