@@ -190,7 +190,8 @@ async def critique(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Updat
     deps = runtime.context
     stop = state["stop"]
     assert stop is not None  # routed here only with a verdict
-    answer = await checked_verdict(deps.critique, deps.policy, state["transcript"], stop, dialog=deps.event.id)
+    answer = await checked_verdict(deps.critique, deps.policy, deps.tools, state["transcript"], stop,
+                                   dialog=deps.event.id)
     if answer is None:
         return {}
     if answer.correct:

@@ -26,15 +26,16 @@ if TYPE_CHECKING:
 
 REPLY: Final = "reply"
 
-THOUGHT_LENGTH = 240
-"""Characters of a step's thought: a sentence or two, so that it stays cheap and never becomes the reply."""
+THOUGHT_LENGTH = 180
+"""Characters of a step's thought: a sentence, so that it stays cheap and never becomes the reply (the chatbot's
+steps are most of a dialog's calls, and its thoughts were half of what they wrote on the embedded model)."""
 
 
 class Thought(BaseModel):
     """What a chatbot's step writes first."""
 
-    thought: str = Field(max_length=THOUGHT_LENGTH, description="One or two short sentences: what the user asked "
-                         "for, the details you have (from the user or a tool), and so what you do now.")
+    thought: str = Field(max_length=THOUGHT_LENGTH, description="One short sentence: what the user asked for, the "
+                         "details you have (from the user or a tool), and so what you do now.")
 
 
 class ReplyStep(BaseModel):

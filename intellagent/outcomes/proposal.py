@@ -166,7 +166,8 @@ def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
 
 def rows_text(deps: EventDeps, event: Event) -> str:
     """The event's own rows (those of the user's side in full), then the rows they refer to (at most
-    `MAX_REFERENCED`), one JSON line each."""
+    `MAX_REFERENCED`), one JSON line each, without their empty columns (a flight's date has nine while it can be
+    booked, and every token of this prompt is read cold)."""
     own = {**event.user_rows, **event.user_side_rows}
     referenced: dict[str, list[dict[str, Any]]] = {}
     for table_name, rows in own.items():
@@ -181,9 +182,13 @@ def rows_text(deps: EventDeps, event: Event) -> str:
                 listed = referenced.setdefault(foreign_key.target, [])
                 if found and found[0] not in listed and sum(map(len, referenced.values())) < MAX_REFERENCED:
                     listed.append(found[0])
-    blocks = [f"{name}:\n" + "\n".join(f"- {json.dumps(row, ensure_ascii=False, default=str)}" for row in rows)
+    blocks = [f"{name}:\n" + "\n".join(f"- {json.dumps(_filled(row), ensure_ascii=False, default=str)}" for row in rows)
               for name, rows in (*own.items(), *referenced.items()) if rows]
     return "\n".join(blocks) or "(no rows of its own: the scenario plays on the world as it is)"
+
+
+def _filled(row: dict[str, Any]) -> dict[str, Any]:
+    return {column: value for column, value in row.items() if value is not None}
 
 
 def _among(rows: list[dict[str, Any]], match: dict[str, Any]) -> bool:

@@ -82,14 +82,16 @@ class EventDeps:
         tables = Tables(env.tables)
         background = build_background(ctx)
         world = BackgroundWorld.load(env, background, tables)
-        prompt = render("populate/world", policy=env.policy, tables=describe_tables(tables),
-                        counts=describe_counts(world))
         samples = describe_samples(world, per_table=ctx.config.populate.sample_rows, seed=str(ctx.config.seed))
         llm = ctx.llms["populate"]
         # On the embedded model the rewritten texts and the constraints and values steps were most of
         # the stage's output tokens, and added nothing: the texts came back copied without a symbol,
         # and the rules restated the plan's symbols ("user_id: U1").
         lean = on_locally(ctx.config.populate.lean, llm.spec.provider)
+        # Lean, the calls read the scenario's own rules, not the whole document: on the embedded model it
+        # was a third of every prompt, read cold by the first plan, and each token of context slows writing.
+        prompt = render("populate/world_lean" if lean else "populate/world", policy=env.policy,
+                        tables=describe_tables(tables), counts=describe_counts(world))
         drafts = on_locally(ctx.config.populate.drafted_outcomes, llm.spec.provider)
         catalog = ctx.folder.policies.load()
         policies = {policy.id: policy.text for policy in catalog.policies} if catalog else {}
@@ -144,7 +146,7 @@ def entitled_note(scenario: Scenario) -> str:
 async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
     """The scenario's entities and rows, as symbols (and, unless lean, its texts with them)."""
     messages = deps.messages("plan", description=scenario.description,
-                             expected_behaviour=scenario.expected_behaviour,
+                             expected_behaviour=scenario.expected_behaviour, rules=deps.rules_of(scenario),
                              persona=entitled_note(scenario) + claim_note(scenario), **example_names(deps.tables))
     answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
     return Plan.from_answer(answer, deps.tables, deps.world)

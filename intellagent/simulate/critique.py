@@ -1,4 +1,8 @@
-"""The critique: it checks a simulated user's verdict against the whole policy and every tool call."""
+"""The critique: it checks a simulated user's verdict against the whole policy and every tool call.
+
+Its prompt opens as the JSON-choice chatbot's does (the policy, then the tools): on a server with a prefix cache,
+the closing critique of a dialog then leaves the next dialog's chatbot its opening already read.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +17,16 @@ from intellagent.simulate.users import Stop
 
 
 async def checked_verdict(
-    llm: LLM, policy: str, transcript: list[Message], stop: Stop, *, dialog: str
+    llm: LLM, policy: str, tools: str, transcript: list[Message], stop: Stop, *, dialog: str
 ) -> Critique | None:
     """The critique's answer on a verdict; None when it gives no usable one (the verdict then stands
     unchecked, as when the send-backs are used up).
 
     Args:
+        tools: the chatbot's tools, as `describe_tools` lists them.
         dialog: the dialog's id, for the log.
     """
-    messages = render("simulate/critique", policy=policy, transcript=transcript_text(transcript),
+    messages = render("simulate/critique", policy=policy, tools=tools, transcript=transcript_text(transcript),
                       verdict=stop.verdict, reason=stop.reason)
     try:
         return await llm.answer(messages, Critique, step="simulate/critique")

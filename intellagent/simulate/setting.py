@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from intellagent.artifacts import Event
 from intellagent.chatbots import ChatbotConversation, DialogWorld
+from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.config import switched_on
 from intellagent.context import RunContext
 from intellagent.environment import Environment
@@ -32,6 +33,7 @@ class DialogDeps:
     Attributes:
         event: the event played out.
         policy: the policy document, which the critique reads whole.
+        tools: the chatbot's tools as the critique reads them (`describe_tools`).
         conversation: the chatbot under test, opened for this dialog.
         user: the simulated user.
         critique: the critique's model.
@@ -45,6 +47,7 @@ class DialogDeps:
 
     event: Event
     policy: str
+    tools: str
     conversation: ChatbotConversation
     user: UserRole
     critique: LLM
@@ -78,6 +81,7 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
     return DialogDeps(
         event=event,
         policy=environment.policy,
+        tools=describe_tools(environment.tools),
         conversation=conversation,
         user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools,
                        request_ids=request_ids(event, Tables(environment.tables))),
