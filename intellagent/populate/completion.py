@@ -11,14 +11,14 @@ can satisfy gets the row it needs. A row whose owner (the row it belongs to: a p
 order) is named by a symbol no planned row of the owner's table holds gets that owner, keyed by the
 symbol: otherwise the row would be rejected with nothing to refer to, and the event would lose the
 record its scenario is about. A symbol naming a row the row is only about (a line's product) is left to
-reference resolution, which chooses an existing row. Added rows go through the constraints and values
-steps like any other.
+reference resolution, which chooses an existing row. A change the user is entitled to gets the record it acts
+on when the plan forgot it. Added rows go through the constraints and values steps like any other.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from intellagent.populate.background_world import BackgroundWorld
@@ -90,6 +90,24 @@ def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:
             for column, value in cells.items():
                 same.setdefault(column, value)
     return merged
+
+
+def add_acted_on(rows: list[Draft], arguments: Iterable[str], entities: dict[str, str], tables: Tables) -> list[Draft]:
+    """The rows, plus a new row of each table whose own key one of `arguments` names and the plan holds no row of.
+
+    `arguments` are those the change the user is entitled to takes: a small model asked for a booking whose cabin
+    changes planned five payment cards and no booking, and the change then had nothing to act on. The added row
+    holds its new key alone; its owner (open) is resolved to the event's own row, and its parts are added next.
+    """
+    added: list[Draft] = []
+    for argument in arguments:
+        target = next((table for table in tables if table.own_key == (argument,)), None)
+        if target is None or any(name == target.name for name, _ in rows + added):
+            continue
+        symbol = _new_symbol(target.name, entities, rows + added)
+        entities[symbol.name] = f"the {target.name} row the change acts on"
+        added.append((target.name, {argument: symbol}))
+    return rows + added
 
 
 def add_forgotten_parents(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:

@@ -149,7 +149,15 @@ async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
                              expected_behaviour=scenario.expected_behaviour, rules=deps.rules_of(scenario),
                              persona=entitled_note(scenario) + claim_note(scenario), **example_names(deps.tables))
     answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
-    return Plan.from_answer(answer, deps.tables, deps.world)
+    return Plan.from_answer(answer, deps.tables, deps.world, acted_on=entitled_arguments(deps.env, scenario))
+
+
+def entitled_arguments(env: Environment, scenario: Scenario) -> list[str]:
+    """The required arguments of the change the scenario's user is entitled to (none without one, or when its tool
+    is not the domain's: the outcome's drafting reports that)."""
+    if scenario.entitled is None or scenario.entitled.tool not in {tool.name for tool in env.every_tool}:
+        return []
+    return list(env.tool(scenario.entitled.tool).parameters.get("required", []))
 
 
 async def constrained(deps: EventDeps, plan: Plan) -> Constraints:

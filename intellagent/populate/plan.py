@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel
 
 from intellagent.populate.background_world import BackgroundWorld
 from intellagent.populate.completion import (
+    add_acted_on,
     add_forgotten_parents,
     add_missing_parts,
     add_named_owners,
@@ -53,18 +55,18 @@ class Plan:
 
     rows: list[PlannedRow]
     entities: dict[str, str] = field(default_factory=dict)
-    relations: list[str] = field(default_factory=list)
     scenario: str = ""
     expected_behaviour: str = ""
 
     @classmethod
-    def from_answer(cls, answer: BaseModel, tables: Tables, world: BackgroundWorld) -> Plan:
+    def from_answer(cls, answer: BaseModel, tables: Tables, world: BackgroundWorld, *,
+                    acted_on: Iterable[str] = ()) -> Plan:
         """The plan of a `SymbolicPlan` answer, made whole, rows sorted parents first and labelled per table.
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
         one (U2), since small models often use a symbol without declaring it. A symbol keying two
-        tables is split, repeated rows are merged, and forgotten parents, missing parts and owners are added
-        (see `completion`).
+        tables is split, repeated rows are merged, and the records the entitled change acts on (`acted_on`: its
+        arguments), forgotten parents, missing parts and owners are added (see `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
@@ -74,6 +76,7 @@ class Plan:
         ]
         # Forgotten parents first: a symbol one keys may key another table too (split next), and they get
         # their parts and owners like any planned row.
+        drafts = add_acted_on(drafts, acted_on, entities, tables)
         drafts = separate_shared_keys(add_forgotten_parents(drafts, entities, tables), entities, tables)
         drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)
         drafts = add_named_owners(drafts, entities, tables, world)
@@ -85,7 +88,6 @@ class Plan:
         return cls(
             rows=rows,
             entities=entities,
-            relations=list(answer.relations),  # type: ignore[attr-defined]
             scenario=getattr(answer, "scenario", ""),
             expected_behaviour=getattr(answer, "expected_behaviour", ""),
         )
@@ -167,8 +169,6 @@ class Plan:
         """The plan as the model reads it in later steps."""
         lines = ["Entities:"]
         lines += [f"- {symbol}: {description}" for symbol, description in self.entities.items()] or ["- (none)"]
-        lines.append("Relations:")
-        lines += [f"- {relation}" for relation in self.relations] or ["- (none)"]
         lines.append("Rows to insert:")
         for row in self.rows:
             cells = ", ".join(f"{column}={_show(value)}" for column, value in row.cells.items())

@@ -54,10 +54,12 @@ _REWRITTEN_TEXTS: dict[str, Any] = {
 
 @cache  # once per domain and kind: a model class made per event is never freed
 def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
-    """The schema of a symbolic plan: entities, relations, rows per table written with symbols, and
-    (with `texts`) the scenario's texts rewritten with the symbols.
+    """The schema of a symbolic plan: entities, rows per table written with symbols, and (with `texts`) the
+    scenario's texts rewritten with the symbols.
 
-    A row's values are the table's columns, each a value of the column's type or a symbol.
+    A row's values are the table's columns, each a value of the column's type or a symbol; how entities relate is
+    what the rows' symbols say (the embedded model wrote relations backwards, "U1 belongs to PM1", at a minute's
+    worth of tokens a run).
     """
     variants = tuple(_plan_row_model(table) for table in tables)
     row: Any = variants[0]
@@ -77,7 +79,6 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
         __config__=ConfigDict(extra="forbid"),
         __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
         entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
-        relations=(list[str], Field(max_length=MAX_ITEMS, description="How they relate, e.g. 'R1 belongs to U1'.")),
         rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
         **(_REWRITTEN_TEXTS if texts else {}),
     )

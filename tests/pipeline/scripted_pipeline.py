@@ -119,7 +119,6 @@ def plan(request: Request) -> dict[str, Any]:
     situation = next(s for s in SITUATIONS.values() if s["description"] in request.text)
     return {
         "entities": [{"symbol": "O1", "description": "the order the user asks about"}],
-        "relations": [],
         "rows": [{"table": "orders", "values": situation["row"]}],
         "scenario": situation["scenario"],
         "expected_behaviour": situation["expected"],

@@ -46,7 +46,6 @@ def order_plan(*, sku: str = "P1") -> dict[str, Any]:
             {"symbol": "O1", "description": "C1's open order, placed two hours ago"},
             {"symbol": "P1", "description": "an existing product in stock"},
         ],
-        "relations": ["O1 was placed by C1", "O1 holds P1"],
         "rows": [
             # Out of order on purpose: rows are inserted parents first whatever order the plan gives.
             {"table": "shop_order_items", "values": {"order_id": "O1", "sku": sku}},

@@ -29,7 +29,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> StoreWorld:
 
 def plan_of(store: StoreWorld, rows: list[dict[str, Any]], world: BackgroundWorld | None = None) -> Plan:
     answer = plan_model(store.tables).model_validate(
-        {"entities": [], "relations": [], "rows": rows, "scenario": "", "expected_behaviour": ""})
+        {"entities": [], "rows": rows, "scenario": "", "expected_behaviour": ""})
     return Plan.from_answer(answer, store.tables, world or store.world)
 
 
@@ -247,7 +247,7 @@ def test_lines_of_an_order_no_row_plans_get_that_order_once_and_its_payment(stor
 
 def test_a_forgotten_order_is_made_in_the_checked_event_with_its_lines_payment_and_the_events_customer(
         tmp_path: Path, script: ScriptedLLM) -> None:
-    script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": FORGOTTEN_ORDER})
+    script.on(schema="SymbolicPlan", reply={"entities": [], "rows": FORGOTTEN_ORDER})
     run = start_run(config(tmp_path, populate={"lean": "yes"}), tmp_path / "run", [ORDER_SCENARIO])
 
     run.populate(script)

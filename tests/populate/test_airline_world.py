@@ -38,7 +38,6 @@ def forgetful_plan(tables: Tables, world: BackgroundWorld) -> Plan:
     answer = plan_model(tables).model_validate({
         "entities": [{"symbol": "U1", "description": "a gold member"},
                      {"symbol": "R1", "description": "U1's basic economy reservation"}],
-        "relations": ["R1 belongs to U1"],
         "rows": [{"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1",
                                                       "cabin": "basic_economy"}},
                  {"table": "users", "values": {"user_id": "U1", "membership": "gold"}}],
@@ -86,7 +85,7 @@ def landed_flight_cancelled(
     """A landed flight of the world, and the assembled row of a plan that names it by its key to cancel it."""
     existing = next(row for row in world.rows("flight_dates") if row["status"] == "landed")
     answer = plan_model(tables).model_validate({
-        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "entities": [], "scenario": "", "expected_behaviour": "",
         "rows": [{"table": "flight_dates", "values": {"flight_number": existing["flight_number"],
                                                       "date": existing["date"], "status": "cancelled"}}],
     })
@@ -132,7 +131,7 @@ def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names
     answer = plan_model(tables).model_validate({
         "entities": [{"symbol": "U1", "description": "a gold member"},
                      {"symbol": "B1", "description": "U1's reservation, paid by card"}],
-        "relations": [], "scenario": "U1 asks about B1.", "expected_behaviour": "",
+        "scenario": "U1 asks about B1.", "expected_behaviour": "",
         "rows": [{"table": "users", "values": {"user_id": "U1"}},
                  {"table": "payment_methods", "values": {"user_id": "U1", "payment_id": "B1"}},
                  {"table": "reservations", "values": {"reservation_id": "B1", "user_id": "U1"}},
@@ -149,7 +148,7 @@ def test_a_symbol_keying_two_tables_is_split_and_the_table_its_description_names
 def test_a_planned_payment_method_with_its_owner_left_open_serves_the_payment(airline) -> None:
     _, tables, world, _ = airline
     answer = plan_model(tables).model_validate({
-        "entities": [], "relations": [], "scenario": "", "expected_behaviour": "",
+        "entities": [], "scenario": "", "expected_behaviour": "",
         "rows": [{"table": "users", "values": {"user_id": "U1"}},
                  {"table": "payment_methods", "values": {"payment_id": "PM1", "source": "credit_card"}},
                  {"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1"}}],
@@ -164,7 +163,7 @@ def flights_of_a_forgotten_reservation(tables: Tables, world: BackgroundWorld, *
     reservation = [{"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1"}}] if planned else []
     answer = plan_model(tables).model_validate({
         "entities": [{"symbol": "U1", "description": "a silver member"}],
-        "relations": [], "scenario": "U1 wants to change R1.", "expected_behaviour": "The chatbot changes it.",
+        "scenario": "U1 wants to change R1.", "expected_behaviour": "The chatbot changes it.",
         "rows": [{"table": "users", "values": {"user_id": "U1"}}, *reservation,
                  *({"table": "reservation_flights", "values": {"reservation_id": "R1", "position": position}}
                    for position in range(4))],

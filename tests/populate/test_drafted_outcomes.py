@@ -253,14 +253,16 @@ def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_ar
     assert run.event.expected is None and "cancellation_eligibility" in (run.event.expected_error or "")
 
 
-def test_a_change_whose_record_the_rows_lack_leaves_no_outcome_with_no_call(tmp_path: Path) -> None:
-    user_only = {"entities": [{"symbol": "U1", "description": "a gold member"}], "relations": [],
+def test_a_change_whose_record_the_plan_forgot_is_drafted_on_the_record_added_for_it(tmp_path: Path) -> None:
+    user_only = {"entities": [{"symbol": "U1", "description": "a gold member"}],
                  "rows": [{"table": "users", "values": {"user_id": "U1", "membership": "gold"}}]}
     run = Populated(tmp_path, AIRLINE, user_only, never_proposed, scenario=MORE_BAGS, populate=DRAFTED)
 
-    assert arguments_asked(run.script) == [] and run.event.expected is None
-    assert run.event.expected_error == (
-        "the event's rows hold no reservation_id for update_reservation_baggages to act on")
+    (user,), (booking,) = run.event.user_rows["users"], run.event.user_rows["reservations"]
+    assert booking["user_id"] == user["user_id"]
+    (asked,) = arguments_asked(run.script)
+    assert booking["reservation_id"] in asked.last  # the change is drafted on the booking added for it
+    assert "hold no reservation_id" not in (run.event.expected_error or "")
 
 
 def test_a_scenario_with_nothing_to_deliver_still_has_its_outcome_proposed_whole(tmp_path: Path) -> None:

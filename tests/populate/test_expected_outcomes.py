@@ -41,7 +41,6 @@ def airline_plan(cabin: str, insurance: str = "no", booked: str = "2024-05-14T10
     """A gold member and one reservation of theirs; the framework completes the rest."""
     return {"entities": [{"symbol": "U1", "description": "a gold member"},
                          {"symbol": "R1", "description": "U1's reservation"}],
-            "relations": ["R1 belongs to U1"],
             "rows": [{"table": "users", "values": {"user_id": "U1", "membership": "gold"}},
                      {"table": "reservations", "values": {"reservation_id": "R1", "user_id": "U1", "cabin": cabin,
                                                           "insurance": insurance, "created_at": booked}}]}
@@ -51,7 +50,6 @@ def store_plan() -> dict[str, Any]:
     """A customer and a pending order of theirs; the framework gives the order its line and payment."""
     return {"entities": [{"symbol": "C1", "description": "a customer"},
                          {"symbol": "O1", "description": "C1's pending order"}],
-            "relations": ["O1 belongs to C1"],
             "rows": [{"table": "store_customers", "values": {"customer_id": "C1"}},
                      {"table": "store_orders", "values": {"order_id": "O1", "customer_id": "C1",
                                                           "status": "pending"}}]}

@@ -29,7 +29,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> StoreWorld:
 
 def plan_of(store: StoreWorld, rows: list[dict[str, Any]]) -> Plan:
     answer = plan_model(store.tables).model_validate(
-        {"entities": [], "relations": [], "rows": rows, "scenario": "", "expected_behaviour": ""})
+        {"entities": [], "rows": rows, "scenario": "", "expected_behaviour": ""})
     return Plan.from_answer(answer, store.tables, store.world)
 
 
@@ -95,7 +95,7 @@ def test_a_json_value_a_rule_rejects_is_repaired_from_the_models_next_answer(sto
     product = store.world.rows("store_products")[0]
     script = ScriptedLLM()
     script.on(schema="SymbolicPlan", reply={
-        "entities": [{"symbol": "V1", "description": "a red variant of the jacket"}], "relations": [],
+        "entities": [{"symbol": "V1", "description": "a red variant of the jacket"}],
         "rows": [{"table": "store_variants", "values": {"variant_id": "V1", "product_id": product["product_id"]}}],
         "scenario": "", "expected_behaviour": ""})
     script.on(schema="RowConstraints", reply={"constraints": {"store_variants_1": [

@@ -28,7 +28,7 @@ def clinic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Environment, Table
 
 def plan_of(tables: Tables, world: BackgroundWorld, rows: list[dict]) -> Plan:
     answer = plan_model(tables).model_validate(
-        {"entities": [], "relations": [], "rows": rows, "scenario": "", "expected_behaviour": ""}
+        {"entities": [], "rows": rows, "scenario": "", "expected_behaviour": ""}
     )
     return Plan.from_answer(answer, tables, world)
 

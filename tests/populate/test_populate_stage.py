@@ -100,7 +100,7 @@ def test_a_fact_no_repair_makes_valid_is_given_up_and_the_event_stays_valid(tmp_
     run = start_run(shop_config(tmp_path), tmp_path / "run", [ORDER_SCENARIO, QUESTION_SCENARIO])
     script_order(script, values=order_values(quantity=99))
     script.on(schema="RowRepairs", reply={"symbols": {}, "rows": {"shop_order_items_1": {"quantity": 50}}})
-    script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": [],
+    script.on(schema="SymbolicPlan", reply={"entities": [], "rows": [],
                                             "scenario": "", "expected_behaviour": ""})
     run.populate(script)
 
@@ -191,7 +191,7 @@ def test_resume_populates_only_the_scenarios_without_an_event(tmp_path: Path, sc
     run.populate(script_order(script))
     scenarios = run.folder / "scenarios.jsonl"
     scenarios.write_text(scenarios.read_text() + QUESTION_SCENARIO.model_dump_json() + "\n")
-    script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": [],
+    script.on(schema="SymbolicPlan", reply={"entities": [], "rows": [],
                                             "scenario": "", "expected_behaviour": ""})
     before = len(script.requests)
 
@@ -217,7 +217,7 @@ def test_a_scenario_that_needs_no_rows_gets_the_background_world_after_one_call_
     tmp_path: Path, script
 ) -> None:
     run = start_run(shop_config(tmp_path), tmp_path / "run", [QUESTION_SCENARIO])
-    script.on(schema="SymbolicPlan", reply={"entities": [], "relations": [], "rows": [],
+    script.on(schema="SymbolicPlan", reply={"entities": [], "rows": [],
                                             "scenario": "", "expected_behaviour": ""})
     run.populate(script)
 

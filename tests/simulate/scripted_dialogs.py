@@ -9,6 +9,7 @@ from typing import Any
 
 from intellagent.artifacts import Dialog, Event
 from intellagent.config import Config, load_config
+from intellagent.graphs.dialog import REDRAFTS
 from intellagent.llm import ScriptedLLM
 from intellagent.runner import RunResult, execute
 
@@ -87,15 +88,15 @@ def stop(verdict: str, reason: str, thought: str = "I can judge now.") -> dict[s
 
 
 def stands(verdict: str, reason: str) -> list[dict[str, str]]:
-    """A stop the user keeps to while the agent still asks it something: the draft is drawn again twice (see
-    `simulate.drafts`), and then it is sent as it is."""
-    return [stop(verdict, reason)] * 3
+    """A stop the user keeps to while the agent still asks it something: the draft is drawn again (`REDRAFTS` times,
+    see `simulate.drafts`), and then it is sent as it is."""
+    return [stop(verdict, reason)] * (REDRAFTS + 1)
 
 
 def persists(message: str) -> list[dict[str, str]]:
-    """A message at fault the user keeps to: the draft is drawn again twice (see `simulate.drafts`), and then it is
-    sent as it is, for the audit to find."""
-    return [say(message)] * 3
+    """A message at fault the user keeps to: the draft is drawn again (`REDRAFTS` times, see `simulate.drafts`), and
+    then it is sent as it is, for the audit to find."""
+    return [say(message)] * (REDRAFTS + 1)
 
 
 def reply(message: str, thought: str = "I answer the user.") -> dict[str, str]:

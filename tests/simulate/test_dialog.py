@@ -158,6 +158,25 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
     assert "order A1 cancelled" in request.last and "failure: no confirmation asked" in request.last
 
 
+def test_the_critique_opens_as_the_chatbot_does_the_policy_then_the_tools(tmp_path, run_folder, script):
+    # On a server with a prefix cache, the closing critique then leaves the next dialog's chatbot its opening read.
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "it was cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("cancel_order", order_id="A1"), reply("Done.")])
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    play_shop(tmp_path, run_folder, script)
+    chatbot, critique = script.calls(role="chatbot")[0], script.calls(role="critique", schema="Critique")[0]
+
+    def system_messages(request):
+        return [m["content"] for m in request.messages if m["role"] == "system"]
+
+    policy, steps = system_messages(chatbot)
+    assert system_messages(critique)[0] == policy
+    tools = steps.split("\n\n")[0]
+    assert tools.startswith("Tools, each with what it needs:\n- get_order") and "- cancel_order" in tools
+    assert system_messages(critique)[1].startswith(tools + "\n\n")
+    assert "You act in steps" not in critique.text  # the chatbot's own instructions are not the judge's
+
+
 def test_a_stop_without_a_reason_is_asked_again(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Where is A1?"), stop("success", ""),
                                                        stop("success", "it helped")])
@@ -292,12 +311,13 @@ def test_a_request_said_again_counts_as_said_when_a_persona_move_was_added_to_it
 def test_a_user_that_keeps_narrating_is_sent_as_it_is_after_the_bound_and_the_audit_counts_it(
         tmp_path, run_folder, script):
     narrating = say("The customer asks to cancel order A1.")
-    script.on(role="user", schema="UserTurn", replies=[narrating, narrating, narrating, stop("success", "cancelled")])
+    script.on(role="user", schema="UserTurn", replies=[narrating, narrating, stop("success", "cancelled")])
     script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     (dialog,) = play_shop(tmp_path, run_folder, script, config=shop_config(tmp_path, simulate={"goal_question": "no"}))
-    second, third = script.calls(role="user")[1:3]
-    assert "narrates instead of speaking as the customer" in second.last and "narrates" in third.last
+    first, second, third = script.calls(role="user")[:3]
+    assert "narrates" not in first.last and "narrates instead of speaking as the customer" in second.last
+    assert "narrates" not in third.last  # the next turn starts afresh
     assert [m.content for m in dialog.transcript if m.role == "user"] == ["The customer asks to cancel order A1."]
     assert dialog.audit is not None and [f.kind for f in dialog.audit.faults] == ["narrated"]
 

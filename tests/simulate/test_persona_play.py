@@ -24,6 +24,22 @@ def play(tmp_path, run_folder, script, **fields):
     return dialogs(folder)
 
 
+def test_two_users_prompts_share_how_to_play_before_their_own_situation(tmp_path, run_folder, script):
+    # What every dialog's user shares comes first, so that a server's prefix cache serves it to the next dialog.
+    config = shop_config(tmp_path)
+    folder = run_folder(config, [event("S001", persona=persona("impatient")),
+                                 event("S002", scenario="Bob, a customer, wants his order B7 sent elsewhere.")])
+    script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    simulate(config, folder, script)
+
+    first, second = (request.system for request in script.calls(role="user")[:2])
+    assert first != second
+    shared = first[: next(i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b)]
+    assert "# How to play" in shared and '"decision"' in shared
+    assert shared.endswith("# Who you are and what you want\n")
+
+
 def test_the_persona_reaches_the_user_prompt(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
     script.on(role="critique", schema="Critique", reply=verdict(True))

@@ -157,7 +157,7 @@ def test_auto_trials_go_to_an_event_whose_interval_holds_the_gate_threshold(tmp_
                          workers=1)
     asks_then_passes = [say("I want to cancel my order A1."), stop("success", "ok")]
     script.on(role="user", schema="UserTurn", replies=asks_then_passes * 20)
-    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Shall I cancel A1?"))
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("A1 is cancelled."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     script.on(role="critique", schema="GoalPursuit", reply=pursued())
     simulate(config, run_folder(config, [event("E2")]), script)

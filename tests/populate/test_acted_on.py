@@ -1,0 +1,63 @@
+"""A plan that forgets the record the user's entitled change acts on gets it: a new row of the table the change's
+id names, owned by the event's own user, with its parts. On the airline (a booking) and on the store (an order,
+whose line and payment must agree with it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from intellagent.populate.completion import add_acted_on
+from intellagent.populate.symbols import Symbol
+from tests.populate.test_expected_outcomes import AIRLINE, Populated, call, order_and_line, proposal
+from tests.populate.test_outcomes_that_discriminate import CANCEL_BOOKING, CANCEL_ORDER, cancel_booking
+from tests.store import build_world
+from tests.store import environment as store_environment
+
+CARDS_ONLY = {"entities": [{"symbol": "U1", "description": "a gold member"},
+                           {"symbol": "PM1", "description": "U1's card"},
+                           {"symbol": "PM2", "description": "U1's other card"}],
+              "rows": [{"table": "users", "values": {"user_id": "U1", "membership": "gold"}},
+                       {"table": "payment_methods", "values": {"payment_id": "PM1", "user_id": "U1"}},
+                       {"table": "payment_methods", "values": {"payment_id": "PM2", "user_id": "U1"}}]}
+
+
+def test_a_booking_change_planned_without_the_booking_gets_one_of_the_user_s_own(tmp_path: Path) -> None:
+    run = Populated(tmp_path, AIRLINE, CARDS_ONLY, cancel_booking, scenario=CANCEL_BOOKING)
+
+    rows = run.event.user_rows
+    (user,) = rows["users"]
+    (booking,) = rows["reservations"]
+    assert booking["user_id"] == user["user_id"]
+    assert [f["reservation_id"] for f in rows["reservation_flights"]] == [booking["reservation_id"]]
+    assert run.event.expected is not None  # the change now has a booking to act on
+    assert [c.tool for c in run.event.expected.calls][-1] == "cancel_reservation"
+
+
+def test_an_order_cancel_planned_with_the_customer_alone_gets_an_order_whose_parts_agree(tmp_path: Path) -> None:
+    def cancel_order(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        order, _ = order_and_line(rows)
+        return proposal(call("get_order", order_id=order), call("cancel_order", ("P01",), order_id=order))
+
+    customer_only = {"entities": [{"symbol": "C1", "description": "a customer"}],
+                     "rows": [{"table": "store_customers", "values": {"customer_id": "C1"}}]}
+    run = Populated(tmp_path, store_environment(), customer_only, cancel_order, scenario=CANCEL_ORDER)
+
+    rows = run.event.user_rows
+    (customer,) = rows["store_customers"]
+    (order,) = rows["store_orders"]
+    assert order["customer_id"] == customer["customer_id"]
+    assert {line["order_id"] for line in rows["store_order_lines"]} == {order["order_id"]}
+    assert {payment["order_id"] for payment in rows["store_payments"]} == {order["order_id"]}
+    assert run.broken(run.event.database) == []
+    assert "hold no order_id" not in (run.event.expected_error or "")
+
+
+def test_nothing_is_added_for_a_table_the_plan_holds_or_an_argument_that_names_no_table(tmp_path: Path) -> None:
+    tables = build_world(tmp_path).tables
+    planned = [("store_orders", {"order_id": Symbol("O1")})]
+    entities = {"O1": "an order"}
+
+    assert add_acted_on(planned, ["order_id", "reason"], entities, tables) == planned
+    grown = add_acted_on([], ["order_id"], entities, tables)
+    assert grown == [("store_orders", {"order_id": Symbol("SO1")})] and "SO1" in entities
