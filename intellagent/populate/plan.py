@@ -65,8 +65,8 @@ class Plan:
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
         one (U2), since small models often use a symbol without declaring it. A symbol keying two
-        tables is split, repeated rows are merged, and the records the entitled change acts on (`acted_on`: its
-        arguments), forgotten parents, missing parts and owners are added (see `completion`).
+        tables is split, repeated rows are merged, and forgotten parents, the records the entitled change acts on
+        (`acted_on`: its arguments), missing parts and owners are added (see `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
@@ -76,8 +76,9 @@ class Plan:
         ]
         # Forgotten parents first: a symbol one keys may key another table too (split next), and they get
         # their parts and owners like any planned row.
-        drafts = add_acted_on(drafts, acted_on, entities, tables)
         drafts = separate_shared_keys(add_forgotten_parents(drafts, entities, tables), entities, tables)
+        # After the forgotten parents: a booking the plan names only in its segments is the one the change acts on.
+        drafts = add_acted_on(drafts, acted_on, entities, tables)
         drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)
         drafts = add_named_owners(drafts, entities, tables, world)
         counts: dict[str, int] = {}

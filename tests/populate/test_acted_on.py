@@ -34,6 +34,17 @@ def test_a_booking_change_planned_without_the_booking_gets_one_of_the_user_s_own
     assert [c.tool for c in run.event.expected.calls][-1] == "cancel_reservation"
 
 
+def test_a_booking_the_plan_names_only_in_its_segments_is_the_one_the_change_acts_on(tmp_path: Path) -> None:
+    segments_only = {"entities": [{"symbol": "U1", "description": "a gold member"},
+                                  {"symbol": "R1", "description": "U1's booking"}],
+                     "rows": [{"table": "users", "values": {"user_id": "U1", "membership": "gold"}},
+                              {"table": "reservation_flights", "values": {"reservation_id": "R1", "position": 0}}]}
+    run = Populated(tmp_path, AIRLINE, segments_only, cancel_booking, scenario=CANCEL_BOOKING)
+
+    (booking,) = run.event.user_rows["reservations"]  # its forgotten parent, and no second one
+    assert {f["reservation_id"] for f in run.event.user_rows["reservation_flights"]} == {booking["reservation_id"]}
+
+
 def test_an_order_cancel_planned_with_the_customer_alone_gets_an_order_whose_parts_agree(tmp_path: Path) -> None:
     def cancel_order(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         order, _ = order_and_line(rows)
