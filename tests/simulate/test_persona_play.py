@@ -33,8 +33,9 @@ def test_two_users_prompts_share_how_to_play_before_their_own_situation(tmp_path
     script.on(role="critique", schema="Critique", reply=verdict(True))
     simulate(config, folder, script)
 
-    first, second = (request.system for request in script.calls(role="user")[:2])
-    assert first != second
+    prompts = [request.system for request in script.calls(role="user")]
+    first = next(prompt for prompt in prompts if "You are Ana (S001)" in prompt)
+    second = next(prompt for prompt in prompts if "Bob, a customer" in prompt)
     shared = first[: next(i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b)]
     assert "# How to play" in shared and '"decision"' in shared
     assert shared.endswith("# Who you are and what you want\n")
