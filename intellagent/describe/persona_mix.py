@@ -29,8 +29,11 @@ from intellagent.artifacts import Persona, PolicyCatalog
 from intellagent.describe.sampling import Sample, Slot
 from intellagent.persona_files import COOPERATIVE, builtin_personas
 
-_SEATS, _SLOTS = "seats", "slots"
-"""The source and sink of the flow network that places the seats (its other nodes are tuples)."""
+_SEATS, _SLOTS = 0, 1
+"""The source and sink of the flow network that places the seats; a persona's node and a slot's follow them.
+
+Every node is an integer: networkx's preflow-push keeps its levels in sets, whose order for strings (and tuples of
+them) changes with each process's hash seed, so named nodes placed the same seats differently from run to run."""
 
 
 def dealt(mix: list[tuple[Persona, float]], count: int, *, seed: int) -> list[Persona]:
@@ -105,17 +108,18 @@ def _matched(seats: list[Persona], slots: list[Slot], catalog: PolicyCatalog, *,
         return {}
     order = list(range(len(slots)))
     random.Random(f"{seed}:persona-slots").shuffle(order)
+    first_slot = _SLOTS + 1 + len(held)  # the personas' nodes come between the sink and the slots'
     network = nx.DiGraph()
-    for name, indices in held.items():
+    for node, indices in enumerate(held.values(), start=_SLOTS + 1):
         persona = seats[indices[0]]
-        network.add_edge(_SEATS, ("persona", name), capacity=len(indices))
-        network.add_edges_from(((("persona", name), ("slot", number)) for number in order
+        network.add_edge(_SEATS, node, capacity=len(indices))
+        network.add_edges_from(((node, first_slot + number) for number in order
                                 if slots[number].candidates and attacks(persona, slots[number].candidates[0], catalog)),
                                capacity=1)
-    network.add_edges_from(((("slot", number), _SLOTS) for number in order), capacity=1)
+    network.add_edges_from(((first_slot + number, _SLOTS) for number in order), capacity=1)
     _, flow = nx.maximum_flow(network, _SEATS, _SLOTS)
     placed: dict[int, int] = {}
-    for name, indices in held.items():
-        taken = [node[1] for node, units in flow[("persona", name)].items() if units]
+    for node, indices in enumerate(held.values(), start=_SLOTS + 1):
+        taken = [slot - first_slot for slot, units in flow[node].items() if units]
         placed.update(zip(indices, taken, strict=False))  # a persona with fewer slots than seats leaves its last
     return placed

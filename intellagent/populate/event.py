@@ -155,9 +155,9 @@ async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
 def entitled_arguments(env: Environment, scenario: Scenario) -> list[str]:
     """The required arguments of the change the scenario's user is entitled to (none without one, or when its tool
     is not the domain's: the outcome's drafting reports that)."""
-    if scenario.entitled is None or scenario.entitled.tool not in {tool.name for tool in env.every_tool}:
-        return []
-    return list(env.tool(scenario.entitled.tool).parameters.get("required", []))
+    wanted = scenario.entitled.tool if scenario.entitled else None
+    tool = next((tool for tool in env.every_tool if tool.name == wanted), None)
+    return list(tool.parameters.get("required", [])) if tool else []
 
 
 async def constrained(deps: EventDeps, plan: Plan) -> Constraints:

@@ -231,10 +231,10 @@ def _user_step(tools: tuple[Tool, ...], turn: type[BaseModel]) -> type[RootModel
 
 def user_prompt(event: Event, view: list[str], *, thoughts: bool = True, tools: Sequence[Tool] = (),
                 native: bool = False) -> list[BaseMessage]:
-    """The user agent's instructions (how to play, the same in every dialog and so first, for a prefix cache; then
-    its situation, what it knows and the details the expected outcome needs of it, what the chatbot should do, its
-    own tools, how it behaves) and the conversation so far as one text, so that a small model never mistakes whose
-    turn it is (`native`: its tools are called as functions)."""
+    """The user agent's instructions (how to play, the same in every dialog and so first; then its situation, what
+    it knows and the details the expected outcome needs of it, what the chatbot should do, its own tools, how it
+    behaves) and the conversation so far as one text, so that a small model never mistakes whose turn it is
+    (`native`: its tools are called as functions)."""
     known = known_rows(event.user_rows)
     facts = customer_facts(event)
     if facts:  # what the expected calls need of the customer, so that a capable chatbot can get there

@@ -37,10 +37,8 @@ SIZES = (1, 6, 25, 50)
 
 
 def config(tmp_path: Path, domain: str, *, samples: int, seed: int) -> Config:
-    # One worker: a repeated set's prompt lists the scenarios written before it, so with several the double's
-    # answers (drawn from each request) would depend on which finished first, and a seed could pass or not.
     return load_config({"name": "careless", "environment": DOMAINS[domain], "llm": "scripted", "seed": seed,
-                        "samples": samples, "workers": 1, "describe": {"graph_weights": "flows"}}, base_dir=tmp_path)
+                        "samples": samples, "workers": 4, "describe": {"graph_weights": "flows"}}, base_dir=tmp_path)
 
 
 def describe(cfg: Config, folder: Path, script: ScriptedLLM) -> list[Scenario]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -146,3 +149,28 @@ def test_as_many_seats_attack_a_rule_as_can_even_where_the_first_to_choose_would
 
         assert [slot.personas for slot in placed] == [("pressure",), ("narrow",)], seed
         assert notes == []
+
+
+DEALING = """
+from intellagent.artifacts import PolicyCatalog
+from intellagent.describe.persona_mix import with_personas
+from intellagent.describe.sampling import Sample, Slot
+from intellagent.persona_files import builtin_personas
+
+kinds = ["enforcement", "payment", "user_consent", "data_privacy"]
+catalog = PolicyCatalog(task_description="A shop.", flows=[], policies=[
+    {"id": f"P{n:02d}", "text": f"Rule {n}.", "flows": [], "category": kinds[n % 4], "challenge": 2} for n in range(8)])
+slots = [Slot(number=n, target=2, candidates=(Sample(policies=(f"P{n % 8:02d}",), target=2, challenge=2),))
+         for n in range(40)]
+library = builtin_personas()
+mix = [(library[name], 1) for name in ("cooperative", "pressure", "false_claim", "injection", "exception_seeking")]
+placed, _ = with_personas(slots, catalog, mix, seed=3)
+print([slot.personas for slot in placed])
+"""
+
+
+def test_the_same_seed_deals_the_same_personas_in_every_process():
+    # Python salts the hash of text per process: a dealing that iterated a set of named nodes changed with it.
+    dealt = {subprocess.run([sys.executable, "-c", DEALING], capture_output=True, text=True, check=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONHASHSEED": str(salt)}).stdout for salt in range(1, 7)}
+    assert len(dealt) == 1 and "pressure" in next(iter(dealt))

@@ -25,7 +25,7 @@ def play(tmp_path, run_folder, script, **fields):
 
 
 def test_two_users_prompts_share_how_to_play_before_their_own_situation(tmp_path, run_folder, script):
-    # What every dialog's user shares comes first, so that a server's prefix cache serves it to the next dialog.
+    # What every dialog's user shares comes first, the event after it.
     config = shop_config(tmp_path)
     folder = run_folder(config, [event("S001", persona=persona("impatient")),
                                  event("S002", scenario="Bob, a customer, wants his order B7 sent elsewhere.")])
