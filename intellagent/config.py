@@ -283,9 +283,9 @@ class PopulateConfig(_Strict):
 
     lean: Switch = Field(
         default="auto",
-        description="One call per scenario: the plan's rows, whose own values are kept where valid and the rest "
-        "generated; no rewrite of the texts with symbols, no constraints or values step (auto: yes for local "
-        "models).",
+        description="One call per scenario: the plan's rows (at most six), whose own values are kept where valid "
+        "and the rest generated; no rewrite of the texts with symbols, no constraints or values step, and a drafted "
+        "change that fails is not asked again (auto: yes for local models).",
     )
     drafted_outcomes: Switch = Field(
         default="auto",

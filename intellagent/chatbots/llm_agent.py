@@ -6,7 +6,8 @@ is a JSON choice between a tool call and a reply, after a short thought (see `to
 real tool call; the details the user gave that no call has used yet are put in view at every step, and a
 reply that asks for one of them again is drawn once more (see `given_details`).
 Either way at most `max_tool_steps` tools run between two user messages; after that the model must
-reply. A tool that ends the dialog (a hand-off to a human) gets one last reply, then the dialog ends.
+reply (and, in JSON steps, as soon as it repeats a call it made since the user's message). A tool that
+ends the dialog (a hand-off to a human) gets one last reply, then the dialog ends.
 The tools are those of the dialog's world (`DialogWorld.environment`): the domain's chatbot tools, and
 in a solo dialog the user's as well; never the user's otherwise.
 """
@@ -179,14 +180,21 @@ class _AgentConversation:
                 )
 
     async def _json_turn(self, calls: list[ToolCall]) -> ChatbotReply:
+        repeated = False
         while True:
-            may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls)
+            may_call = len(calls) < self.agent.max_tool_steps and not self._ended(calls) and not repeated
             assert self.tools.step_schema is not None  # made for JSON steps
             schema = self.tools.step_schema if may_call else ChatbotFinalStep
             unused = unused_details(given_details(self.said), [*self.made, *calls])
             step = await self._step(schema, unused)
             if step.action == REPLY and may_call and asks_again(step.message, unused):
                 step = await self._step(schema, unused, asked_again=step.message)
+            if step.action != REPLY and any(made.name == step.action and made.arguments == step.arguments
+                                            for made in calls):
+                # The embedded model repeats a look-up it has just made, its result in view, until the allowance
+                # runs out; a call made already this turn is not run again, and the next step is the reply.
+                repeated = True
+                continue
             self.history.append(AIMessage(step.model_dump_json()))
             if step.action == REPLY:
                 return ChatbotReply(content=step.message, tool_calls=calls, ends_dialog=self._ended(calls))

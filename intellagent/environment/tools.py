@@ -72,6 +72,13 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
+    def closed_parameters(self) -> dict[str, Any]:
+        """The arguments' JSON schema for a model to answer in: every object with named fields, the arguments and
+        those nested in them, refuses other keys. A caller may pass extra keys, which a tool may keep (τ-bench's
+        keep them verbatim), but a constrained model offered them fills them: the embedded model wrote a whole
+        flight row's columns into each flight it chose."""
+        return _closed(self.parameters)
+
     def run(self, session: Session, arguments: Mapping[str, Any]) -> Any:
         """Validate the chatbot's arguments against the schema, then call the function on `session`.
 
@@ -189,6 +196,30 @@ def _location(function: Callable[..., Any]) -> str:
     code = getattr(function, "__code__", None)
     place = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
     return f"tool `{getattr(function, '__name__', function)}`{place}"
+
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")  # name → a schema
+_VALUES = ("enum", "const", "default", "examples")  # data, not schemas
+
+
+def _closed(schema: Any) -> Any:
+    """`schema` with `additionalProperties: false` on every object that names its properties (a free-form object,
+    a JSON column's, stays open)."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _VALUES:
+            closed[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            closed[key] = {name: _closed(sub) for name, sub in value.items()}
+        else:
+            closed[key] = _closed(value)
+    if isinstance(schema.get("properties"), dict):
+        closed["additionalProperties"] = False
+    return closed
 
 
 def _describe(exc: ValidationError) -> str:

@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, WithJsonSchema, create_model
 
 from intellagent.chatbots.tool_choice import describe_tools
 from intellagent.llm import LLMError
@@ -136,10 +136,13 @@ async def drafted(deps: EventDeps, event: Event) -> Proposal:
 
 async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: Failure) -> Proposal:
     """The drafted change, which failed with `failure`, asked of the model once more with the error shown (it is then
-    not sent back again); dropped when the model cannot answer, or its own answer failed. The rows' values still win
-    over the model's, unless they settled every argument: then one of them may be a record the change is not about
-    (the item to exchange for, not the one held), and every argument is asked for."""
+    not sent back again); dropped when the model cannot answer, or its own answer failed, or at once on the lean
+    path: the embedded model gave its failed arguments back word for word, shown the error, at a minute a run. The
+    rows' values still win over the model's, unless they settled every argument: then one of them may be a record
+    the change is not about (the item to exchange for, not the one held), and every argument is asked for."""
     sketch, call = draft(deps, event), proposal.calls[failure.index]
+    if deps.lean:
+        return proposal.dropping(failure.index, failure.reason, writes=True)
     sent = replace(proposal, repairs=proposal.repairs + 1)
     if call.mended:
         return sent.dropping(failure.index, failure.reason, writes=True)
@@ -197,15 +200,19 @@ def _as_held(value: Any, held: list[dict[str, Any]] | None) -> bool:
 
 def open_arguments(tool: Tool, left: list[str]) -> type[BaseModel]:
     """The answer's schema: the tool's own arguments that are left open, and no other (the model need not write out
-    again what the rows settle)."""
-    return _open_model(tool.arguments_model, tuple(left))
+    again what the rows settle); each validated as the tool validates it, shown as the tool's closed schema (a
+    flight chosen is its number and date, not the row's every column)."""
+    return _open_model(tool, tuple(left))
 
 
 # Once per tool and set of open arguments: a model class made per event is never freed.
 @lru_cache(maxsize=64)
-def _open_model(arguments: type[BaseModel], left: tuple[str, ...]) -> type[BaseModel]:
-    fields = {name: (field.annotation, field) for name, field in arguments.model_fields.items() if name in left}
-    return create_model(arguments.__name__, __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
+def _open_model(tool: Tool, left: tuple[str, ...]) -> type[BaseModel]:
+    shown = tool.closed_parameters()["properties"]
+    fields = {name: (Annotated[field.annotation, WithJsonSchema(shown[name])], field)
+              for name, field in tool.arguments_model.model_fields.items() if name in left}
+    return create_model(tool.arguments_model.__name__, __config__=ConfigDict(extra="forbid"),
+                        **fields)  # type: ignore[call-overload]
 
 
 def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:

@@ -148,7 +148,7 @@ async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
     messages = deps.messages("plan", description=scenario.description,
                              expected_behaviour=scenario.expected_behaviour, rules=deps.rules_of(scenario),
                              persona=entitled_note(scenario) + claim_note(scenario), **example_names(deps.tables))
-    answer = await deps.llm.answer(messages, plan_model(deps.tables, texts=not deps.lean), step="populate/plan")
+    answer = await deps.llm.answer(messages, plan_model(deps.tables, lean=deps.lean), step="populate/plan")
     return Plan.from_answer(answer, deps.tables, deps.world, acted_on=entitled_arguments(deps.env, scenario))
 
 

@@ -36,6 +36,9 @@ _CLOSED = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces
 MAX_ITEMS = 6
 MAX_ROWS = 10
 MAX_RULES = 4
+# A lean plan's rows: the embedded model filled all ten with copies (five users named alike, six dates of one
+# flight), written slowest of all its answers; the rows a plan forgets are added after it (see `completion`).
+MAX_LEAN_ROWS = 6
 
 
 class Entity(BaseModel):
@@ -53,9 +56,9 @@ _REWRITTEN_TEXTS: dict[str, Any] = {
 
 
 @cache  # once per domain and kind: a model class made per event is never freed
-def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
-    """The schema of a symbolic plan: entities, rows per table written with symbols, and (with `texts`) the
-    scenario's texts rewritten with the symbols.
+def plan_model(tables: Tables, *, lean: bool = False) -> type[BaseModel]:
+    """The schema of a symbolic plan: entities, rows per table written with symbols, and (unless `lean`) the
+    scenario's texts rewritten with the symbols; a lean plan has fewer rows.
 
     A row's values are the table's columns, each a value of the column's type or a symbol; how entities relate is
     what the rows' symbols say (the embedded model wrote relations backwards, "U1 belongs to PM1", at a minute's
@@ -79,8 +82,9 @@ def plan_model(tables: Tables, *, texts: bool = True) -> type[BaseModel]:
         __config__=ConfigDict(extra="forbid"),
         __validators__={"known_tables": field_validator("rows", mode="before")(known_tables)},
         entities=(list[Entity], Field(max_length=MAX_ITEMS, description="Every entity the rows need, with a symbol.")),
-        rows=(list[row], Field(max_length=MAX_ROWS, description="The rows to insert before the conversation starts.")),
-        **(_REWRITTEN_TEXTS if texts else {}),
+        rows=(list[row], Field(max_length=MAX_LEAN_ROWS if lean else MAX_ROWS,
+                               description="The rows to insert before the conversation starts.")),
+        **({} if lean else _REWRITTEN_TEXTS),
     )
 
 

@@ -3,7 +3,11 @@
 import json
 from pathlib import Path
 
+from pydantic import ConfigDict
+from typing_extensions import TypedDict
+
 from intellagent.environment import Environment
+from intellagent.environment.tools import InjectedSession, tool
 
 
 def test_schema_comes_from_signature_and_docstring_without_the_session(library: Environment) -> None:
@@ -103,3 +107,33 @@ def test_a_tool_whose_only_parameter_is_the_session_needs_no_args_section(parcel
     with parcels.session(depot) as session:
         depots = json.loads(parcels.call_tool(session, "list_depots", {}))
     assert sorted(depot["code"] for depot in depots) == ["LDS2", "LON3", "MAN1"]
+
+
+class _Line(TypedDict):
+    """A line of an order."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    sku: str
+    properties: dict[str, str]
+
+
+@tool(writes=True)
+def _place(session: InjectedSession, lines: list[_Line], note: dict[str, str]) -> str:
+    """Place an order.
+
+    Args:
+        lines: the order's lines.
+        note: free-form notes.
+    """
+    return "placed"
+
+
+def test_the_closed_schema_refuses_keys_only_where_the_fields_are_named() -> None:
+    assert _place.parameters["properties"]["lines"]["items"]["additionalProperties"] is True  # callers may send more
+    closed = _place.closed_parameters()
+    line = closed["properties"]["lines"]["items"]
+    assert closed["additionalProperties"] is False and line["additionalProperties"] is False
+    assert set(line["properties"]) == {"sku", "properties"}  # a field named like the keyword is still a field
+    assert line["properties"]["properties"].get("additionalProperties") is not False  # free-form: open
+    assert closed["properties"]["note"].get("additionalProperties") is not False
+    assert _place.parameters["properties"]["lines"]["items"]["additionalProperties"] is True  # not changed in place

@@ -1,7 +1,8 @@
 """Where outcomes are drafted (`populate.drafted_outcomes`, on by default on the embedded model), an event whose user
 is entitled to a change gets that change as its outcome: the arguments that identify a record come from the event's
 own rows, the model is asked only for the ones left (and not at all when none is), and a draft that fails when it
-runs is asked again once with the error, else leaves the event without an outcome and says why. On the airline and
+runs is asked again once with the error (not on the lean path), else leaves the event without an outcome and says
+why. On the airline and
 on the store (order ids of digits, JSON columns, an order whose line and payment must agree with it)."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
 from intellagent.llm.careless import careless_answers
 from intellagent.llm.scripted import Request
+from intellagent.outcomes.draft import open_arguments
 from intellagent.run_folder import RunFolder
 from intellagent.runner import execute
 from tests.conftest import ROOT
@@ -38,6 +40,7 @@ from tests.simulate.scripted_dialogs import dialogs, say, stands, verdict
 from tests.store import environment as store_environment
 
 DRAFTED = {"drafted_outcomes": "yes"}
+ASKED_AGAIN = {**DRAFTED, "lean": "no"}  # the lean path drops a failed draft without asking again
 REFUSER = ROOT / "examples" / "chatbots" / "refuser.yml"
 CANCEL_BOOKING = SCENARIO.model_copy(update={"entitled": Entitlement(
     tool="cancel_reservation", request="Cancel the customer's business booking, made yesterday.")})
@@ -60,6 +63,18 @@ def arguments_asked(script: ScriptedLLM) -> list[Request]:
 def bags(total: int, nonfree: int) -> Any:
     """An answer giving the bag change's open arguments."""
     return lambda request: {"total_baggages": total, "nonfree_baggages": nonfree}
+
+
+def full_path(plan: dict[str, Any], script: ScriptedLLM) -> dict[str, Any]:
+    """`plan` with the texts the full populate path asks for, `script` answering its constraints with no rule."""
+    def no_rules(request: Request) -> dict[str, Any]:
+        schema = request.body["response_format"]["json_schema"]["schema"]
+        per_row = schema["properties"]["constraints"]
+        per_row = schema["$defs"][per_row["$ref"].split("/")[-1]] if "$ref" in per_row else per_row
+        return {"constraints": {label: [] for label in per_row["properties"]}, "details": []}
+
+    script.on(schema="RowConstraints", reply=no_rules)
+    return {**plan, "scenario": "U1 wants a change to R1.", "expected_behaviour": "The chatbot makes it."}
 
 
 def asked_fields(request: Request) -> set[str]:
@@ -141,8 +156,8 @@ def test_a_change_of_cabin_on_a_flight_that_has_left_is_made_on_flights_drawn_an
 def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_kept(tmp_path: Path) -> None:
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text,
                               replies=[bags(1, 3), bags(1, 0)])
-    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
-                    populate=DRAFTED, script=script)
+    run = Populated(tmp_path, AIRLINE, full_path(airline_plan("economy"), script), never_proposed,
+                    scenario=MORE_BAGS, populate=ASKED_AGAIN, script=script)
 
     first, second = arguments_asked(run.script)
     assert "failed" not in first.last
@@ -158,13 +173,23 @@ def test_a_draft_that_fails_is_asked_again_once_with_the_error_the_rows_ids_kept
 
 def test_a_draft_that_still_fails_leaves_the_event_without_an_outcome_and_says_why(tmp_path: Path) -> None:
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=bags(1, 3))
-    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
-                    populate=DRAFTED, script=script)
+    run = Populated(tmp_path, AIRLINE, full_path(airline_plan("economy"), script), never_proposed,
+                    scenario=MORE_BAGS, populate=ASKED_AGAIN, script=script)
 
     assert len(arguments_asked(run.script)) == 2
     assert run.event.expected is None and run.event.expected_error is not None
     assert run.event.expected_error.startswith("a change of the outcome could not be verified")
     assert not (run.folder / "events/S001.expected.delta.json").exists()
+
+
+def test_on_the_lean_path_a_draft_that_fails_is_not_asked_again(tmp_path: Path) -> None:
+    script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=bags(1, 3))
+    run = Populated(tmp_path, AIRLINE, airline_plan("economy"), never_proposed, scenario=MORE_BAGS,
+                    populate={**DRAFTED, "lean": "yes"}, script=script)
+
+    assert len(arguments_asked(run.script)) == 1
+    assert run.event.expected is None and run.event.expected_error is not None
+    assert "nonfree_baggages must be between 0 and total_baggages" in run.event.expected_error
 
 
 def test_a_change_the_planned_rows_forbid_is_made_on_the_world_drawn_anew_with_no_call(tmp_path: Path) -> None:
@@ -226,8 +251,9 @@ def test_a_world_drawn_anew_that_breaks_a_row_rule_gives_way_to_the_world_before
         return [f"{booking.label}: cabin drawn anew ({failure})"]
 
     monkeypatch.setattr(populate_graph, "draw_anew", invalid_draw)
-    run = Populated(tmp_path, AIRLINE, airline_plan("economy", booked="2024-04-01T10:00:00"), never_proposed,
-                    scenario=CANCEL_BOOKING, populate=DRAFTED)
+    script = ScriptedLLM()
+    run = Populated(tmp_path, AIRLINE, full_path(airline_plan("economy", booked="2024-04-01T10:00:00"), script),
+                    never_proposed, scenario=CANCEL_BOOKING, populate=ASKED_AGAIN, script=script)
 
     assert run.event.status == "ok"
     (booking,) = run.event.user_rows["reservations"]
@@ -245,8 +271,8 @@ def test_a_change_the_rows_settled_whole_that_fails_is_asked_again_with_every_ar
         return {"reservation_id": shown_rows(request)["reservations"][0]["reservation_id"]}
 
     script = ScriptedLLM().on(when=lambda request: "The arguments still open" in request.text, reply=same_booking)
-    run = Populated(tmp_path, AIRLINE, airline_plan("economy", booked="2024-04-01T10:00:00"), never_proposed,
-                    scenario=CANCEL_BOOKING, populate=DRAFTED, script=script)
+    run = Populated(tmp_path, AIRLINE, full_path(airline_plan("economy", booked="2024-04-01T10:00:00"), script),
+                    never_proposed, scenario=CANCEL_BOOKING, populate=ASKED_AGAIN, script=script)
 
     (asked,) = arguments_asked(run.script)
     assert "cancellation_eligibility" in asked.last and "The arguments still open: reservation_id." in asked.last
@@ -327,3 +353,13 @@ def test_the_refuser_example_fails_a_drafted_outcome_in_a_dialog(tmp_path: Path)
     assert [call for message in dialog.transcript for call in message.tool_calls] == []
     assert dialog.grade is not None and dialog.grade.reward == 0.0
     assert dialog.grade.missed == [call.text() for call in run.event.expected.calls]  # type: ignore[union-attr]
+
+
+def test_the_arguments_asked_are_shown_closed_a_chosen_flight_its_number_and_date() -> None:
+    environment = load_environment(load_config({"name": "airline", "environment": AIRLINE}).environment)
+    book = next(tool for tool in environment.tools if tool.name == "book_reservation")
+    schema = open_arguments(book, ["flights", "insurance"]).model_json_schema()
+
+    assert set(schema["properties"]) == {"flights", "insurance"}
+    flight = schema["properties"]["flights"]["items"]
+    assert set(flight["properties"]) == {"flight_number", "date"} and flight["additionalProperties"] is False

@@ -10,6 +10,7 @@ import pytest
 
 from intellagent.artifacts import PolicyCatalog
 from intellagent.llm import ScriptedLLM
+from intellagent.populate.row_models import MAX_LEAN_ROWS, MAX_ROWS
 from intellagent.run_folder import RunFolder
 from tests.populate.conftest import ORDER_SCENARIO, SHOP, script_order, shop_config, start_run
 from tests.populate.test_expected_outcomes import (
@@ -79,3 +80,15 @@ def test_the_outcome_prompt_shows_rows_without_their_empty_columns(tmp_path: Pat
     assert shown["reservations"] and shown["flight_dates"]  # its own rows, then a flight date they refer to
     assert all(None not in row.values() for rows in shown.values() for row in rows)
     assert "status" not in shown["reservations"][0]  # a booking not cancelled has no status: nothing is shown
+
+
+@pytest.mark.parametrize(("lean", "rows", "texts"), [("yes", MAX_LEAN_ROWS, False), ("no", MAX_ROWS, True)])
+def test_a_lean_plan_is_sent_a_schema_of_fewer_rows_and_no_texts(tmp_path: Path, lean: str, rows: int,
+                                                                  texts: bool) -> None:
+    run = start_run(shop_config(tmp_path, populate={"lean": lean}), tmp_path / "run", [ORDER_SCENARIO])
+    script = script_order(ScriptedLLM())
+    run.populate(script)
+    sent = script.calls(schema="SymbolicPlan")[0].body["response_format"]["json_schema"]["schema"]
+
+    assert sent["properties"]["rows"]["maxItems"] == rows
+    assert ("expected_behaviour" in sent["properties"]) is texts

@@ -80,12 +80,27 @@ def test_a_failing_tool_answers_the_chatbot_with_the_error(tmp_path, run_folder,
 
 def test_after_max_tool_steps_the_chatbot_must_reply(tmp_path, run_folder, script):
     script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
-    script.on(role="chatbot", schema="ChatbotStep", reply=call("get_order", order_id="A1"))
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("get_order", order_id=order) for order in
+                                                             ("A1", "A2", "A3")])
     script.on(role="chatbot", schema="ChatbotFinalStep", reply=reply("A1 is placed."))
     script.on(role="critique", schema="Critique", reply=verdict(True))
     _, _, dialog = play(tmp_path, run_folder, script)  # max_tool_steps: 3
     assert [r.schema for r in script.calls(role="chatbot")] == ["ChatbotStep"] * 3 + ["ChatbotFinalStep"]
     assert len(dialog.transcript[2].tool_calls) == 3 and dialog.transcript[2].content == "A1 is placed."
+
+
+def test_a_call_repeated_within_a_turn_is_not_run_again_and_the_chatbot_replies_at_once(tmp_path, run_folder,
+                                                                                        script):
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), say("And again?"), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", replies=[call("get_order", order_id="A1")] * 3
+              + [reply("Still placed.")])
+    script.on(role="chatbot", schema="ChatbotFinalStep", reply=reply("A1 is placed."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script)
+    steps = script.calls(role="chatbot")
+    assert [r.schema for r in steps] == ["ChatbotStep"] * 2 + ["ChatbotFinalStep"] + ["ChatbotStep"] * 2
+    assert steps[2].messages == steps[1].messages  # the repeat left nothing in the history
+    assert [len(dialog.transcript[i].tool_calls) for i in (2, 4)] == [1, 1]  # the next turn may look it up again
 
 
 def test_native_tool_calls_run_and_their_results_go_back_as_tool_messages(tmp_path, run_folder, script):
