@@ -95,6 +95,11 @@ class Environment:
                 return candidate
         raise KeyError(f"no tool {name!r} in {self.name}; tools are {', '.join(t.name for t in self.every_tool)}")
 
+    def required_arguments(self, name: str | None) -> list[str]:
+        """The required arguments of the tool called `name`: none for no name, or one the domain has no tool of."""
+        found = next((tool for tool in self.every_tool if tool.name == name), None)
+        return list(found.parameters.get("required", [])) if found else []
+
     @property
     def every_tool(self) -> list[Tool]:
         """The chatbot's tools, then the user's."""

@@ -11,7 +11,7 @@ without one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from intellagent.artifacts import Event
@@ -41,16 +41,18 @@ def customer_facts(event: Event) -> list[str]:
     return facts[:MAX_FACTS]
 
 
-def request_ids(event: Event, tables: Tables) -> list[str]:
+def request_ids(event: Event, tables: Tables, *, acted_on: Sequence[str] = ()) -> list[str]:
     """The ids of the records the event's request is about that its user knows: the values of the expected writes'
     arguments that name a key or a reference of a table the event's rows fill, where the user's rows or its scenario
     (whose facts list the records it holds) state them; none when the event expects no write.
 
     The record the writes change most comes first (the booking whose cabin and bags change, not the card that pays
-    for it), then the others in the order the writes give them.
+    for it), then the others in the order the writes give them. An event without an outcome (none could be
+    verified) whose user is entitled to a change has the records that change acts on instead: `acted_on`, the
+    change's required arguments, each naming a table's own key of which the user's rows hold one record.
     """
     if event.expected is None:
-        return []
+        return _acted_on_ids(event, tables, acted_on)
     identifying = {column for table in event.user_rows if table in tables.names for column in tables[table].identifying}
     own = {_shown(value) for rows in event.user_rows.values() for row in rows for value in row.values()
            if _is_fact(value)}
@@ -63,6 +65,16 @@ def request_ids(event: Event, tables: Tables) -> list[str]:
                 ids.append(shown)
     changed = [record_key(record) for record in event.expected.touched]
     return sorted(ids, key=lambda found: -sum(found in key for key in changed))
+
+
+def _acted_on_ids(event: Event, tables: Tables, acted_on: Sequence[str]) -> list[str]:
+    ids = []
+    for argument in acted_on if event.entitled is not None else ():
+        table = next((table for table in tables if table.own_key == (argument,)), None)
+        held = event.user_rows.get(table.name, []) if table is not None else []
+        if len(held) == 1 and _is_fact(held[0].get(argument)):
+            ids.append(_shown(held[0][argument]))
+    return ids
 
 
 def leaves(arguments: Any, name: str = "") -> Iterator[tuple[str, Any]]:

@@ -1,7 +1,8 @@
 """Making a plan whole: one row per entity, no entity with its lists left empty, no reference unmet.
 
 A small model often plans the same row twice, or plans a booking but forgets its flight, its
-passenger or the card that paid for it. Two planned rows of a table with the same key are merged. A
+passenger or the card that paid for it. Two planned rows of a table with the same key are merged; a new
+top-level row (a user) that repeats another in all but its key, and that nothing names, is dropped. A
 table keyed by a reference to a parent plus a position (`reservation_flights`: reservation, position)
 holds the parent's list of parts; a planned parent with no part in such a list gets one (when the
 part's other references can be resolved). So does a new parent of a table whose existing rows all have
@@ -90,6 +91,31 @@ def merge_duplicates(rows: list[Draft], tables: Tables) -> list[Draft]:
             for column, value in cells.items():
                 same.setdefault(column, value)
     return merged
+
+
+def drop_copies(rows: list[Draft], entities: dict[str, str], tables: Tables) -> list[Draft]:
+    """The rows without copies: a new row of a table that refers to no other (a user, not a user's card) whose own
+    key no other row names and whose other cells repeat an earlier row's. Its entity goes with it.
+
+    The embedded model planned five users alike (John Doe, a silver member) for one customer. Nothing tells such
+    copies apart or gives them a part to play, and each would get its parts like a real row, taking the budget of
+    additions (`MAX_ADDED`) the record the change acts on needed for its own.
+    """
+    kept: list[Draft] = []
+    for table, cells in rows:
+        info = tables[table]
+        keys = [cells.get(column) for column in info.own_key]
+        rest = {column: value for column, value in cells.items() if column not in info.own_key}
+        copy = (bool(keys) and not info.foreign_keys and all(isinstance(key, Symbol) for key in keys)
+                and not any(key in other.values() for _, other in rows if other is not cells for key in keys)
+                and any(name == table and {c: v for c, v in other.items() if c not in info.own_key} == rest
+                        for name, other in kept))
+        if not copy:
+            kept.append((table, cells))
+            continue
+        for key in keys:
+            entities.pop(key.name, None)
+    return kept
 
 
 def add_acted_on(rows: list[Draft], arguments: Iterable[str], entities: dict[str, str], tables: Tables) -> list[Draft]:

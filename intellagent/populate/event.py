@@ -149,15 +149,9 @@ async def planned(deps: EventDeps, scenario: Scenario) -> Plan:
                              expected_behaviour=scenario.expected_behaviour, rules=deps.rules_of(scenario),
                              persona=entitled_note(scenario) + claim_note(scenario), **example_names(deps.tables))
     answer = await deps.llm.answer(messages, plan_model(deps.tables, lean=deps.lean), step="populate/plan")
-    return Plan.from_answer(answer, deps.tables, deps.world, acted_on=entitled_arguments(deps.env, scenario))
-
-
-def entitled_arguments(env: Environment, scenario: Scenario) -> list[str]:
-    """The required arguments of the change the scenario's user is entitled to (none without one, or when its tool
-    is not the domain's: the outcome's drafting reports that)."""
-    wanted = scenario.entitled.tool if scenario.entitled else None
-    tool = next((tool for tool in env.every_tool if tool.name == wanted), None)
-    return list(tool.parameters.get("required", [])) if tool else []
+    # A tool that is not the domain's acts on nothing here: the outcome's drafting reports it.
+    acted_on = deps.env.required_arguments(scenario.entitled.tool if scenario.entitled else None)
+    return Plan.from_answer(answer, deps.tables, deps.world, acted_on=acted_on)
 
 
 async def constrained(deps: EventDeps, plan: Plan) -> Constraints:

@@ -15,6 +15,7 @@ from intellagent.populate.completion import (
     add_forgotten_parents,
     add_missing_parts,
     add_named_owners,
+    drop_copies,
     merge_duplicates,
     separate_shared_keys,
 )
@@ -64,9 +65,9 @@ class Plan:
         """The plan of a `SymbolicPlan` answer, made whole, rows sorted parents first and labelled per table.
 
         A cell counts as a symbol when the plan declared it as an entity, or when it is written like
-        one (U2), since small models often use a symbol without declaring it. A symbol keying two
-        tables is split, repeated rows are merged, and forgotten parents, the records the entitled change acts on
-        (`acted_on`: its arguments), missing parts and owners are added (see `completion`).
+        one (U2), since small models often use a symbol without declaring it. Copies of a row are dropped, a
+        symbol keying two tables is split, repeated rows are merged, and forgotten parents, the records the
+        entitled change acts on (`acted_on`: its arguments), missing parts and owners are added (see `completion`).
         """
         entities = {entity.symbol: entity.description for entity in answer.entities}  # type: ignore[attr-defined]
         drafts = [
@@ -76,7 +77,8 @@ class Plan:
         ]
         # Forgotten parents first: a symbol one keys may key another table too (split next), and they get
         # their parts and owners like any planned row.
-        drafts = separate_shared_keys(add_forgotten_parents(drafts, entities, tables), entities, tables)
+        drafts = separate_shared_keys(add_forgotten_parents(drop_copies(drafts, entities, tables), entities, tables),
+                                      entities, tables)
         # After the forgotten parents: a booking the plan names only in its segments is the one the change acts on.
         drafts = add_acted_on(drafts, acted_on, entities, tables)
         drafts = add_missing_parts(merge_duplicates(drafts, tables), entities, tables, world)

@@ -101,8 +101,10 @@ def restatement(event: Event, request_ids: Sequence[str], *, user_said: Sequence
     if event.entitled is None:
         return None
     request = event.entitled.request.strip().rstrip(".") + "."
-    message = " ".join([prompt_text("simulate/user_restated", request=request), *([_reference(request_ids)]
-                                                                                   if request_ids else [])])
+    # "Cancel order A1" needs no reference after it.
+    named = not request_ids or any(named_in(request, found) for found in request_ids)
+    message = " ".join([prompt_text("simulate/user_restated", request=request),
+                        *([] if named else [_reference(request_ids)])])
     # Sent, a persona's move may have been added to it: it counts as said when a message holds it.
     return None if any(message in said for said in user_said) else message
 

@@ -78,13 +78,14 @@ def dialog_deps(ctx: RunContext, event: Event, conversation: ChatbotConversation
     # An attack's user is its attacker, with a model of its own.
     model = ctx.llms["attacker"] if event.attack else trial_user(ctx.llms["user"], repeated=config.simulate.trials != 1)
     user = dialog_model(model, seed=config.seed, dialog_id=played_id)
+    acted_on = environment.required_arguments(event.entitled.tool if event.entitled else None)
     return DialogDeps(
         event=event,
         policy=environment.policy,
         tools=describe_tools(environment.tools),
         conversation=conversation,
         user=user_role(event, counted(user, usage), thoughts=user_thoughts(ctx), tools=environment.user_tools,
-                       request_ids=request_ids(event, Tables(environment.tables))),
+                       request_ids=request_ids(event, Tables(environment.tables), acted_on=acted_on)),
         critique=counted(dialog_model(ctx.llms["critique"], seed=config.seed, dialog_id=played_id), usage),
         greeting=config.chatbot.greeting,
         max_turns=max_turns or config.simulate.max_turns,

@@ -4,7 +4,7 @@ is sent back with the booking to name."""
 
 from __future__ import annotations
 
-from intellagent.artifacts import Event, ExpectedCall, ExpectedOutcome
+from intellagent.artifacts import Entitlement, Event, ExpectedCall, ExpectedOutcome
 from intellagent.outcomes.facts import request_ids
 from intellagent.populate.tables import Tables
 from intellagent.simulate.drafts import draft_fault
@@ -54,3 +54,24 @@ def test_a_first_message_with_the_booking_is_sent(airline):
     named = first("I want booking 8wq315 moved to economy, with two more checked bags.")
 
     assert draft_fault(named, agent_said=["Hi!"], request_ids=request_ids(EVENT, Tables(airline.tables))) is None
+
+
+def test_without_a_verified_outcome_the_user_names_the_record_its_entitled_change_acts_on(airline):
+    unverified = EVENT.model_copy(update={"expected": None, "entitled": Entitlement(
+        tool="update_reservation_flights", request="Move the booking to economy.")})
+    acted_on = airline.required_arguments("update_reservation_flights")
+
+    # in the change's order of arguments: the booking, then the card that pays for it
+    assert request_ids(unverified, Tables(airline.tables), acted_on=acted_on) == ["8WQ315", "credit_card_4421337"]
+    assert request_ids(unverified, Tables(airline.tables)) == []  # nothing to act on named: nothing asked
+
+
+def test_a_new_booking_s_user_names_its_profile_unless_it_holds_several(airline):
+    booking = EVENT.model_copy(update={"expected": None, "entitled": Entitlement(
+        tool="book_reservation", request="Book a flight to Seattle.")})
+    acted_on = airline.required_arguments("book_reservation")
+    two_users = booking.model_copy(update={"user_rows": {**booking.user_rows, "users": [
+        *booking.user_rows["users"], {"user_id": "jane_doe_5678", "first_name": "Jane", "last_name": "Doe"}]}})
+
+    assert request_ids(booking, Tables(airline.tables), acted_on=acted_on) == ["john_doe_1234"]
+    assert request_ids(two_users, Tables(airline.tables), acted_on=acted_on) == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from intellagent.populate.completion import add_acted_on
+from intellagent.populate.completion import add_acted_on, drop_copies
 from intellagent.populate.symbols import Symbol
 from tests.populate.test_expected_outcomes import AIRLINE, Populated, call, order_and_line, proposal
 from tests.populate.test_outcomes_that_discriminate import CANCEL_BOOKING, CANCEL_ORDER, cancel_booking
@@ -72,3 +72,35 @@ def test_nothing_is_added_for_a_table_the_plan_holds_or_an_argument_that_names_n
     assert add_acted_on(planned, ["order_id", "reason"], entities, tables) == planned
     grown = add_acted_on([], ["order_id"], entities, tables)
     assert grown == [("store_orders", {"order_id": Symbol("SO1")})] and "SO1" in entities
+
+
+def test_copies_of_the_user_are_dropped_so_the_added_booking_gets_its_flights(tmp_path: Path) -> None:
+    alike = {"table": "users", "values": {"first_name": "John", "last_name": "Doe", "membership": "silver"}}
+    copies = {"entities": [{"symbol": f"U{n}", "description": "John's profile"} for n in range(1, 6)],
+              "rows": [{"table": alike["table"], "values": {"user_id": f"U{n}", **alike["values"]}}
+                       for n in range(1, 6)] + [{"table": "payment_methods", "values": {"payment_id": "PM1"}}]}
+    run = Populated(tmp_path, AIRLINE, copies, cancel_booking, scenario=CANCEL_BOOKING)
+
+    rows = run.event.user_rows
+    (user,) = rows["users"]
+    (booking,) = rows["reservations"]
+    assert booking["user_id"] == user["user_id"] and rows["reservation_flights"]
+    assert run.event.expected is not None, run.event.expected_error
+
+
+def test_only_unnamed_top_level_copies_go_a_customer_s_two_alike_orders_stay(tmp_path: Path) -> None:
+    tables = build_world(tmp_path).tables
+    customer = {"name": "Ada Li", "email": "ada@example.com"}
+    planned = [("store_customers", {"customer_id": Symbol("C1"), **customer}),
+               ("store_customers", {"customer_id": Symbol("C2"), **customer}),
+               ("store_customers", {"customer_id": Symbol("C3"), **customer}),
+               ("store_customers", {"customer_id": Symbol("C4"), "name": "Bo Li"}),
+               ("store_orders", {"order_id": Symbol("O1"), "customer_id": Symbol("C1"), "status": "pending"}),
+               ("store_orders", {"order_id": Symbol("O2"), "customer_id": Symbol("C1"), "status": "pending"}),
+               ("store_orders", {"order_id": Symbol("O3"), "customer_id": Symbol("C3"), "status": "pending"})]
+    entities = {name: "" for name in ("C1", "C2", "C3", "C4", "O1", "O2", "O3")}
+
+    kept = drop_copies(planned, entities, tables)
+    assert [cells.get("order_id", cells.get("customer_id")) for _, cells in kept] == [
+        Symbol(name) for name in ("C1", "C3", "C4", "O1", "O2", "O3")]  # C3 has an order; orders refer to a customer
+    assert "C2" not in entities and "C3" in entities

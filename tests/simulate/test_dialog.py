@@ -300,12 +300,19 @@ def test_a_user_entitled_to_a_change_that_keeps_echoing_says_its_request_again_o
 
 
 def test_a_request_said_again_counts_as_said_when_a_persona_move_was_added_to_it() -> None:
-    entitled = event(entitled=Entitlement(tool="cancel_order", request="Cancel order A1"))
+    entitled = event(entitled=Entitlement(tool="cancel_order", request="Cancel my order"))
     again = restatement(entitled, ["A1"], user_said=["Cancel my order A1."])
 
-    assert again == "I still need this done: Cancel order A1. My reference is A1."
+    assert again == "I still need this done: Cancel my order. My reference is A1."
     assert restatement(entitled, ["A1"], user_said=[f"{again} I expected much better service than this."]) is None
     assert restatement(event(), ["A1"], user_said=[]) is None  # nothing it is entitled to: nothing to say again
+
+
+def test_a_request_said_again_that_names_its_record_gets_no_reference_after_it() -> None:
+    named = event(entitled=Entitlement(tool="cancel_order", request="Cancel order a1"))
+
+    assert restatement(named, ["A1"], user_said=["Hello."]) == "I still need this done: Cancel order a1."
+    assert restatement(named, [], user_said=["Hello."]) == "I still need this done: Cancel order a1."
 
 
 def test_a_user_that_keeps_narrating_is_sent_as_it_is_after_the_bound_and_the_audit_counts_it(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scripted_dialogs import dialogs, event, play_shop, reply, say, shop_settings, simulate, stop, verdict
 
-from intellagent.artifacts import Dialog, Event, ExpectedCall, ExpectedOutcome, TauTask
+from intellagent.artifacts import Dialog, Entitlement, Event, ExpectedCall, ExpectedOutcome, TauTask
 from intellagent.config import load_config
 from intellagent.environment import load_environment
 from intellagent.llm import ScriptedLLM
@@ -162,6 +162,13 @@ def test_an_id_the_scenarios_facts_state_is_known(parcel_tables):
                         "- 420183659999: Ada's parcel")
 
     assert request_ids(told, parcel_tables) == ["420183659999"]
+
+
+def test_without_a_verified_outcome_the_parcel_the_entitled_change_acts_on_is_named(parcel_tables):
+    unverified = parcel_event(expected=None, entitled=Entitlement(tool="hold_parcel", request="Hold my parcel."))
+
+    assert request_ids(unverified, parcel_tables, acted_on=["tracking_number"]) == [TRACKING]
+    assert request_ids(parcel_event(expected=None), parcel_tables, acted_on=["tracking_number"]) == []  # no change
 
 
 @pytest.mark.parametrize(("text", "value", "named"), [
