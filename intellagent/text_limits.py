@@ -23,7 +23,7 @@ THOUGHT = 500
 MESSAGE = 600
 USER_MESSAGE = 320  # one or two short sentences; the embedded model's user looped its request up to the 600 above
 REASON = 400
-CHATBOT_REPLY = 1500
+CHATBOT_REPLY = 600  # a few sentences; the embedded model's chatbot looped its reply up to the old bound of 1,500
 
 # A sentence this long said twice is a loop; shorter ones ("The chatbot agrees.") recur legitimately,
 # so for them only a repeated pair of consecutive sentences counts.

@@ -150,7 +150,9 @@ class _AgentConversation:
             return HumanMessage(message["content"])
         if self.agent.native_tools:
             return AIMessage(message["content"])
-        return AIMessage(ReplyStep(action=REPLY, message=message["content"]).model_dump_json())
+        # Constructed, not validated: a greeting, or a reply of a conversation this one continues, may be longer
+        # than a step's reply may be.
+        return AIMessage(ReplyStep.model_construct(action=REPLY, message=message["content"]).model_dump_json())
 
     async def _native_turn(self, calls: list[ToolCall]) -> ChatbotReply:
         while True:

@@ -213,3 +213,13 @@ def test_a_reply_that_asks_again_a_second_time_is_sent(tmp_path, run_folder, scr
     script.on(role="critique", schema="Critique", reply=verdict(True))
     _, _, dialog = play(tmp_path, run_folder, script)
     assert len(script.calls(role="chatbot")) == 2 and dialog.transcript[2].content == asking["message"]
+
+
+def test_a_greeting_longer_than_a_step_s_reply_may_be_is_still_in_the_history(tmp_path, run_folder, script):
+    greeting = "Welcome to the shop. " * 40  # past the bound on a JSON step's reply
+    script.on(role="user", schema="UserTurn", replies=[say("Check A1."), stop("success", "ok")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("A1 is placed."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    _, _, dialog = play(tmp_path, run_folder, script, chatbot={"greeting": greeting})
+    assert dialog.status == "pass"
+    assert greeting.strip() in script.calls(role="chatbot")[0].text
