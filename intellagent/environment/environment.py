@@ -90,15 +90,18 @@ class Environment:
         Raises:
             KeyError: no such tool; the message lists the known ones.
         """
-        for candidate in self.every_tool:
-            if candidate.name == name:
-                return candidate
+        found = self._named_tool(name)
+        if found is not None:
+            return found
         raise KeyError(f"no tool {name!r} in {self.name}; tools are {', '.join(t.name for t in self.every_tool)}")
 
     def required_arguments(self, name: str | None) -> list[str]:
         """The required arguments of the tool called `name`: none for no name, or one the domain has no tool of."""
-        found = next((tool for tool in self.every_tool if tool.name == name), None)
+        found = self._named_tool(name)
         return list(found.parameters.get("required", [])) if found else []
+
+    def _named_tool(self, name: str | None) -> Tool | None:
+        return next((tool for tool in self.every_tool if tool.name == name), None)
 
     @property
     def every_tool(self) -> list[Tool]:

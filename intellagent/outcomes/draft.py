@@ -140,9 +140,9 @@ async def redrafted(deps: EventDeps, event: Event, proposal: Proposal, failure: 
     path: the embedded model gave its failed arguments back word for word, shown the error, at a minute a run. The
     rows' values still win over the model's, unless they settled every argument: then one of them may be a record
     the change is not about (the item to exchange for, not the one held), and every argument is asked for."""
-    sketch, call = draft(deps, event), proposal.calls[failure.index]
     if deps.lean:
         return proposal.dropping(failure.index, failure.reason, writes=True)
+    sketch, call = draft(deps, event), proposal.calls[failure.index]
     sent = replace(proposal, repairs=proposal.repairs + 1)
     if call.mended:
         return sent.dropping(failure.index, failure.reason, writes=True)

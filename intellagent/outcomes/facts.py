@@ -70,7 +70,7 @@ def request_ids(event: Event, tables: Tables, *, acted_on: Sequence[str] = ()) -
 def _acted_on_ids(event: Event, tables: Tables, acted_on: Sequence[str]) -> list[str]:
     ids = []
     for argument in acted_on if event.entitled is not None else ():
-        table = next((table for table in tables if table.own_key == (argument,)), None)
+        table = tables.keyed_by(argument)
         held = event.user_rows.get(table.name, []) if table is not None else []
         if len(held) == 1 and _is_fact(held[0].get(argument)):
             ids.append(_shown(held[0][argument]))

@@ -102,19 +102,19 @@ def drop_copies(rows: list[Draft], entities: dict[str, str], tables: Tables) -> 
     additions (`MAX_ADDED`) the record the change acts on needed for its own.
     """
     kept: list[Draft] = []
+    held: list[tuple[str, dict[str, Any]]] = []  # each kept row's table and cells besides its own key
     for table, cells in rows:
         info = tables[table]
         keys = [cells.get(column) for column in info.own_key]
-        rest = {column: value for column, value in cells.items() if column not in info.own_key}
-        copy = (bool(keys) and not info.foreign_keys and all(isinstance(key, Symbol) for key in keys)
-                and not any(key in other.values() for _, other in rows if other is not cells for key in keys)
-                and any(name == table and {c: v for c, v in other.items() if c not in info.own_key} == rest
-                        for name, other in kept))
-        if not copy:
-            kept.append((table, cells))
+        rest = (table, {column: value for column, value in cells.items() if column not in info.own_key})
+        new = bool(keys) and not info.foreign_keys and all(isinstance(key, Symbol) for key in keys)
+        named = any(key in other.values() for _, other in rows if other is not cells for key in keys)
+        if new and not named and rest in held:
+            for key in keys:
+                entities.pop(key.name, None)
             continue
-        for key in keys:
-            entities.pop(key.name, None)
+        kept.append((table, cells))
+        held.append(rest)
     return kept
 
 
@@ -127,7 +127,7 @@ def add_acted_on(rows: list[Draft], arguments: Iterable[str], entities: dict[str
     """
     added: list[Draft] = []
     for argument in arguments:
-        target = next((table for table in tables if table.own_key == (argument,)), None)
+        target = tables.keyed_by(argument)
         if target is None or any(name == target.name for name, _ in rows + added):
             continue
         symbol = _new_symbol(target.name, entities, rows + added)

@@ -108,6 +108,10 @@ class Tables:
         """The position of a table in dependency order."""
         return self.names.index(name)
 
+    def keyed_by(self, column: str) -> TableInfo | None:
+        """The table whose own key is `column` alone (`reservation_id`: the reservations), if one is."""
+        return next((table for table in self if table.own_key == (column,)), None)
+
     def referenced(self) -> list[TableInfo]:
         """Tables that some foreign key points at: the ones whose rows a new row may refer to."""
         targets = {fk.target for table in self for fk in table.foreign_keys}

@@ -357,7 +357,7 @@ def test_the_refuser_example_fails_a_drafted_outcome_in_a_dialog(tmp_path: Path)
 
 def test_the_arguments_asked_are_shown_closed_a_chosen_flight_its_number_and_date() -> None:
     environment = load_environment(load_config({"name": "airline", "environment": AIRLINE}).environment)
-    book = next(tool for tool in environment.tools if tool.name == "book_reservation")
+    book = environment.tool("book_reservation")
     schema = open_arguments(book, ["flights", "insurance"]).model_json_schema()
 
     assert set(schema["properties"]) == {"flights", "insurance"}
