@@ -67,4 +67,5 @@ def known_rows(rows: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    """Compact JSON: the spaces after its commas and colons were a fifth of the rows' tokens, read cold each dialog."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
