@@ -150,7 +150,7 @@ async def user(state: DialogState, *, runtime: Runtime[DialogDeps]) -> Update:
     acts = UserActions(deps)
     for redraft in range(REDRAFTS + 1):
         try:
-            turn = await acts.turn(view, ending=state["chatbot_ended"], warmer=redraft > 0)
+            turn = await acts.turn(view, ending=state["chatbot_ended"], warmer=redraft > 0, opening=number == 1)
         except AnswerInvalid as error:
             # The simulator, not the chatbot, failed: what the chatbot did so far is still judged.
             return acts.kept({"outcome": gave_up(failure_reason(error))}, transcript)

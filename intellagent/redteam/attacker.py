@@ -72,7 +72,8 @@ class Attacker:
         """None: the brief says it all."""
         return []
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False) -> AttackTurn:
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False,
+                     opening: bool = False) -> AttackTurn:
         """Its reading of the chatbot's last reply and its next message, given the conversation as it saw it (rolled
         back attempts included, marked)."""
         return await self.llm.answer(attacker_prompt(self.event, view), AttackTurn, step=STEP, warmer=warmer)

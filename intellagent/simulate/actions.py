@@ -24,12 +24,14 @@ class UserActions:
         self.calls: list[ToolCall] = []
         self.lines: list[str] = []
 
-    async def turn(self, view: list[str], *, ending: bool, warmer: bool) -> UserTurn | TaskUserTurn:
-        """The user's turn, after the calls it chose to make first."""
+    async def turn(self, view: list[str], *, ending: bool, warmer: bool, opening: bool = False
+                   ) -> UserTurn | TaskUserTurn:
+        """The user's turn, after the calls it chose to make first (`opening`: its first turn)."""
         world = self.deps.world
         while True:
             may_act = world is not None and len(self.calls) < self.deps.max_tool_steps
-            step = await self.deps.user.answer([*view, *self.lines], ending=ending, warmer=warmer, may_act=may_act)
+            step = await self.deps.user.answer([*view, *self.lines], ending=ending, warmer=warmer, may_act=may_act,
+                                               opening=opening)
             if not isinstance(step, UserToolStep):
                 return step
             assert world is not None  # a step is asked for only with a world to act on

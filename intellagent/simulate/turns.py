@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from intellagent import text_limits
@@ -52,6 +53,17 @@ class FinalUserTurn(UserTurn):
     decision: Literal["stop-success", "stop-failure"] = Field(  # type: ignore[assignment]
         description="stop-success if the agent did what it should, stop-failure if not."
     )
+
+
+@cache
+def opening_turn(turn: type[UserTurn]) -> type[UserTurn]:
+    """`turn` on the user's first turn, which cannot stop: the agent has only greeted it, so there is nothing to
+    judge yet. Asked the first turn of a pressing persona, the embedded model stopped with a success and no reason,
+    three tries running, and the dialog was lost before it began. The schema keeps its name: it is the same turn,
+    its decision narrowed to `continue`."""
+    decision = Field(description="continue: the agent has only greeted you, so say what you want.")
+    return create_model(turn.__name__, __base__=turn, __doc__=turn.__doc__,
+                        decision=(Literal["continue"], decision))  # type: ignore[call-overload]
 
 
 # Without the private thought (`simulate.user_thoughts`): on a slow model the thought is about two fifths

@@ -31,7 +31,14 @@ from intellagent.outcomes.facts import customer_facts
 from intellagent.prompt_files import prompt_text, render
 from intellagent.simulate.persona_moves import with_moves
 from intellagent.simulate.transcript import known_rows
-from intellagent.simulate.turns import BriefFinalUserTurn, BriefUserTurn, FinalUserTurn, TaskUserTurn, UserTurn
+from intellagent.simulate.turns import (
+    BriefFinalUserTurn,
+    BriefUserTurn,
+    FinalUserTurn,
+    TaskUserTurn,
+    UserTurn,
+    opening_turn,
+)
 
 if TYPE_CHECKING:
     from intellagent.environment import Tool
@@ -97,11 +104,11 @@ class UserRole(Protocol):
         """Notes for its turn `number`, after the conversation so far."""
         ...
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool,
-                     may_act: bool = False) -> UserTurn | TaskUserTurn | UserToolStep:
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False,
+                     opening: bool = False) -> UserTurn | TaskUserTurn | UserToolStep:
         """Its turn, given the conversation as it sees it; `ending`: the chatbot closed the conversation;
         `warmer`: a draft is asked again, sampled warmer; `may_act`: it may call one of its own tools first
-        (a `UserToolStep`), if it has any."""
+        (a `UserToolStep`), if it has any; `opening`: its first turn, after the chatbot's greeting alone."""
         ...
 
     def stopped(self, turn: UserTurn | TaskUserTurn, number: int) -> Update:
@@ -160,15 +167,12 @@ class ScenarioUser:
             return [note("simulate/user_last_turn")]
         return [note("simulate/user_first_turn")] if number == 1 else []
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False
-                     ) -> UserTurn | UserToolStep:
-        """A message with a decision, which must be a verdict once the chatbot ended the conversation, and with
-        a thought if the run asks for one; or, while it `may_act` and the conversation goes on, a call of one of
-        its own tools in its place."""
-        if self.thoughts:
-            schema: type[UserTurn] = FinalUserTurn if ending else UserTurn
-        else:
-            schema = BriefFinalUserTurn if ending else BriefUserTurn
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False,
+                     opening: bool = False) -> UserTurn | UserToolStep:
+        """A message with a decision, which must be a verdict once the chatbot ended the conversation and cannot be
+        one on the `opening` turn, and with a thought if the run asks for one; or, while it `may_act` and the
+        conversation goes on, a call of one of its own tools in its place."""
+        schema = _turn_schema(thoughts=self.thoughts, ending=ending, opening=opening)
         native = self.llm.spec.provider in NATIVE_TOOL_PROVIDERS
         messages = user_prompt(self.event, view, thoughts=self.thoughts, tools=self.tools, native=native)
         if not (self.tools and may_act and not ending):
@@ -188,6 +192,14 @@ class ScenarioUser:
     def moved(self, message: str, number: int) -> tuple[str, list[PlayedMove]]:
         """The event's persona's moves of the turn, made by the message or added to it."""
         return with_moves(self.event.persona, self.event.claim, number, message)
+
+
+def _turn_schema(*, thoughts: bool, ending: bool, opening: bool) -> type[UserTurn]:
+    """The schema of a user's turn: a verdict when the chatbot ended the conversation, none on the first turn."""
+    if ending:
+        return FinalUserTurn if thoughts else BriefFinalUserTurn
+    turn = UserTurn if thoughts else BriefUserTurn
+    return opening_turn(turn) if opening else turn
 
 
 async def tool_step(llm: LLM, messages: list[BaseMessage], schema: type[BaseModel], tools: Sequence[Tool], *,

@@ -59,9 +59,10 @@ class TaskUser:
         """None: τ-bench's conventions are all in its prompt."""
         return []
 
-    async def answer(self, view: list[str], *, ending: bool, warmer: bool,
-                     may_act: bool = False) -> TaskUserTurn | UserToolStep:
-        """Its message; or, with tools of its own while it `may_act`, a call of one of them in its place."""
+    async def answer(self, view: list[str], *, ending: bool, warmer: bool, may_act: bool = False,
+                     opening: bool = False) -> TaskUserTurn | UserToolStep:
+        """Its message; or, with tools of its own while it `may_act`, a call of one of them in its place (the
+        `opening` turn is like any other: τ-bench's user ends with its stop token, never on the first turn)."""
         native = self.llm.spec.provider in NATIVE_TOOL_PROVIDERS
         messages = task_user_prompt(self.event, view, tools=self.tools, native=native, ticket=self.ticket)
         if not (self.tools and may_act and not ending):

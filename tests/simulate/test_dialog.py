@@ -113,10 +113,23 @@ def test_an_adapter_exception_is_an_error_that_keeps_the_transcript(tmp_path, ru
 
 
 def test_an_llm_failure_after_retries_is_an_error(tmp_path, run_folder, script):
-    script.on(role="user", schema="UserTurn", reply=stop("success", "fine"))
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "fine")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Done."))
     script.on(role="critique", schema="Critique", reply=HTTPError(400, "context too long"))
     (dialog,) = play_shop(tmp_path, run_folder, script)
     assert dialog.status == "error" and dialog.reason.startswith("critique: ") and "context too long" in dialog.reason
+
+
+def test_the_first_turn_cannot_stop_the_dialog_before_the_chatbot_did_anything(tmp_path, run_folder, script):
+    script.on(role="user", schema="UserTurn", replies=[say("Cancel A1."), stop("success", "it cancelled")])
+    script.on(role="chatbot", schema="ChatbotStep", reply=reply("Order A1 is cancelled."))
+    script.on(role="critique", schema="Critique", reply=verdict(True))
+    (dialog,) = play_shop(tmp_path, run_folder, script)
+    first, second = script.calls(role="user")[:2]
+    decisions = [request.body["response_format"]["json_schema"]["schema"]["properties"]["decision"]
+                 for request in (first, second)]
+    assert decisions[0]["const"] == "continue" and "stop-success" in decisions[1]["enum"]
+    assert dialog.status == "pass", dialog.reason
 
 
 def test_the_thought_never_reaches_the_chatbot(tmp_path, run_folder, script):
