@@ -215,25 +215,13 @@ def _open_model(tool: Tool, left: tuple[str, ...]) -> type[BaseModel]:
                         **fields)  # type: ignore[call-overload]
 
 
-def _columns_asked(sketch: Draft) -> set[str]:
-    """The names a row's column may have to hold a value of an open argument: the argument's own, and for a list the
-    fields of its items (a flight chosen is a flight number and a date)."""
-    properties = sketch.tool.parameters.get("properties", {})
-    names = set(sketch.left)
-    for name in sketch.left:
-        names.update(properties.get(name, {}).get("items", {}).get("properties", {}))
-    return names
-
-
 def _proposal(sketch: Draft, arguments: dict[str, Any]) -> Proposal:
     return Proposal(calls=[ProposedCall(tool=sketch.tool.name, arguments=arguments)])
 
 
 def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[ProposedCall, str] | None = None
               ) -> list[Any]:
-    """The question after the world's shared prompt: the scenario, the change, what the rows settle, what is left,
-    and the rows that can hold the values of what is left (the rest of the world was half of this prompt, read cold
-    on the embedded model)."""
+    """The question after the world's shared prompt: the scenario, the change, what the rows settle, what is left."""
     assert event.entitled is not None
     known = "\n".join(f"- {name}: {json.dumps(value, ensure_ascii=False)}" for name, value in sketch.known.items())
     choices = "\n".join([*(f"- {name}: one of {', '.join(json.dumps(value) for value in values)}"
@@ -244,5 +232,4 @@ def _messages(deps: EventDeps, event: Event, sketch: Draft, *, failed: tuple[Pro
                                    error=failed[1]) if failed else ""
     return deps.messages("outcome_arguments", scenario=event.scenario, request=event.entitled.request,
                          tool=describe_tools([sketch.tool]), known=known or "(none)", choices=choices or "(none)",
-                         left=", ".join(sketch.left), rows=rows_text(deps, event, columns=_columns_asked(sketch)),
-                         error=error)
+                         left=", ".join(sketch.left), rows=rows_text(deps, event), error=error)

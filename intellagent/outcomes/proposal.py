@@ -25,8 +25,6 @@ from intellagent.outcomes.answer import given_arguments, mend_schema, proposal_s
 from intellagent.prompt_files import prompt_text, render
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
-
     from intellagent.populate.event import EventDeps
 
 MAX_REPAIRS = 2
@@ -166,11 +164,10 @@ def outcome_messages(deps: EventDeps, event: Event) -> list[BaseMessage]:
                          policies=policies or "(none named)", rows=rows_text(deps, event))
 
 
-def rows_text(deps: EventDeps, event: Event, *, columns: Collection[str] | None = None) -> str:
+def rows_text(deps: EventDeps, event: Event) -> str:
     """The event's own rows (those of the user's side in full), then the rows they refer to (at most
     `MAX_REFERENCED`), one JSON line each, without their empty columns (a flight's date has nine while it can be
-    booked, and every token of this prompt is read cold). With `columns`, only the rows of tables that have one of
-    them: a question about a few arguments needs the rows that can hold their values, not the whole world."""
+    booked, and every token of this prompt is read cold)."""
     own = {**event.user_rows, **event.user_side_rows}
     referenced: dict[str, list[dict[str, Any]]] = {}
     for table_name, rows in own.items():
@@ -185,19 +182,13 @@ def rows_text(deps: EventDeps, event: Event, *, columns: Collection[str] | None 
                 listed = referenced.setdefault(foreign_key.target, [])
                 if found and found[0] not in listed and sum(map(len, referenced.values())) < MAX_REFERENCED:
                     listed.append(found[0])
-    blocks = [f"{name}:\n" + "\n".join(f"- {_row_json(row)}" for row in rows)
-              for name, rows in (*own.items(), *referenced.items())
-              if rows and (columns is None or not set(columns).isdisjoint(deps.tables[name].columns))]
-    if blocks:
-        return "\n".join(blocks)
-    return "(none needed)" if columns is not None and any(own.values()) else \
-        "(no rows of its own: the scenario plays on the world as it is)"
+    blocks = [f"{name}:\n" + "\n".join(f"- {json.dumps(_filled(row), ensure_ascii=False, default=str)}" for row in rows)
+              for name, rows in (*own.items(), *referenced.items()) if rows]
+    return "\n".join(blocks) or "(no rows of its own: the scenario plays on the world as it is)"
 
 
-def _row_json(row: dict[str, Any]) -> str:
-    """A row as compact JSON, without its empty columns."""
-    filled = {column: value for column, value in row.items() if value is not None}
-    return json.dumps(filled, ensure_ascii=False, default=str, separators=(",", ":"))
+def _filled(row: dict[str, Any]) -> dict[str, Any]:
+    return {column: value for column, value in row.items() if value is not None}
 
 
 def _among(rows: list[dict[str, Any]], match: dict[str, Any]) -> bool:

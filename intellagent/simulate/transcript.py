@@ -67,5 +67,4 @@ def known_rows(rows: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def _json(value: Any) -> str:
-    """Compact JSON: the spaces after its commas and colons were a fifth of the rows' tokens, read cold each dialog."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False)

@@ -57,7 +57,7 @@ SITUATIONS = {
 # The hasty build as a config names it: the command line cannot be handed a Python object.
 HASTY_IN_CONFIG = {"type": "python", "target": "examples.qa_gate.chatbot:hasty"}
 
-ORDER_ID = re.compile(r'"order_id": ?"([^"]+)"')
+ORDER_ID = re.compile(r'"order_id": "([^"]+)"')
 CONFIRMATION = "Yes, please cancel it."
 
 

@@ -167,7 +167,7 @@ def test_the_critique_reads_the_policy_every_tool_call_and_the_verdict(tmp_path,
     play_shop(tmp_path, run_folder, script)
     (request,) = script.calls(role="critique", schema="Critique")
     assert request.system.startswith("# Shop assistant")
-    assert 'Agent calls cancel_order({"order_id":"A1"})' in request.last
+    assert 'Agent calls cancel_order({"order_id": "A1"})' in request.last
     assert "order A1 cancelled" in request.last and "failure: no confirmation asked" in request.last
 
 
