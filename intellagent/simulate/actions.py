@@ -24,8 +24,7 @@ class UserActions:
         self.calls: list[ToolCall] = []
         self.lines: list[str] = []
 
-    async def turn(self, view: list[str], *, ending: bool, warmer: bool, opening: bool = False
-                   ) -> UserTurn | TaskUserTurn:
+    async def turn(self, view: list[str], *, ending: bool, warmer: bool, opening: bool) -> UserTurn | TaskUserTurn:
         """The user's turn, after the calls it chose to make first (`opening`: its first turn)."""
         world = self.deps.world
         while True:
